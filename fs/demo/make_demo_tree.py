@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Writes the demo tree the README's mount command shows when no path is given: a source file, a
+PNG, a notebook with a plot, a PDF and a broken image. Deterministic; needs Pillow, nbformat and
+python3-cairo (Debian packages)."""
+import base64
+import io
+import math
+import pathlib
+import sys
+
+import cairo
+import nbformat
+from PIL import Image, ImageDraw
+
+HELLO = '''"""A tiny program to read through toolfs."""
+
+
+def greet(name: str) -> str:
+    return f"Hello, {name}!"
+
+
+if __name__ == "__main__":
+    print(greet("toolfs"))
+'''
+
+
+def plot_png(width=480, height=320) -> bytes:
+    """A sine curve drawn with Pillow, standing in for a matplotlib figure."""
+    img = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(img)
+    draw.line([(40, height - 40), (width - 20, height - 40)], fill="black", width=2)
+    draw.line([(40, 20), (40, height - 40)], fill="black", width=2)
+    points = [(40 + x, (height - 40) / 2 + 10 - 100 * math.sin(x / 40.0)) for x in range(width - 60)]
+    draw.line(points, fill=(31, 119, 180), width=3)
+    out = io.BytesIO()
+    img.save(out, "PNG")
+    return out.getvalue()
+
+
+def logo_png() -> bytes:
+    img = Image.new("RGBA", (256, 256), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    draw.rounded_rectangle([16, 16, 240, 240], radius=40, fill=(40, 44, 52, 255))
+    draw.text((70, 110), "toolfs", fill=(97, 218, 251, 255))
+    out = io.BytesIO()
+    img.save(out, "PNG")
+    return out.getvalue()
+
+
+def notebook() -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# A plot\nThe output below is an image the model can see."),
+        nbformat.v4.new_code_cell(
+            "import numpy as np\nx = np.linspace(0, 10)\nprint(len(x))",
+            execution_count=1,
+            outputs=[nbformat.v4.new_output("stream", name="stdout", text="50\n")]),
+        nbformat.v4.new_code_cell(
+            "plt.plot(x, np.sin(x))", execution_count=2,
+            outputs=[nbformat.v4.new_output(
+                "display_data",
+                data={"image/png": base64.b64encode(plot_png()).decode(),
+                      "text/plain": "<Figure size 480x320>"})]),
+        nbformat.v4.new_code_cell(
+            "1 / 0", execution_count=3,
+            outputs=[nbformat.v4.new_output(
+                "error", ename="ZeroDivisionError", evalue="division by zero",
+                traceback=["\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"])]),
+    ]
+    return nbformat.writes(nb)
+
+
+def write_pdf(path: pathlib.Path, pages=3):
+    surface = cairo.PDFSurface(str(path), 595, 842)
+    ctx = cairo.Context(surface)
+    for page in range(1, pages + 1):
+        ctx.select_font_face("sans-serif")
+        ctx.set_font_size(24)
+        ctx.move_to(72, 100)
+        ctx.show_text(f"toolfs demo report, page {page}")
+        ctx.set_font_size(12)
+        ctx.move_to(72, 140)
+        ctx.show_text("Each page has its own text; a page selector renders it as an image.")
+        ctx.show_page()
+    surface.finish()
+
+
+def main(out: pathlib.Path):
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "src").mkdir(exist_ok=True)
+    (out / "src" / "hello.py").write_text(HELLO)
+    (out / "README.md").write_text("# Demo workspace\n\nEvery file here has a `.tool.json` sibling.\n")
+    (out / "logo.png").write_bytes(logo_png())
+    (out / "analysis.ipynb").write_text(notebook())
+    write_pdf(out / "report.pdf")
+    png = plot_png()
+    (out / "broken.png").write_bytes(png[: len(png) // 2])
+
+
+if __name__ == "__main__":
+    main(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "demo-tree"))

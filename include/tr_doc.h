@@ -1,0 +1,41 @@
+/* tr_doc.h - an immutable output document: literal bytes interleaved with base64 of blobs,
+ * sized exactly without encoding and readable at any offset. */
+#ifndef TR_DOC_H
+#define TR_DOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_blob.h"
+
+struct tr_doc;
+
+/* Returns an empty document (refcount 1), or NULL when out of memory. */
+struct tr_doc *tr_doc_new(void);
+
+/* Appends a copy of bytes. Returns 0, or -1 when out of memory (the document is then unusable:
+ * tr_doc_failed() reports it and further appends are ignored). */
+int tr_doc_append(struct tr_doc *doc, const void *bytes, size_t len);
+
+/* Appends the padded standard base64 of blob (no quotes, no line breaks); takes a new reference
+ * on blob, the caller keeps its own. Returns 0 or -1 as tr_doc_append. */
+int tr_doc_append_base64(struct tr_doc *doc, struct tr_blob *blob);
+
+/* True when an append ran out of memory. */
+int tr_doc_failed(const struct tr_doc *doc);
+
+/* Exact byte length of the document. O(1). */
+uint64_t tr_doc_size(const struct tr_doc *doc);
+
+/* Copies up to len bytes starting at offset into buf; returns the count (0 at or past the end).
+ * Encodes only the base64 groups that the range covers. Safe from several threads at once. */
+size_t tr_doc_read(const struct tr_doc *doc, uint64_t offset, void *buf, size_t len);
+
+/* Writes the whole document to fd, retrying short writes and EINTR. Returns 0, or -1 with errno. */
+int tr_doc_write_fd(const struct tr_doc *doc, int fd);
+
+/* Reference counting; tr_doc_unref(NULL) is a no-op. */
+struct tr_doc *tr_doc_ref(struct tr_doc *doc);
+void tr_doc_unref(struct tr_doc *doc);
+
+#endif

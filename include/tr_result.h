@@ -1,0 +1,144 @@
+/* tr_result.h - the ToolResult of SPEC §2 as a C structure, its error codes and setters. */
+#ifndef TR_RESULT_H
+#define TR_RESULT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_blob.h"
+
+enum tr_content_type {
+	TR_TYPE_UNKNOWN,
+	TR_TYPE_TEXT,
+	TR_TYPE_IMAGE,
+	TR_TYPE_PDF,
+	TR_TYPE_NOTEBOOK,
+	TR_TYPE_BINARY,
+};
+
+/* errorCode values of SPEC §5; TR_OK means success. */
+enum tr_error {
+	TR_OK,
+	TR_E_NOT_FOUND,
+	TR_E_PERMISSION_DENIED,
+	TR_E_NOT_REGULAR,
+	TR_E_OUTSIDE_ROOT,
+	TR_E_TOO_LARGE,
+	TR_E_CORRUPT,
+	TR_E_ENCRYPTED,
+	TR_E_BINARY,
+	TR_E_UNSUPPORTED,
+	TR_E_OUT_OF_RANGE,
+	TR_E_IO,
+};
+
+enum tr_range_unit { TR_UNIT_NONE, TR_UNIT_LINE, TR_UNIT_CELL, TR_UNIT_PAGE };
+
+/* One entry of images[]: the blob holds the raw (decoded) image bytes; owned reference. */
+struct tr_image {
+	struct tr_blob *data;
+	const char *media_type; /* static string, e.g. "image/png" */
+	uint32_t width, height;
+	uint32_t page; /* 0: not a PDF page render */
+	uint32_t cell; /* 0: not a notebook output */
+};
+
+/* One entry of documents[]: raw bytes; owned reference. */
+struct tr_document {
+	struct tr_blob *data;
+	const char *media_type; /* static string */
+};
+
+/* A growable byte string; data is NUL-terminated whenever len > 0. */
+struct tr_buf {
+	char *data;
+	size_t len, cap;
+	bool oom; /* an append failed: the contents are incomplete */
+};
+
+struct tr_metadata {
+	uint64_t size;
+	int64_t modified_sec; /* source mtime, seconds since the epoch (UTC) */
+	bool has_sha256;
+	char sha256[65];
+	char *description; /* owned, libmagic's text, or NULL */
+	const char *encoding;    /* static, or NULL */
+	const char *line_ending; /* static "lf", "crlf", "cr", "mixed", "none", or NULL */
+	bool has_dimensions;
+	uint32_t width, height;
+	int64_t page_count, cell_count; /* -1 when absent */
+	char *language; /* owned or NULL */
+	char *nbformat; /* owned or NULL, e.g. "4.5" */
+	bool has_resized;
+	uint32_t from_width, from_height, to_width, to_height;
+	double scale;
+};
+
+struct tr_result {
+	bool success;
+	enum tr_content_type type;
+	char *path;      /* owned, as given (invalid UTF-8 is replaced when written) */
+	char *abs_path;  /* owned or NULL: absolute path for file:// URIs (MCP resources) */
+	char *mime_type; /* owned or NULL */
+	struct tr_buf content;
+	char *short_result; /* owned */
+	bool truncated;
+	char *next; /* owned or NULL */
+	enum tr_range_unit range_unit; /* TR_UNIT_NONE: no range */
+	uint64_t range_start, range_end, range_total;
+	int64_t line_count; /* -1 when absent */
+	struct tr_image *images;
+	size_t n_images;
+	struct tr_document *documents;
+	size_t n_documents;
+	struct tr_metadata meta;
+	enum tr_error error;
+	char *error_text; /* owned, iff error != TR_OK */
+};
+
+/* Initialises res as an empty "unknown" result for path (copied). Returns 0, -1 when out of
+ * memory (res is still safe to destroy). */
+int tr_result_init(struct tr_result *res, const char *path);
+
+/* Frees everything res owns; leaves it zeroed. */
+void tr_result_destroy(struct tr_result *res);
+
+/* Marks res failed with code and a printf-formatted sentence: sets error, errorCode, content
+ * (= the sentence), shortResult ("Error: <sentence>"), success=false. Keeps type and metadata. */
+void tr_result_fail(struct tr_result *res, enum tr_error code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Replaces the short result with a printf-formatted line. */
+void tr_result_set_short(struct tr_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Sets next to "<name>:<sel>.tool.json" where name is the basename of path. */
+void tr_result_set_next(struct tr_result *res, const char *basename, const char *sel);
+
+/* Appends an image (takes ownership of the blob reference). Returns 0 or -1 (blob released). */
+int tr_result_add_image(struct tr_result *res, struct tr_blob *blob, const char *media_type,
+			uint32_t width, uint32_t height, uint32_t page, uint32_t cell);
+
+/* Appends a document (takes ownership of the blob reference). Returns 0 or -1 (blob released). */
+int tr_result_add_document(struct tr_result *res, struct tr_blob *blob, const char *media_type);
+
+/* Names used in JSON: "text", "image", ...; "not_found", ... ("" for TR_OK). */
+const char *tr_content_type_name(enum tr_content_type type);
+const char *tr_error_name(enum tr_error code);
+
+/* Maps an errno from opening or reading a source to an error code. */
+enum tr_error tr_error_from_errno(int err);
+
+/* tr_buf helpers: append bytes / printf; on failure set buf->oom and return -1. */
+int tr_buf_append(struct tr_buf *buf, const void *bytes, size_t len);
+int tr_buf_printf(struct tr_buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tr_buf_vprintf(struct tr_buf *buf, const char *fmt, va_list ap);
+void tr_buf_free(struct tr_buf *buf);
+
+/* Formats a byte count as SPEC's short results do: "245.3 KB", "1.2 MB", "512 bytes"
+ * (1 KB = 1024 bytes). Returns buf. */
+char *tr_format_size(uint64_t bytes, char *buf, size_t size);
+
+#endif

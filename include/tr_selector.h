@@ -1,0 +1,36 @@
+/* tr_selector.h - the SEL grammar of SPEC §4 (A, A-, A-B, A.C-) and the .tool[.FMT].json names. */
+#ifndef TR_SELECTOR_H
+#define TR_SELECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tr_selector {
+	bool present;     /* false: the default view */
+	uint64_t start;   /* 1-based first line/cell/page */
+	uint64_t end;     /* inclusive last; 0 when open-ended (A- and A.C-) */
+	uint64_t column;  /* A.C-: 1-based code point column; 0 otherwise */
+};
+
+enum tr_format { TR_FORMAT_TOOL, TR_FORMAT_ANTHROPIC, TR_FORMAT_OPENAI, TR_FORMAT_MCP };
+
+/* Parses SEL (without the colon). Returns 0, or -1 when it does not parse (zero, leading '+',
+ * B < A, overflow, trailing bytes). */
+int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel);
+
+/* Writes SEL in canonical form (no colon) into buf; returns its length (snprintf semantics). */
+int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size);
+
+/* Splits a virtual name NAME[:SEL].tool[.FMT].json. On success returns 0 and sets *base_len to
+ * the length of NAME, *sel and *fmt. Returns -1 when name is not a virtual name or does not parse.
+ * When NAME[:SEL] ends in ":SEL" that parses, it is split there (sel->present); callers must
+ * first try the whole NAME[:SEL] as a file name, since real names may contain ':'. */
+int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector *sel,
+			  enum tr_format *fmt);
+
+/* Returns the format's name ("tool", "anthropic", ...) or NULL; parses one likewise (-1: none). */
+const char *tr_format_name(enum tr_format fmt);
+int tr_format_parse(const char *name, enum tr_format *fmt);
+
+#endif

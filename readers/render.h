@@ -1,0 +1,20 @@
+/* render.h - writers of a ToolResult into JSON, shared by the provider formats. */
+#ifndef TR_RENDER_H
+#define TR_RENDER_H
+
+#include <stdbool.h>
+
+#include "json_writer.h"
+#include "tr_result.h"
+#include "tr_selector.h"
+
+/* Writes res as the ToolResult object of SPEC §2 onto j. Without payloads, images[] and
+ * documents[] entries omit "data" (MCP structuredContent). */
+void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool with_payloads);
+
+/* Writes res in provider format fmt (SPEC §6) onto j: the first text block is the content (or
+ * the error); images, then documents follow; a truncated result ends with a text block naming
+ * the sibling to read next. */
+void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt);
+
+#endif

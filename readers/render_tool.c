@@ -1,0 +1,209 @@
+/* render_tool.c - the canonical .tool.json rendering of a ToolResult (SPEC §2), and tr_render. */
+#include <string.h>
+#include <time.h>
+
+#include "render.h"
+#include "tr_read.h"
+
+static const char *range_unit_name(enum tr_range_unit unit)
+{
+	switch (unit) {
+	case TR_UNIT_LINE: return "line";
+	case TR_UNIT_CELL: return "cell";
+	case TR_UNIT_PAGE: return "page";
+	case TR_UNIT_NONE: break;
+	}
+	return NULL;
+}
+
+static void write_size_object(struct tr_json *j, const char *key, uint32_t w, uint32_t h)
+{
+	tr_json_key(j, key);
+	tr_json_begin_object(j);
+	tr_json_key(j, "width");
+	tr_json_uint(j, w);
+	tr_json_key(j, "height");
+	tr_json_uint(j, h);
+	tr_json_end_object(j);
+}
+
+static void write_metadata(struct tr_json *j, const struct tr_metadata *m)
+{
+	char when[32];
+	time_t t = (time_t)m->modified_sec;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	tr_json_key(j, "metadata");
+	tr_json_begin_object(j);
+	tr_json_key(j, "size");
+	tr_json_uint(j, m->size);
+	tr_json_key(j, "modified");
+	tr_json_cstring(j, when);
+	if (m->has_sha256) {
+		tr_json_key(j, "sha256");
+		tr_json_cstring(j, m->sha256);
+	}
+	if (m->description) {
+		tr_json_key(j, "description");
+		tr_json_cstring(j, m->description);
+	}
+	if (m->encoding) {
+		tr_json_key(j, "encoding");
+		tr_json_cstring(j, m->encoding);
+	}
+	if (m->line_ending) {
+		tr_json_key(j, "lineEnding");
+		tr_json_cstring(j, m->line_ending);
+	}
+	if (m->has_dimensions)
+		write_size_object(j, "dimensions", m->width, m->height);
+	if (m->page_count >= 0) {
+		tr_json_key(j, "pageCount");
+		tr_json_int(j, m->page_count);
+	}
+	if (m->cell_count >= 0) {
+		tr_json_key(j, "cellCount");
+		tr_json_int(j, m->cell_count);
+	}
+	if (m->language) {
+		tr_json_key(j, "language");
+		tr_json_cstring(j, m->language);
+	}
+	if (m->nbformat) {
+		tr_json_key(j, "nbformat");
+		tr_json_cstring(j, m->nbformat);
+	}
+	if (m->has_resized) {
+		tr_json_key(j, "resized");
+		tr_json_begin_object(j);
+		write_size_object(j, "from", m->from_width, m->from_height);
+		write_size_object(j, "to", m->to_width, m->to_height);
+		tr_json_key(j, "scale");
+		tr_json_fixed(j, m->scale, 3);
+		tr_json_end_object(j);
+	}
+	tr_json_end_object(j);
+}
+
+static void write_images(struct tr_json *j, const struct tr_result *res, bool with_payloads)
+{
+	tr_json_key(j, "images");
+	tr_json_begin_array(j);
+	for (size_t i = 0; i < res->n_images; i++) {
+		const struct tr_image *img = &res->images[i];
+
+		tr_json_begin_object(j);
+		if (with_payloads) {
+			tr_json_key(j, "data");
+			tr_json_base64(j, img->data);
+		}
+		tr_json_key(j, "mediaType");
+		tr_json_cstring(j, img->media_type);
+		tr_json_key(j, "width");
+		tr_json_uint(j, img->width);
+		tr_json_key(j, "height");
+		tr_json_uint(j, img->height);
+		if (img->page) {
+			tr_json_key(j, "page");
+			tr_json_uint(j, img->page);
+		}
+		if (img->cell) {
+			tr_json_key(j, "cell");
+			tr_json_uint(j, img->cell);
+		}
+		tr_json_end_object(j);
+	}
+	tr_json_end_array(j);
+}
+
+static void write_documents(struct tr_json *j, const struct tr_result *res, bool with_payloads)
+{
+	tr_json_key(j, "documents");
+	tr_json_begin_array(j);
+	for (size_t i = 0; i < res->n_documents; i++) {
+		tr_json_begin_object(j);
+		if (with_payloads) {
+			tr_json_key(j, "data");
+			tr_json_base64(j, res->documents[i].data);
+		}
+		tr_json_key(j, "mediaType");
+		tr_json_cstring(j, res->documents[i].media_type);
+		tr_json_end_object(j);
+	}
+	tr_json_end_array(j);
+}
+
+void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool with_payloads)
+{
+	const char *short_result = res->short_result ? res->short_result : "";
+
+	tr_json_begin_object(j);
+	tr_json_key(j, "success");
+	tr_json_bool(j, res->success);
+	tr_json_key(j, "contentType");
+	tr_json_cstring(j, tr_content_type_name(res->type));
+	tr_json_key(j, "path");
+	tr_json_cstring(j, res->path ? res->path : "");
+	if (res->mime_type) {
+		tr_json_key(j, "mimeType");
+		tr_json_cstring(j, res->mime_type);
+	}
+	tr_json_key(j, "content");
+	tr_json_string(j, res->content.data ? res->content.data : "", res->content.len);
+	tr_json_key(j, "shortResult");
+	tr_json_cstring(j, short_result);
+	tr_json_key(j, "truncated");
+	tr_json_bool(j, res->truncated);
+	if (res->truncated && res->next) {
+		tr_json_key(j, "next");
+		tr_json_cstring(j, res->next);
+	}
+	if (res->range_unit != TR_UNIT_NONE) {
+		tr_json_key(j, "range");
+		tr_json_begin_object(j);
+		tr_json_key(j, "unit");
+		tr_json_cstring(j, range_unit_name(res->range_unit));
+		tr_json_key(j, "start");
+		tr_json_uint(j, res->range_start);
+		tr_json_key(j, "end");
+		tr_json_uint(j, res->range_end);
+		tr_json_key(j, "total");
+		tr_json_uint(j, res->range_total);
+		tr_json_end_object(j);
+	}
+	if (res->line_count >= 0) {
+		tr_json_key(j, "lineCount");
+		tr_json_int(j, res->line_count);
+	}
+	if (res->n_images)
+		write_images(j, res, with_payloads);
+	if (res->n_documents)
+		write_documents(j, res, with_payloads);
+	write_metadata(j, &res->meta);
+	if (!res->success) {
+		tr_json_key(j, "error");
+		tr_json_cstring(j, res->error_text ? res->error_text : "Unknown error");
+		tr_json_key(j, "errorCode");
+		tr_json_cstring(j, tr_error_name(res->error == TR_OK ? TR_E_IO : res->error));
+	}
+	tr_json_end_object(j);
+}
+
+struct tr_doc *tr_render(const struct tr_result *res, enum tr_format fmt)
+{
+	struct tr_doc *doc = tr_doc_new();
+	struct tr_json j;
+
+	if (!doc)
+		return NULL;
+	tr_json_init(&j, doc);
+	tr_render_provider(&j, res, fmt);
+	tr_doc_append(doc, "\n", 1);
+	if (tr_doc_failed(doc)) {
+		tr_doc_unref(doc);
+		return NULL;
+	}
+	return doc;
+}

@@ -1,0 +1,251 @@
+/* result.c - lifecycle and setters of struct tr_result, and the names of its enums. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tr_result.h"
+
+int tr_buf_append(struct tr_buf *buf, const void *bytes, size_t len)
+{
+	if (buf->oom)
+		return -1;
+	if (buf->len + len + 1 > buf->cap) {
+		size_t cap = buf->cap ? buf->cap : 256;
+
+		while (cap < buf->len + len + 1)
+			cap *= 2;
+		char *grown = realloc(buf->data, cap);
+
+		if (!grown) {
+			buf->oom = true;
+			return -1;
+		}
+		buf->data = grown;
+		buf->cap = cap;
+	}
+	if (len)
+		memcpy(buf->data + buf->len, bytes, len);
+	buf->len += len;
+	buf->data[buf->len] = '\0';
+	return 0;
+}
+
+int tr_buf_vprintf(struct tr_buf *buf, const char *fmt, va_list ap)
+{
+	char small[256];
+	va_list copy;
+	int n;
+
+	va_copy(copy, ap);
+	n = vsnprintf(small, sizeof(small), fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof(small))
+		return tr_buf_append(buf, small, (size_t)n);
+	char *big = malloc((size_t)n + 1);
+
+	if (!big) {
+		buf->oom = true;
+		return -1;
+	}
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	int rc = tr_buf_append(buf, big, (size_t)n);
+
+	free(big);
+	return rc;
+}
+
+int tr_buf_printf(struct tr_buf *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = tr_buf_vprintf(buf, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+void tr_buf_free(struct tr_buf *buf)
+{
+	free(buf->data);
+	memset(buf, 0, sizeof(*buf));
+}
+
+int tr_result_init(struct tr_result *res, const char *path)
+{
+	memset(res, 0, sizeof(*res));
+	res->type = TR_TYPE_UNKNOWN;
+	res->line_count = -1;
+	res->meta.page_count = -1;
+	res->meta.cell_count = -1;
+	res->path = strdup(path ? path : "");
+	return res->path ? 0 : -1;
+}
+
+void tr_result_destroy(struct tr_result *res)
+{
+	free(res->path);
+	free(res->abs_path);
+	free(res->mime_type);
+	tr_buf_free(&res->content);
+	free(res->short_result);
+	free(res->next);
+	for (size_t i = 0; i < res->n_images; i++)
+		tr_blob_unref(res->images[i].data);
+	free(res->images);
+	for (size_t i = 0; i < res->n_documents; i++)
+		tr_blob_unref(res->documents[i].data);
+	free(res->documents);
+	free(res->meta.description);
+	free(res->meta.language);
+	free(res->meta.nbformat);
+	free(res->error_text);
+	memset(res, 0, sizeof(*res));
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *out = NULL;
+
+	if (vasprintf(&out, fmt, ap) < 0)
+		return NULL;
+	return out;
+}
+
+void tr_result_fail(struct tr_result *res, enum tr_error code, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = vformat(fmt, ap);
+	va_end(ap);
+	res->success = false;
+	res->error = code;
+	free(res->error_text);
+	res->error_text = text ? text : strdup("Out of memory");
+	res->content.len = 0;
+	if (res->content.data)
+		res->content.data[0] = '\0';
+	if (res->error_text)
+		tr_buf_append(&res->content, res->error_text, strlen(res->error_text));
+	tr_result_set_short(res, "Error: %s", res->error_text ? res->error_text : "");
+}
+
+void tr_result_set_short(struct tr_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	free(res->short_result);
+	res->short_result = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void tr_result_set_next(struct tr_result *res, const char *basename, const char *sel)
+{
+	free(res->next);
+	res->next = NULL;
+	if (asprintf(&res->next, "%s:%s.tool.json", basename, sel) < 0)
+		res->next = NULL;
+}
+
+int tr_result_add_image(struct tr_result *res, struct tr_blob *blob, const char *media_type,
+			uint32_t width, uint32_t height, uint32_t page, uint32_t cell)
+{
+	struct tr_image *images = realloc(res->images, (res->n_images + 1) * sizeof(*images));
+
+	if (!images) {
+		tr_blob_unref(blob);
+		return -1;
+	}
+	res->images = images;
+	images[res->n_images++] = (struct tr_image){
+		.data = blob, .media_type = media_type, .width = width, .height = height,
+		.page = page, .cell = cell,
+	};
+	return 0;
+}
+
+int tr_result_add_document(struct tr_result *res, struct tr_blob *blob, const char *media_type)
+{
+	struct tr_document *docs =
+		realloc(res->documents, (res->n_documents + 1) * sizeof(*docs));
+
+	if (!docs) {
+		tr_blob_unref(blob);
+		return -1;
+	}
+	res->documents = docs;
+	docs[res->n_documents++] = (struct tr_document){.data = blob, .media_type = media_type};
+	return 0;
+}
+
+const char *tr_content_type_name(enum tr_content_type type)
+{
+	switch (type) {
+	case TR_TYPE_TEXT: return "text";
+	case TR_TYPE_IMAGE: return "image";
+	case TR_TYPE_PDF: return "pdf";
+	case TR_TYPE_NOTEBOOK: return "notebook";
+	case TR_TYPE_BINARY: return "binary";
+	case TR_TYPE_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+const char *tr_error_name(enum tr_error code)
+{
+	switch (code) {
+	case TR_OK: return "";
+	case TR_E_NOT_FOUND: return "not_found";
+	case TR_E_PERMISSION_DENIED: return "permission_denied";
+	case TR_E_NOT_REGULAR: return "not_regular";
+	case TR_E_OUTSIDE_ROOT: return "outside_root";
+	case TR_E_TOO_LARGE: return "too_large";
+	case TR_E_CORRUPT: return "corrupt";
+	case TR_E_ENCRYPTED: return "encrypted";
+	case TR_E_BINARY: return "binary";
+	case TR_E_UNSUPPORTED: return "unsupported";
+	case TR_E_OUT_OF_RANGE: return "out_of_range";
+	case TR_E_IO: break;
+	}
+	return "io_error";
+}
+
+enum tr_error tr_error_from_errno(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+		return TR_E_NOT_FOUND;
+	case EACCES:
+	case EPERM:
+		return TR_E_PERMISSION_DENIED;
+	case ELOOP:
+	case EISDIR:
+	case ENXIO:
+		return TR_E_NOT_REGULAR;
+	case EFBIG:
+		return TR_E_TOO_LARGE;
+	default:
+		return TR_E_IO;
+	}
+}
+
+char *tr_format_size(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes < 1024)
+		snprintf(buf, size, "%" PRIu64 " bytes", bytes);
+	else if (bytes < 1024 * 1024)
+		snprintf(buf, size, "%.1f KB", bytes / 1024.0);
+	else if (bytes < 1024ull * 1024 * 1024)
+		snprintf(buf, size, "%.1f MB", bytes / (1024.0 * 1024));
+	else
+		snprintf(buf, size, "%.1f GB", bytes / (1024.0 * 1024 * 1024));
+	return buf;
+}

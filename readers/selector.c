@@ -1,0 +1,155 @@
+/* selector.c - the SEL grammar of SPEC §4 and the NAME[:SEL].tool[.FMT].json names. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tr_selector.h"
+
+static const char *const format_names[] = {
+	[TR_FORMAT_TOOL] = "tool",
+	[TR_FORMAT_ANTHROPIC] = "anthropic",
+	[TR_FORMAT_OPENAI] = "openai",
+	[TR_FORMAT_MCP] = "mcp",
+};
+
+const char *tr_format_name(enum tr_format fmt)
+{
+	if ((unsigned)fmt >= sizeof(format_names) / sizeof(format_names[0]))
+		return NULL;
+	return format_names[fmt];
+}
+
+int tr_format_parse(const char *name, enum tr_format *fmt)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+		if (strcmp(name, format_names[i]) == 0) {
+			*fmt = (enum tr_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Parses a 1-based decimal without sign or leading zeros at text[*pos]. */
+static int parse_positive(const char *text, size_t len, size_t *pos, uint64_t *out)
+{
+	size_t i = *pos;
+	uint64_t n = 0;
+
+	if (i >= len || text[i] < '1' || text[i] > '9')
+		return -1;
+	for (; i < len && text[i] >= '0' && text[i] <= '9'; i++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return -1;
+		n = n * 10 + (uint64_t)(text[i] - '0');
+	}
+	*pos = i;
+	*out = n;
+	return 0;
+}
+
+int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
+{
+	size_t pos = 0;
+	struct tr_selector s = {.present = true};
+
+	if (parse_positive(text, len, &pos, &s.start) < 0)
+		return -1;
+	if (pos == len) {
+		s.end = s.start;
+	} else if (text[pos] == '.') {
+		pos++;
+		if (parse_positive(text, len, &pos, &s.column) < 0)
+			return -1;
+		if (pos + 1 != len || text[pos] != '-')
+			return -1;
+	} else if (text[pos] == '-') {
+		pos++;
+		if (pos < len) {
+			if (parse_positive(text, len, &pos, &s.end) < 0 || pos != len)
+				return -1;
+			if (s.end < s.start)
+				return -1;
+		}
+	} else {
+		return -1;
+	}
+	*sel = s;
+	return 0;
+}
+
+int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size)
+{
+	unsigned long long a = sel->start, b = sel->end, c = sel->column;
+
+	if (c)
+		return snprintf(buf, size, "%llu.%llu-", a, c);
+	if (b == 0)
+		return snprintf(buf, size, "%llu-", a);
+	if (a == b)
+		return snprintf(buf, size, "%llu", a);
+	return snprintf(buf, size, "%llu-%llu", a, b);
+}
+
+int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector *sel,
+			  enum tr_format *fmt)
+{
+	static const char json_suffix[] = ".json";
+	static const char tool_marker[] = ".tool";
+	size_t len = strlen(name);
+	size_t stem;
+
+	if (len <= sizeof(json_suffix) - 1 ||
+	    memcmp(name + len - (sizeof(json_suffix) - 1), json_suffix, sizeof(json_suffix) - 1))
+		return -1;
+	stem = len - (sizeof(json_suffix) - 1);
+	/* NAME[:SEL].tool.json, or NAME[:SEL].tool.FMT.json */
+	*fmt = TR_FORMAT_TOOL;
+	if (stem >= sizeof(tool_marker) - 1 &&
+	    memcmp(name + stem - (sizeof(tool_marker) - 1), tool_marker,
+		   sizeof(tool_marker) - 1) == 0) {
+		stem -= sizeof(tool_marker) - 1;
+	} else {
+		const char *dot = NULL;
+
+		for (size_t i = stem; i > 0; i--) {
+			if (name[i - 1] == '.') {
+				dot = name + i - 1;
+				break;
+			}
+		}
+		if (!dot)
+			return -1;
+		char fmt_name[16];
+		size_t fmt_len = (size_t)(name + stem - dot - 1);
+
+		if (fmt_len == 0 || fmt_len >= sizeof(fmt_name))
+			return -1;
+		memcpy(fmt_name, dot + 1, fmt_len);
+		fmt_name[fmt_len] = '\0';
+		if (tr_format_parse(fmt_name, fmt) < 0 || *fmt == TR_FORMAT_TOOL)
+			return -1;
+		stem = (size_t)(dot - name);
+		if (stem < sizeof(tool_marker) - 1 ||
+		    memcmp(name + stem - (sizeof(tool_marker) - 1), tool_marker,
+			   sizeof(tool_marker) - 1))
+			return -1;
+		stem -= sizeof(tool_marker) - 1;
+	}
+	if (stem == 0)
+		return -1;
+	/* Optional ":SEL" at the end of the stem. */
+	memset(sel, 0, sizeof(*sel));
+	*base_len = stem;
+	for (size_t i = stem; i > 0; i--) {
+		if (name[i - 1] == ':') {
+			struct tr_selector parsed;
+
+			if (i - 1 > 0 && tr_selector_parse(name + i, stem - i, &parsed) == 0) {
+				*sel = parsed;
+				*base_len = i - 1;
+			}
+			break;
+		}
+	}
+	return 0;
+}

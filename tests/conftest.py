@@ -1,0 +1,78 @@
+"""Shared pytest fixtures: the built binaries, and toolfs_read, which runs the CLI and checks
+every result it prints against docs/toolresult.schema.json."""
+import json
+import os
+import pathlib
+import subprocess
+
+import jsonschema
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((REPO / "docs" / "toolresult.schema.json").read_text())
+_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def _build_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("TOOLFS_BUILD_DIR", REPO / "build")).resolve()
+
+
+def validate_result(doc: dict) -> None:
+    """Raises jsonschema.ValidationError when doc is not a valid ToolResult."""
+    _VALIDATOR.validate(doc)
+
+
+class ReadResult:
+    """One run of toolfs-read: exit code, raw stdout, stderr text and the parsed result."""
+
+    def __init__(self, proc: subprocess.CompletedProcess, fmt: str = "tool"):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr.decode("utf-8", "replace")
+        self.json = None
+        if self.rc in (0, 1):
+            assert self.out.endswith(b"\n") and self.out.count(b"\n") == 1, \
+                "a ToolResult is one compact line ending in a single newline"
+            self.json = json.loads(self.out)
+            if fmt == "tool":
+                validate_result(self.json)
+                assert self.json["success"] == (self.rc == 0), "exit code must match success"
+
+
+@pytest.fixture(scope="session")
+def build_dir() -> pathlib.Path:
+    path = _build_dir()
+    if not (path / "readers" / "toolfs-read").exists():
+        pytest.fail(f"toolfs-read is not built in {path}; run meson setup + ninja first")
+    return path
+
+
+@pytest.fixture(scope="session")
+def toolfs_read(build_dir):
+    """toolfs_read(path, *args, cwd=None) -> ReadResult."""
+    binary = str(build_dir / "readers" / "toolfs-read")
+
+    def run(path, *args, cwd=None, timeout=300):
+        args = [str(a) for a in args]
+        fmt = "tool"
+        for i, arg in enumerate(args):
+            if arg == "--format" and i + 1 < len(args):
+                fmt = args[i + 1]
+            elif arg.startswith("--format="):
+                fmt = arg.split("=", 1)[1]
+        proc = subprocess.run([binary, *args, "--", str(path)], cwd=cwd,
+                              capture_output=True, timeout=timeout)
+        return ReadResult(proc, fmt)
+
+    return run
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests in test_mount*.py modules mount FUSE file systems: mark them `mount`; tests marked
+    `slow` are skipped when TOOLFS_SKIP_SLOW=1 (the sanitizer run)."""
+    skip_slow = os.environ.get("TOOLFS_SKIP_SLOW") == "1"
+    for item in items:
+        if item.path.name.startswith("test_mount"):
+            item.add_marker(pytest.mark.mount)
+        if skip_slow and item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.skip(reason="TOOLFS_SKIP_SLOW=1"))

@@ -1,0 +1,261 @@
+/* test_core.c - unit tests of the core's plumbing: documents, base64, the JSON writer, selectors,
+ * virtual names and options. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "expect.h"
+#include "json_writer.h"
+#include "tr_doc.h"
+#include "tr_options.h"
+#include "tr_selector.h"
+
+/* Reads the whole document at every offset in pieces of every size up to 9 and compares. */
+static void check_random_access(struct tr_doc *doc, const char *expected)
+{
+	size_t size = strlen(expected);
+	char buf[16];
+
+	EXPECT_INT(tr_doc_size(doc), size);
+	for (size_t piece = 1; piece <= 9; piece++) {
+		for (size_t off = 0; off <= size; off++) {
+			size_t n = tr_doc_read(doc, off, buf, piece);
+			size_t want = size - off < piece ? size - off : piece;
+
+			EXPECT_INT(n, want);
+			EXPECT(memcmp(buf, expected + off, n) == 0);
+		}
+	}
+}
+
+static void test_base64_segments(void)
+{
+	static const struct {
+		const char *raw, *b64;
+	} vectors[] = {
+		{"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="},
+		{"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+	};
+
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		struct tr_doc *doc = tr_doc_new();
+		struct tr_blob *blob = tr_blob_copy(vectors[i].raw, strlen(vectors[i].raw));
+		char expected[64];
+
+		tr_doc_append(doc, "<\"", 2);
+		tr_doc_append_base64(doc, blob);
+		tr_doc_append(doc, "\">", 2);
+		tr_blob_unref(blob);
+		snprintf(expected, sizeof(expected), "<\"%s\">", vectors[i].b64);
+		check_random_access(doc, expected);
+		tr_doc_unref(doc);
+	}
+}
+
+static void test_large_base64_matches_write(void)
+{
+	size_t raw_len = 100000 + 1; /* not a multiple of 3: padded */
+	unsigned char *raw = malloc(raw_len);
+	struct tr_doc *doc = tr_doc_new();
+	int fds[2];
+
+	for (size_t i = 0; i < raw_len; i++)
+		raw[i] = (unsigned char)(i * 131 + 7);
+	struct tr_blob *blob = tr_blob_adopt(raw, raw_len);
+
+	tr_doc_append(doc, "x", 1);
+	tr_doc_append_base64(doc, blob);
+	EXPECT_INT(tr_doc_size(doc), 1 + 4 * ((raw_len + 2) / 3));
+
+	/* The whole document through tr_doc_write_fd equals a piecewise tr_doc_read. */
+	size_t size = tr_doc_size(doc);
+	char *whole = malloc(size), *piecewise = malloc(size);
+	FILE *tmp = tmpfile();
+
+	EXPECT(pipe(fds) == 0);
+	close(fds[0]);
+	close(fds[1]);
+	EXPECT(tr_doc_write_fd(doc, fileno(tmp)) == 0);
+	rewind(tmp);
+	EXPECT_INT(fread(whole, 1, size, tmp), size);
+	for (size_t off = 0; off < size; off += 4093)
+		tr_doc_read(doc, off, piecewise + off, size - off < 4093 ? size - off : 4093);
+	EXPECT(memcmp(whole, piecewise, size) == 0);
+	EXPECT(whole[size - 1] == '=');
+	fclose(tmp);
+	free(whole);
+	free(piecewise);
+	tr_blob_unref(blob);
+	tr_doc_unref(doc);
+}
+
+static char *render_string(const char *s, size_t len)
+{
+	struct tr_doc *doc = tr_doc_new();
+	struct tr_json j;
+	size_t size;
+	char *out;
+
+	tr_json_init(&j, doc);
+	tr_json_string(&j, s, len);
+	size = tr_doc_size(doc);
+	out = calloc(1, size + 1);
+	tr_doc_read(doc, 0, out, size);
+	tr_doc_unref(doc);
+	return out;
+}
+
+static void test_json_strings(void)
+{
+	char *out;
+
+	out = render_string("a\"b\\c\n\t\x01", 8);
+	EXPECT_STR(out, "\"a\\\"b\\\\c\\n\\t\\u0001\"");
+	free(out);
+	/* Valid UTF-8 passes through; invalid bytes each become U+FFFD. */
+	out = render_string("\xc3\xa9\xff\xe2\x82", 5);
+	EXPECT_STR(out, "\"\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\"");
+	free(out);
+	/* Overlong encoding and a surrogate are invalid. */
+	out = render_string("\xc0\xaf", 2);
+	EXPECT_STR(out, "\"\xef\xbf\xbd\xef\xbf\xbd\"");
+	free(out);
+	out = render_string("\xed\xa0\x80", 3);
+	EXPECT_STR(out, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+	free(out);
+	out = render_string("\xf0\x9f\x98\x80", 4);
+	EXPECT_STR(out, "\"\xf0\x9f\x98\x80\"");
+	free(out);
+}
+
+static void test_json_structure(void)
+{
+	struct tr_doc *doc = tr_doc_new();
+	struct tr_json j;
+	char out[128] = {0};
+
+	tr_json_init(&j, doc);
+	tr_json_begin_object(&j);
+	tr_json_key(&j, "a");
+	tr_json_bool(&j, true);
+	tr_json_key(&j, "b");
+	tr_json_begin_array(&j);
+	tr_json_uint(&j, 1);
+	tr_json_int(&j, -2);
+	tr_json_begin_object(&j);
+	tr_json_end_object(&j);
+	tr_json_end_array(&j);
+	tr_json_key(&j, "c");
+	tr_json_fixed(&j, 2.0, 3);
+	tr_json_end_object(&j);
+	tr_doc_read(doc, 0, out, sizeof(out) - 1);
+	EXPECT_STR(out, "{\"a\":true,\"b\":[1,-2,{}],\"c\":2.000}");
+	tr_doc_unref(doc);
+}
+
+static void expect_selector(const char *text, int rc, uint64_t start, uint64_t end, uint64_t col)
+{
+	struct tr_selector sel = {0};
+	char back[64];
+
+	EXPECT_INT(tr_selector_parse(text, strlen(text), &sel), rc);
+	if (rc != 0)
+		return;
+	EXPECT_INT(sel.start, start);
+	EXPECT_INT(sel.end, end);
+	EXPECT_INT(sel.column, col);
+	tr_selector_format(&sel, back, sizeof(back));
+	EXPECT_STR(back, text);
+}
+
+static void test_selectors(void)
+{
+	expect_selector("5", 0, 5, 5, 0);
+	expect_selector("5-", 0, 5, 0, 0);
+	expect_selector("5-9", 0, 5, 9, 0);
+	expect_selector("12.2001-", 0, 12, 0, 2001);
+	expect_selector("0", -1, 0, 0, 0);
+	expect_selector("05", -1, 0, 0, 0);
+	expect_selector("9-5", -1, 0, 0, 0);
+	expect_selector("5-x", -1, 0, 0, 0);
+	expect_selector("5.3", -1, 0, 0, 0);
+	expect_selector("+5", -1, 0, 0, 0);
+	expect_selector("", -1, 0, 0, 0);
+	expect_selector("99999999999999999999999", -1, 0, 0, 0);
+}
+
+static void expect_name(const char *name, int rc, const char *base, const char *sel,
+			enum tr_format fmt)
+{
+	size_t base_len;
+	struct tr_selector s;
+	enum tr_format f;
+	char text[64] = "";
+
+	EXPECT_INT(tr_virtual_name_parse(name, &base_len, &s, &f), rc);
+	if (rc != 0)
+		return;
+	EXPECT_INT(base_len, strlen(base));
+	EXPECT(strncmp(name, base, base_len) == 0);
+	if (s.present)
+		tr_selector_format(&s, text, sizeof(text));
+	EXPECT_STR(text, sel);
+	EXPECT_INT(f, fmt);
+}
+
+static void test_virtual_names(void)
+{
+	expect_name("main.c.tool.json", 0, "main.c", "", TR_FORMAT_TOOL);
+	expect_name("main.c:2001-4000.tool.json", 0, "main.c", "2001-4000", TR_FORMAT_TOOL);
+	expect_name("main.c:3.5-.tool.json", 0, "main.c", "3.5-", TR_FORMAT_TOOL);
+	expect_name("a.png.tool.anthropic.json", 0, "a.png", "", TR_FORMAT_ANTHROPIC);
+	expect_name("a.pdf:2-3.tool.mcp.json", 0, "a.pdf", "2-3", TR_FORMAT_MCP);
+	expect_name("x:y:4.tool.json", 0, "x:y", "4", TR_FORMAT_TOOL);
+	/* An unparseable selector leaves it in the name (which will not exist). */
+	expect_name("a:0.tool.json", 0, "a:0", "", TR_FORMAT_TOOL);
+	expect_name("a.tool.tool.json", 0, "a.tool", "", TR_FORMAT_TOOL);
+	expect_name("a.tool.xml.json", -1, "", "", TR_FORMAT_TOOL);
+	expect_name(".tool.json", -1, "", "", TR_FORMAT_TOOL);
+	expect_name("a.json", -1, "", "", TR_FORMAT_TOOL);
+	expect_name(":5.tool.json", 0, ":5", "", TR_FORMAT_TOOL);
+}
+
+static void test_options(void)
+{
+	struct tr_options o;
+
+	tr_options_init(&o);
+	EXPECT_INT(o.max_lines, 2000);
+	EXPECT_INT(o.max_output, 100 * 1024);
+	EXPECT_INT(o.max_image_size, 20 * 1024 * 1024);
+	EXPECT_INT(o.image_max_b64, 5 * 1024 * 1024);
+	EXPECT_INT(o.max_pdf_size, 32 * 1024 * 1024);
+	EXPECT_INT(o.max_pdf_pages, 20);
+	EXPECT_INT(o.max_notebook_size, 64 * 1024 * 1024);
+	EXPECT_INT(o.cache_size, 256 * 1024 * 1024);
+	EXPECT_INT(tr_options_set(&o, "max-output", "10K"), 0);
+	EXPECT_INT(o.max_output, 10240);
+	EXPECT_INT(tr_options_set(&o, "max_image_size", "2M"), 0);
+	EXPECT_INT(o.max_image_size, 2 * 1024 * 1024);
+	EXPECT_INT(tr_options_set(&o, "max_lines", "10K"), -1);
+	EXPECT_INT(tr_options_set(&o, "max_lines", "0"), -1);
+	EXPECT_INT(tr_options_set(&o, "max_lines", "-3"), -1);
+	EXPECT_INT(tr_options_set(&o, "no_such", "1"), 1);
+	EXPECT_INT(tr_options_set(&o, "hide_siblings", NULL), 0);
+	EXPECT(o.hide_siblings);
+	EXPECT_INT(tr_options_set(&o, "symlinks", "none"), 0);
+	EXPECT_INT(o.symlinks, TR_SYMLINKS_NONE);
+	EXPECT_INT(tr_options_set(&o, "symlinks", "all"), -1);
+}
+
+int main(void)
+{
+	test_base64_segments();
+	test_large_base64_matches_write();
+	test_json_strings();
+	test_json_structure();
+	test_selectors();
+	test_virtual_names();
+	test_options();
+	return EXPECT_DONE();
+}
