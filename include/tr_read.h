@@ -30,6 +30,9 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
 		 const struct tr_options *opts, struct tr_result *res);
 
+/* Records st's size (regular files only; 0 otherwise) and mtime in res->meta. */
+void tr_result_set_stat(struct tr_result *res, const struct stat *st);
+
 /* Fills res with the error of a file whose lstat/stat is st (a directory, FIFO, ...):
  * "Not a regular file: PATH (fifo)". */
 void tr_result_not_regular(struct tr_result *res, const struct stat *st);

@@ -59,6 +59,7 @@ struct tr_buf {
 };
 
 struct tr_metadata {
+	bool has_stat;        /* false when the file could not be stat'ed: size/modified omitted */
 	uint64_t size;
 	int64_t modified_sec; /* source mtime, seconds since the epoch (UTC) */
 	bool has_sha256;

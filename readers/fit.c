@@ -1,30 +1,17 @@
 /* fit.c - downscaling and conversion of images with libvips, initialised once per process. */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <vips/vips.h>
 
 #include "fit.h"
+#include "vips_start.h"
 
 /* JPEG qualities tried, best first, before the size is reduced further. */
 static const int jpeg_ladder[] = {85, 75, 60, 45};
 /* Each further size step keeps this fraction of the long edge. */
 #define SHRINK_STEP 0.8
-
-static pthread_once_t vips_once = PTHREAD_ONCE_INIT;
-static bool vips_ready;
-
-static void start_vips(void)
-{
-	if (VIPS_INIT("toolfs") != 0)
-		return;
-	/* Results are cached by toolfs itself; libvips's operation cache would only hold memory. */
-	vips_cache_set_max(0);
-	vips_cache_set_max_mem(0);
-	vips_ready = true;
-}
 
 static uint64_t base64_len(size_t len)
 {
@@ -132,8 +119,7 @@ int tr_fit_image(const struct tr_blob *src, const struct tr_options *opts, struc
 {
 	uint32_t from_w, from_h, from_long, target;
 
-	pthread_once(&vips_once, start_vips);
-	if (!vips_ready) {
+	if (!tr_vips_start()) {
 		snprintf(err, err_size, "libvips could not start");
 		return -1;
 	}

@@ -37,8 +37,16 @@ static const char *file_kind(mode_t mode)
 	return "unknown file type";
 }
 
+void tr_result_set_stat(struct tr_result *res, const struct stat *st)
+{
+	res->meta.has_stat = true;
+	res->meta.size = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
+	res->meta.modified_sec = st->st_mtim.tv_sec;
+}
+
 void tr_result_not_regular(struct tr_result *res, const struct stat *st)
 {
+	tr_result_set_stat(res, st);
 	tr_result_fail(res, TR_E_NOT_REGULAR, "Not a regular file: %s (%s)", res->path,
 		       file_kind(st->st_mode));
 }
@@ -116,8 +124,7 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 	struct tr_file file = {.fd = fd, .st = *st, .src = src, .head = head};
 	const struct tr_reader *reader;
 
-	res->meta.size = (uint64_t)st->st_size;
-	res->meta.modified_sec = st->st_mtim.tv_sec;
+	tr_result_set_stat(res, st);
 	head_len = tr_pread_full(fd, head, sizeof(head), 0);
 	if (head_len < 0) {
 		fail_with_errno(res, errno);

@@ -37,10 +37,12 @@ static void write_metadata(struct tr_json *j, const struct tr_metadata *m)
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	tr_json_key(j, "metadata");
 	tr_json_begin_object(j);
-	tr_json_key(j, "size");
-	tr_json_uint(j, m->size);
-	tr_json_key(j, "modified");
-	tr_json_cstring(j, when);
+	if (m->has_stat) {
+		tr_json_key(j, "size");
+		tr_json_uint(j, m->size);
+		tr_json_key(j, "modified");
+		tr_json_cstring(j, when);
+	}
 	if (m->has_sha256) {
 		tr_json_key(j, "sha256");
 		tr_json_cstring(j, m->sha256);

@@ -65,7 +65,10 @@ static void consider(struct candidate *best, size_t *n, const char *name, size_t
 	size_t last = *n < MAX_SUGGESTIONS ? *n : MAX_SUGGESTIONS - 1;
 
 	memmove(&best[at + 1], &best[at], (last - at) * sizeof(best[0]));
-	snprintf(best[at].name, sizeof(best[at].name), "%s", name);
+	size_t len = strnlen(name, MAX_NAME);
+
+	memcpy(best[at].name, name, len);
+	best[at].name[len] = '\0';
 	best[at].distance = distance;
 	if (*n < MAX_SUGGESTIONS)
 		(*n)++;
