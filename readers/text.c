@@ -142,8 +142,9 @@ static void fill_window(const struct tr_file *file, const struct tr_line_scan *l
 	if (last < total) {
 		next.start = last + 1;
 		next.end = next.start + (max_lines - 1);
-		if (next.end < next.start)
-			next.end = UINT64_MAX;
+		/* The next window ends at the last line, so the name says exactly what it holds. */
+		if (next.end < next.start || next.end > total)
+			next.end = total;
 	} else if (ls->cut_line) {
 		next.start = ls->cut_line;
 		next.column = ls->cut_column;

@@ -438,7 +438,7 @@ static void test_reader(void)
 	EXPECT_STR(res.content.data, "     2\tb\n");
 	EXPECT_STR(res.short_result, "Read 1 line (2-2 of 3)");
 	EXPECT(res.truncated);
-	EXPECT_STR(res.next, "f.txt:3-2002.tool.json");
+	EXPECT_STR(res.next, "f.txt:3.tool.json");
 	tr_result_destroy(&res);
 
 	read_mem("a\nb\nc\n", 6, "3-", &opts, &res);
@@ -502,7 +502,7 @@ static void test_reader(void)
 
 	/* A cut line with lines after it: next goes on with the lines. */
 	read_mem("abcdefgh\nx\ny\n", 13, NULL, &opts, &res);
-	EXPECT_STR(res.next, "f.txt:3-4.tool.json");
+	EXPECT_STR(res.next, "f.txt:3.tool.json");
 	tr_result_destroy(&res);
 	tr_options_init(&opts);
 
@@ -510,7 +510,7 @@ static void test_reader(void)
 	opts.max_output = 25;
 	read_mem("aaa\nbbb\nccc\n", 12, NULL, &opts, &res);
 	EXPECT_STR(res.content.data, "     1\taaa\n     2\tbbb\n");
-	EXPECT_STR(res.next, "f.txt:3-2002.tool.json");
+	EXPECT_STR(res.next, "f.txt:3.tool.json");
 	EXPECT(res.truncated);
 	EXPECT_INT(res.line_count, 2);
 	tr_result_destroy(&res);
