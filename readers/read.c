@@ -67,8 +67,7 @@ static const char *name_kind(const char *name)
 	return "file";
 }
 
-/* Records an errno from opening or reading the source as the result's error. */
-static void fail_with_errno(struct tr_result *res, int err)
+void tr_result_fail_errno(struct tr_result *res, int err)
 {
 	enum tr_error code = tr_error_from_errno(err);
 
@@ -127,7 +126,7 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 	tr_result_set_stat(res, st);
 	head_len = tr_pread_full(fd, head, sizeof(head), 0);
 	if (head_len < 0) {
-		fail_with_errno(res, errno);
+		tr_result_fail_errno(res, errno);
 		return 0;
 	}
 	file.head_len = (size_t)head_len;
@@ -163,7 +162,7 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 				return -1;
 		}
 		if (fstat(fd, &before) < 0) {
-			fail_with_errno(res, errno);
+			tr_result_fail_errno(res, errno);
 			return 0;
 		}
 		if (!S_ISREG(before.st_mode)) {
@@ -173,7 +172,7 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 		if (read_once(fd, &before, src, sel, opts, res) < 0)
 			return -1;
 		if (fstat(fd, &after) < 0) {
-			fail_with_errno(res, errno);
+			tr_result_fail_errno(res, errno);
 			return 0;
 		}
 		if (same_version(&before, &after))
@@ -194,7 +193,7 @@ int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
 	if (fstatat(dirfd, path, &st, 0) < 0) {
 		int err = errno;
 
-		fail_with_errno(res, err);
+		tr_result_fail_errno(res, err);
 		if (err == ENOENT)
 			tr_suggest_similar(res, dirfd, path);
 		return 0;
@@ -206,7 +205,7 @@ int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
 	/* O_NONBLOCK: a file swapped for a FIFO between the stat and the open must not hang. */
 	fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		fail_with_errno(res, errno);
+		tr_result_fail_errno(res, errno);
 		return 0;
 	}
 	rc = tr_read_fd(fd, &src, sel, opts, res);

@@ -1,0 +1,246 @@
+/* cache.c - a thread-safe LRU of rendered sibling documents bounded by their total size. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+
+struct cache_entry {
+	struct tfs_doc_key key; /* owned copy */
+	uint64_t hash;
+	struct tr_doc *doc;     /* owned reference */
+	uint64_t size;
+	struct cache_entry *bucket_next;
+	struct cache_entry *newer, *older; /* the LRU list */
+};
+
+struct tfs_cache {
+	pthread_mutex_t lock;
+	uint64_t capacity, used;
+	struct cache_entry **buckets;
+	size_t n_buckets, n_entries;
+	struct cache_entry *newest, *oldest;
+};
+
+/* FNV-1a, fed field by field so struct padding never counts. */
+static uint64_t fnv(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+#define FNV_FIELD(h, field) fnv((h), &(field), sizeof(field))
+
+void tfs_doc_key_set_stat(struct tfs_doc_key *key, const struct stat *st)
+{
+	key->dev = st->st_dev;
+	key->ino = st->st_ino;
+	key->size = st->st_size;
+	key->mtime = st->st_mtim;
+	key->ctime = st->st_ctim;
+}
+
+uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t num[] = {
+		(int64_t)key->dev, (int64_t)key->ino, key->size, key->mtime.tv_sec,
+		key->mtime.tv_nsec, key->ctime.tv_sec, key->ctime.tv_nsec, key->outcome,
+		(int64_t)key->unstable, key->sel.present, (int64_t)key->sel.start,
+		(int64_t)key->sel.end, (int64_t)key->sel.column, key->fmt,
+	};
+
+	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
+		h = FNV_FIELD(h, num[i]);
+	return fnv(h, key->path, strlen(key->path));
+}
+
+bool tfs_doc_key_equal(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec &&
+	       a->outcome == b->outcome && a->unstable == b->unstable &&
+	       a->sel.present == b->sel.present &&
+	       a->sel.start == b->sel.start && a->sel.end == b->sel.end &&
+	       a->sel.column == b->sel.column && a->fmt == b->fmt &&
+	       strcmp(a->path, b->path) == 0;
+}
+
+int tfs_doc_key_copy(struct tfs_doc_key *dst, const struct tfs_doc_key *src)
+{
+	char *path = strdup(src->path);
+
+	if (!path)
+		return -1;
+	*dst = *src;
+	dst->path = path;
+	return 0;
+}
+
+void tfs_doc_key_destroy(struct tfs_doc_key *key)
+{
+	free(key->path);
+	key->path = NULL;
+}
+
+struct tfs_cache *tfs_cache_new(uint64_t capacity)
+{
+	struct tfs_cache *cache = calloc(1, sizeof(*cache));
+
+	if (!cache)
+		return NULL;
+	cache->n_buckets = 1024;
+	cache->buckets = calloc(cache->n_buckets, sizeof(*cache->buckets));
+	if (!cache->buckets) {
+		free(cache);
+		return NULL;
+	}
+	cache->capacity = capacity;
+	pthread_mutex_init(&cache->lock, NULL);
+	return cache;
+}
+
+static void entry_free(struct cache_entry *entry)
+{
+	tr_doc_unref(entry->doc);
+	tfs_doc_key_destroy(&entry->key);
+	free(entry);
+}
+
+void tfs_cache_free(struct tfs_cache *cache)
+{
+	if (!cache)
+		return;
+	for (struct cache_entry *e = cache->newest, *next; e; e = next) {
+		next = e->older;
+		entry_free(e);
+	}
+	free(cache->buckets);
+	pthread_mutex_destroy(&cache->lock);
+	free(cache);
+}
+
+static void lru_unlink(struct tfs_cache *cache, struct cache_entry *e)
+{
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		cache->newest = e->older;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		cache->oldest = e->newer;
+	e->newer = e->older = NULL;
+}
+
+static void lru_push_newest(struct tfs_cache *cache, struct cache_entry *e)
+{
+	e->older = cache->newest;
+	e->newer = NULL;
+	if (cache->newest)
+		cache->newest->newer = e;
+	cache->newest = e;
+	if (!cache->oldest)
+		cache->oldest = e;
+}
+
+static struct cache_entry **bucket_slot(struct tfs_cache *cache, const struct tfs_doc_key *key,
+					uint64_t hash)
+{
+	struct cache_entry **slot = &cache->buckets[hash % cache->n_buckets];
+
+	while (*slot && !((*slot)->hash == hash && tfs_doc_key_equal(&(*slot)->key, key)))
+		slot = &(*slot)->bucket_next;
+	return slot;
+}
+
+/* Unlinks e from its bucket and the LRU list and frees it. */
+static void evict(struct tfs_cache *cache, struct cache_entry *e)
+{
+	struct cache_entry **slot = bucket_slot(cache, &e->key, e->hash);
+
+	*slot = e->bucket_next;
+	lru_unlink(cache, e);
+	cache->used -= e->size;
+	cache->n_entries--;
+	entry_free(e);
+}
+
+/* Doubles the bucket array when entries outnumber buckets; a failed resize keeps the old one. */
+static void maybe_grow(struct tfs_cache *cache)
+{
+	size_t n = cache->n_buckets * 2;
+	struct cache_entry **buckets;
+
+	if (cache->n_entries <= cache->n_buckets)
+		return;
+	buckets = calloc(n, sizeof(*buckets));
+	if (!buckets)
+		return;
+	for (size_t i = 0; i < cache->n_buckets; i++) {
+		for (struct cache_entry *e = cache->buckets[i], *next; e; e = next) {
+			next = e->bucket_next;
+			e->bucket_next = buckets[e->hash % n];
+			buckets[e->hash % n] = e;
+		}
+	}
+	free(cache->buckets);
+	cache->buckets = buckets;
+	cache->n_buckets = n;
+}
+
+struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *key)
+{
+	uint64_t hash = tfs_doc_key_hash(key);
+	struct tr_doc *doc = NULL;
+	struct cache_entry *e;
+
+	pthread_mutex_lock(&cache->lock);
+	e = *bucket_slot(cache, key, hash);
+	if (e) {
+		lru_unlink(cache, e);
+		lru_push_newest(cache, e);
+		doc = tr_doc_ref(e->doc);
+	}
+	pthread_mutex_unlock(&cache->lock);
+	return doc;
+}
+
+bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struct tr_doc *doc)
+{
+	uint64_t size = tr_doc_size(doc);
+	uint64_t hash = tfs_doc_key_hash(key);
+	struct cache_entry *e, *old;
+
+	if (size > cache->capacity)
+		return false;
+	e = calloc(1, sizeof(*e));
+	if (!e || tfs_doc_key_copy(&e->key, key) < 0) {
+		free(e);
+		return false;
+	}
+	e->hash = hash;
+	e->doc = tr_doc_ref(doc);
+	e->size = size;
+
+	pthread_mutex_lock(&cache->lock);
+	old = *bucket_slot(cache, key, hash);
+	if (old)
+		evict(cache, old);
+	while (cache->oldest && cache->used + size > cache->capacity)
+		evict(cache, cache->oldest);
+	e->bucket_next = cache->buckets[hash % cache->n_buckets];
+	cache->buckets[hash % cache->n_buckets] = e;
+	lru_push_newest(cache, e);
+	cache->used += size;
+	cache->n_entries++;
+	maybe_grow(cache);
+	pthread_mutex_unlock(&cache->lock);
+	return true;
+}

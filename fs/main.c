@@ -1,0 +1,482 @@
+/* main.c - the toolfs daemon: arguments, start-up checks, and the FUSE session's life cycle. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ops.h"
+#include "toolfs.h"
+
+#ifndef TOOLFS_VERSION
+#define TOOLFS_VERSION "0.0.0"
+#endif
+
+enum { EXIT_USAGE = 2 };
+
+struct cmdline {
+	const char *source, *mountpoint;
+	bool foreground, debug, single_thread;
+	char *fuse_opts; /* -o options that are not toolfs's, for FUSE; owned */
+};
+
+static const struct {
+	const char *name, *help;
+} option_help[] = {
+	{ "max_lines=N", "lines in a default text window (2000)" },
+	{ "max_line_chars=N", "characters shown of one line (2000)" },
+	{ "max_output=SIZE", "cap on a result's content (100K)" },
+	{ "max_image_size=SIZE", "larger images are too_large (20M)" },
+	{ "image_max_dim=N", "images with a longer edge are downscaled (2000)" },
+	{ "image_max_b64=SIZE", "images with more base64 are downscaled (5M)" },
+	{ "max_pdf_size=SIZE", "larger PDFs are not attached whole (32M)" },
+	{ "max_pdf_pages=N", "pages rendered per result (20)" },
+	{ "max_notebook_size=SIZE", "larger notebooks are too_large (64M)" },
+	{ "cache_size=SIZE", "memory for rendered siblings (256M)" },
+	{ "symlinks=inside|none", "symlinks' siblings follow targets inside the tree (inside)" },
+	{ "hide_siblings", "do not list NAME.tool.json (still readable by name)" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: toolfs [options] SOURCE MOUNTPOINT\n"
+		"\n"
+		"Mounts a read-only view of the directory SOURCE at MOUNTPOINT in which every\n"
+		"regular file and symlink NAME has a virtual sibling NAME.tool.json holding its\n"
+		"ToolResult, and NAME:SEL.tool.json a selection of it (lines A, A-, A-B, A.C-;\n"
+		"cells; pages). Returns once the mount is live; SIGTERM or\n"
+		"'fusermount3 -u MOUNTPOINT' unmounts it.\n"
+		"\n"
+		"Options:\n"
+		"  -f               stay in the foreground\n"
+		"  -d               debug: foreground, log every FUSE request\n"
+		"  -s               single-threaded\n"
+		"  -o OPT[,OPT...]  toolfs options (sizes take K, M, G):\n");
+	for (size_t i = 0; i < sizeof(option_help) / sizeof(option_help[0]); i++)
+		fprintf(out, "      %-24s %s\n", option_help[i].name, option_help[i].help);
+	/* Options the core knows that this table does not describe yet. */
+	for (size_t i = 0; tr_option_names[i]; i++) {
+		size_t len = strlen(tr_option_names[i]);
+		bool described = false;
+
+		for (size_t j = 0; j < sizeof(option_help) / sizeof(option_help[0]); j++) {
+			if (strncmp(option_help[j].name, tr_option_names[i], len) == 0 &&
+			    (option_help[j].name[len] == '\0' || option_help[j].name[len] == '='))
+				described = true;
+		}
+		if (!described)
+			fprintf(out, "      %s\n", tr_option_names[i]);
+	}
+	fprintf(out,
+		"                   other -o options go to FUSE (e.g. allow_other); the mount is\n"
+		"                   always ro,nodev,nosuid,default_permissions\n"
+		"  -h, --help       show this help\n"
+		"  -V, --version    show the version\n");
+}
+
+static int fail_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "toolfs: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'toolfs --help'.\n");
+	return EXIT_USAGE;
+}
+
+/* Applies one -o argument (comma-separated name[=value] items). Returns 0 or an exit status. */
+static int parse_mount_options(char *list, struct tr_options *opts, struct cmdline *cmd)
+{
+	for (char *save = NULL, *item = strtok_r(list, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *value = strchr(item, '=');
+		int rc;
+
+		if (value)
+			*value++ = '\0';
+		if (strcmp(item, "rw") == 0)
+			return fail_usage("the mount is read-only: -o %s is not supported", item);
+		rc = tr_options_set(opts, item, value);
+		if (rc < 0) {
+			fprintf(stderr, "toolfs: invalid -o %s%s%s\nTry 'toolfs --help'.\n", item,
+				value ? "=" : "", value ? value : "");
+			return EXIT_USAGE;
+		}
+		if (rc == 1) {
+			if (value)
+				value[-1] = '=';
+			if (fuse_opt_add_opt(&cmd->fuse_opts, item) < 0)
+				return EXIT_FAILURE;
+		}
+	}
+	return 0;
+}
+
+/* Opens /dev/null on any of fds 0-2 that is closed, so that no descriptor the daemon keeps gets
+ * one of those numbers (fuse_daemonize points them at /dev/null). */
+static void ensure_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
+			return;
+	}
+}
+
+/* Every inode the kernel holds keeps an O_PATH fd open in the daemon: allow as many as the hard
+ * limit does (the usual soft limit, 1024, is a few directories' worth). */
+static void raise_fd_limit(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
+}
+
+/* Parses argv. Returns -1 to go on, or an exit status (0 after --help / --version). */
+static int parse_args(int argc, char **argv, struct tr_options *opts, struct cmdline *cmd)
+{
+	bool options_done = false;
+
+	for (int i = 1; i < argc; i++) {
+		char *arg = argv[i];
+		int rc;
+
+		if (options_done || arg[0] != '-' || arg[1] == '\0') {
+			if (!cmd->source)
+				cmd->source = arg;
+			else if (!cmd->mountpoint)
+				cmd->mountpoint = arg;
+			else
+				return fail_usage("unexpected argument: %s", arg);
+		} else if (strcmp(arg, "--") == 0) {
+			options_done = true;
+		} else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0) {
+			printf("toolfs %s\n", TOOLFS_VERSION);
+			return 0;
+		} else if (strcmp(arg, "-f") == 0) {
+			cmd->foreground = true;
+		} else if (strcmp(arg, "-d") == 0) {
+			cmd->debug = cmd->foreground = true;
+		} else if (strcmp(arg, "-s") == 0) {
+			cmd->single_thread = true;
+		} else if (strncmp(arg, "-o", 2) == 0) {
+			char *list = arg[2] ? arg + 2 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!list)
+				return fail_usage("%s needs an argument", "-o");
+			rc = parse_mount_options(list, opts, cmd);
+			if (rc)
+				return rc;
+		} else {
+			return fail_usage("unknown option: %s", arg);
+		}
+	}
+	if (!cmd->source || !cmd->mountpoint)
+		return fail_usage("%s", "SOURCE and MOUNTPOINT are required");
+	return -1;
+}
+
+/* SOURCE made absolute as given, without "." and empty components. NULL when out of memory. */
+static char *absolute_path(const char *path)
+{
+	char cwd[PATH_MAX], *joined, *out, *o;
+
+	if (path[0] == '/')
+		joined = strdup(path);
+	else if (!getcwd(cwd, sizeof(cwd)) || asprintf(&joined, "%s/%s", cwd, path) < 0)
+		return NULL;
+	if (!joined)
+		return NULL;
+	out = malloc(strlen(joined) + 2);
+	if (!out) {
+		free(joined);
+		return NULL;
+	}
+	o = out;
+	for (char *save = NULL, *comp = strtok_r(joined, "/", &save); comp;
+	     comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0)
+			continue;
+		*o++ = '/';
+		o = stpcpy(o, comp);
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	free(joined);
+	return out;
+}
+
+/* True when path (a realpath) is a mount point in this namespace. */
+static bool is_mount_point(const char *path)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char point[PATH_MAX * 4], *o = point;
+		const char *p = line;
+
+		/* Field 5 is the mount point, with ' ', '\t', '\n' and '\\' octal-escaped. */
+		for (int field = 1; field < 5 && p; field++) {
+			p = strchr(p, ' ');
+			if (p)
+				p++;
+		}
+		if (!p)
+			continue;
+		for (; *p && *p != ' ' && o < point + sizeof(point) - 1; p++) {
+			if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] && p[3]) {
+				*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+				p += 3;
+			} else {
+				*o++ = *p;
+			}
+		}
+		*o = '\0';
+		found = strcmp(point, path) == 0;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* True when a is b or lies under it. */
+static bool path_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	if (strcmp(b, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+/* Returns 0 when /dev/fuse can be used, else an errno. Non-root mounts go through the setuid
+ * fusermount3, which opens the device itself: for them it need only exist. */
+static int dev_fuse_error(void)
+{
+	struct stat st;
+	int fd;
+
+	if (stat("/dev/fuse", &st) < 0)
+		return errno;
+	if (!S_ISCHR(st.st_mode))
+		return ENODEV;
+	if (geteuid() != 0)
+		return 0;
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* Checks what the kernel and libfuse would otherwise report obscurely. Fills the root of fs and
+ * the mountpoint's real path. Returns 0, or prints the reason and returns 1. */
+static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root_fd,
+			 struct stat *root_st, char **mnt_real)
+{
+	struct stat st;
+	int fd, err;
+
+	if (stat(cmd->source, &st) < 0) {
+		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "toolfs: source %s is not a directory\n", cmd->source);
+		return 1;
+	}
+	fd = open(cmd->source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	if (stat(cmd->mountpoint, &st) < 0) {
+		if (errno == ENOENT)
+			fprintf(stderr, "toolfs: mountpoint %s does not exist\n", cmd->mountpoint);
+		else if (errno == ENOTCONN)
+			fprintf(stderr,
+				"toolfs: mountpoint %s: %s (a dead mount: unmount it with "
+				"'fusermount3 -u %s')\n",
+				cmd->mountpoint, strerror(errno), cmd->mountpoint);
+		else
+			fprintf(stderr, "toolfs: mountpoint %s: %s\n", cmd->mountpoint,
+				strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "toolfs: mountpoint %s is not a directory\n", cmd->mountpoint);
+		return 1;
+	}
+	fs->root.real_path = realpath(cmd->source, NULL);
+	fs->root.abs_path = absolute_path(cmd->source);
+	*mnt_real = realpath(cmd->mountpoint, NULL);
+	if (!fs->root.real_path || !fs->root.abs_path || !*mnt_real) {
+		fprintf(stderr, "toolfs: %s\n", strerror(errno));
+		return 1;
+	}
+	if (is_mount_point(*mnt_real)) {
+		fprintf(stderr,
+			"toolfs: mountpoint %s is busy: something is already mounted there\n",
+			cmd->mountpoint);
+		return 1;
+	}
+	/* The daemon must never walk into its own mount (a symlink could then make it wait on
+	 * itself), so the two trees may not overlap. */
+	if (path_within(*mnt_real, fs->root.real_path) ||
+	    path_within(fs->root.real_path, *mnt_real)) {
+		fprintf(stderr, "toolfs: mountpoint %s and source %s overlap; mount it outside\n",
+			cmd->mountpoint, cmd->source);
+		return 1;
+	}
+	err = dev_fuse_error();
+	if (err) {
+		fprintf(stderr,
+			"toolfs: /dev/fuse is unavailable: %s (load the fuse module, or give the "
+			"container the device)\n",
+			strerror(err));
+		return 1;
+	}
+	*root_fd = open(fs->root.real_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*root_fd < 0 || fstat(*root_fd, root_st) < 0) {
+		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The arguments for fuse_session_new: the mount's fixed options after the user's. */
+static int session_args(const struct cmdline *cmd, const struct tfs_fs *fs, struct fuse_args *args)
+{
+	char *fsname = NULL, *opts = NULL;
+	int rc = -1;
+
+	if (asprintf(&fsname, "fsname=toolfs:%s", fs->root.real_path) < 0) {
+		fsname = NULL;
+		goto out;
+	}
+	if (fuse_opt_add_arg(args, "toolfs") < 0 ||
+	    (cmd->debug && fuse_opt_add_arg(args, "-d") < 0) ||
+	    fuse_opt_add_opt_escaped(&opts, fsname) < 0 ||
+	    fuse_opt_add_opt(&opts, "subtype=toolfs") < 0 ||
+	    (cmd->fuse_opts && fuse_opt_add_opt(&opts, cmd->fuse_opts) < 0) ||
+	    fuse_opt_add_opt(&opts, "ro,nodev,nosuid,default_permissions") < 0 ||
+	    fuse_opt_add_arg(args, "-o") < 0 || fuse_opt_add_arg(args, opts) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(fsname);
+	free(opts);
+	return rc;
+}
+
+static int run_session(struct fuse_session *se, const struct cmdline *cmd)
+{
+	struct fuse_loop_config *cfg;
+	int rc;
+
+	if (cmd->single_thread)
+		return fuse_session_loop(se);
+	cfg = fuse_loop_cfg_create();
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(cfg, 0);
+	fuse_loop_cfg_set_idle_threads(cfg, 10);
+	rc = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline cmd = { 0 };
+	struct tfs_fs fs;
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_session *se = NULL;
+	struct stat root_st;
+	char *mnt_real = NULL;
+	int root_fd = -1, status = EXIT_FAILURE, rc;
+
+	ensure_std_fds();
+	memset(&fs, 0, sizeof(fs));
+	tr_options_init(&fs.opts);
+	rc = parse_args(argc, argv, &fs.opts, &cmd);
+	if (rc >= 0) {
+		free(cmd.fuse_opts);
+		return rc;
+	}
+	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
+		goto out_paths;
+	raise_fd_limit();
+	fs.cache = tfs_cache_new(fs.opts.cache_size);
+	if (!fs.cache || tfs_inodes_init(&fs.inodes, root_fd, &root_st) < 0) {
+		fprintf(stderr, "toolfs: out of memory\n");
+		goto out_cache;
+	}
+	fs.root.fd = root_fd;
+	fs.root.dev = root_st.st_dev;
+	fs.root.ino = root_st.st_ino;
+	root_fd = -1; /* owned by the root inode */
+
+	if (session_args(&cmd, &fs, &args) < 0) {
+		fprintf(stderr, "toolfs: out of memory\n");
+		goto out_inodes;
+	}
+	se = fuse_session_new(&args, &tfs_ops, sizeof(tfs_ops), &fs);
+	if (!se) {
+		fprintf(stderr, "toolfs: cannot start a FUSE session (see above)\n");
+		goto out_args;
+	}
+	if (fuse_set_signal_handlers(se) != 0) {
+		fprintf(stderr, "toolfs: cannot set signal handlers\n");
+		goto out_session;
+	}
+	if (fuse_session_mount(se, mnt_real) != 0) {
+		fprintf(stderr, "toolfs: cannot mount %s (see above)\n", cmd.mountpoint);
+		goto out_signals;
+	}
+	/* Mounted before forking: the parent returns only once the mount is live (requests made
+	 * meanwhile wait for the child's loop). */
+	if (fuse_daemonize(cmd.foreground) != 0) {
+		fprintf(stderr, "toolfs: cannot go to the background\n");
+		goto out_unmount;
+	}
+	rc = run_session(se, &cmd);
+	/* A positive value is the signal (SIGTERM, SIGINT, SIGHUP) that ended the loop: a clean
+	 * stop. */
+	status = rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+out_unmount:
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+out_args:
+	fuse_opt_free_args(&args);
+out_inodes:
+	tfs_inodes_destroy(&fs.inodes);
+out_cache:
+	tfs_cache_free(fs.cache);
+out_paths:
+	if (root_fd >= 0)
+		close(root_fd);
+	free(mnt_real);
+	free(fs.root.real_path);
+	free(fs.root.abs_path);
+	free(cmd.fuse_opts);
+	return status;
+}

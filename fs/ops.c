@@ -1,0 +1,710 @@
+/* ops.c - the FUSE low-level handlers: a read-only mirror of SOURCE plus the virtual siblings. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "names.h"
+#include "ops.h"
+#include "sibling.h"
+#include "toolfs.h"
+
+/*
+ * Caching. Real entries get attribute and entry timeouts of 0: the kernel asks again at every
+ * path walk and stat, which is correct under any change made to SOURCE behind the daemon's back.
+ * Their pages stay cached across opens only while (size, mtime, ctime) are unchanged
+ * (tfs_inodes_reopen_unchanged), and FUSE_CAP_AUTO_INVAL_DATA drops them when a getattr sees a
+ * new mtime or size.
+ *
+ * A sibling inode is one immutable version (inode.h), so its attributes never go stale and its
+ * pages can always be kept; only its entry timeout is 0, so that the next lookup after a change
+ * gives the new version's inode.
+ *
+ * A later performance pass may raise the real timeouts and keep them correct with inotify on
+ * SOURCE and fuse_lowlevel_notify_inval_entry / notify_inval_inode; this is where it would go.
+ */
+static const double REAL_TIMEOUT = 0.0;
+static const double SIBLING_ATTR_TIMEOUT = 86400.0;
+
+static struct tfs_fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static struct tfs_inode *inode_of(fuse_req_t req, fuse_ino_t ino)
+{
+	return tfs_inodes_get(&fs_of(req)->inodes, ino);
+}
+
+static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
+	/* A symlink's text never changes: a replaced link is a new inode. */
+	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+/* Fills e for the real entry name of dir opened as fd (O_PATH, taken). Returns 0 or an errno. */
+static int lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, int fd,
+		       struct fuse_entry_param *e)
+{
+	struct tfs_inode *inode;
+	char *path = NULL;
+
+	if (fstat(fd, &e->attr) < 0) {
+		int err = errno;
+
+		close(fd);
+		return err;
+	}
+	if (S_ISDIR(e->attr.st_mode)) {
+		path = tfs_inodes_child_path(&fs->inodes, dir, name);
+		if (!path) {
+			close(fd);
+			return ENOMEM;
+		}
+	}
+	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, path);
+	free(path);
+	if (!inode)
+		return ENOMEM;
+	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
+	e->attr_timeout = REAL_TIMEOUT;
+	e->entry_timeout = REAL_TIMEOUT;
+	return 0;
+}
+
+/* Fills e for the virtual name of dir, producing the sibling now so its size is exact. */
+static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
+			  struct fuse_entry_param *e)
+{
+	struct tfs_sibling_name parsed;
+	struct tfs_sibling sib;
+	struct tfs_inode *inode;
+	char *base;
+	int err;
+
+	err = tfs_name_parse_sibling(dir->fd, name, &fs->opts, &parsed);
+	if (err)
+		return err;
+	base = strndup(name, parsed.base_len);
+	if (!base)
+		return ENOMEM;
+	err = tfs_sibling_make(fs, dir, base, &parsed.sel, parsed.fmt, &sib);
+	free(base);
+	if (err)
+		return err;
+	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr,
+				       sib.cached ? NULL : sib.doc);
+	tfs_sibling_destroy(&sib);
+	if (!inode)
+		return ENOMEM;
+	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
+	e->attr = inode->attr;
+	e->attr_timeout = SIBLING_ATTR_TIMEOUT;
+	e->entry_timeout = 0.0;
+	return 0;
+}
+
+/* Real entries win: name is looked up in SOURCE first, as a virtual name only when absent. */
+static int lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
+			struct fuse_entry_param *e)
+{
+	int fd;
+
+	memset(e, 0, sizeof(*e));
+	if (dir->is_sibling || dir->type != S_IFDIR)
+		return ENOTDIR;
+	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		return lookup_real(fs, dir, name, fd, e);
+	if (errno != ENOENT)
+		return errno;
+	return lookup_sibling(fs, dir, name, e);
+}
+
+static void tfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	int err = lookup_entry(fs_of(req), inode_of(req, parent), name, &e);
+
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+static void tfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	tfs_inodes_forget(&fs_of(req)->inodes, inode_of(req, ino), nlookup);
+	fuse_reply_none(req);
+}
+
+static void tfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	for (size_t i = 0; i < count; i++)
+		tfs_inodes_forget(&fs_of(req)->inodes, inode_of(req, forgets[i].ino),
+				  forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct tfs_inode *inode = inode_of(req, ino);
+	struct stat st;
+
+	/* With or without a handle: a sibling inode is one version, whose size every handle on it
+	 * reads. */
+	(void)fi;
+	if (inode->is_sibling) {
+		fuse_reply_attr(req, &inode->attr, SIBLING_ATTR_TIMEOUT);
+		return;
+	}
+	if (fstatat(inode->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_attr(req, &st, REAL_TIMEOUT);
+}
+
+static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct tfs_inode *inode = inode_of(req, ino);
+	char buf[PATH_MAX + 1];
+	ssize_t n;
+
+	if (inode->is_sibling || inode->type != S_IFLNK) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	n = readlinkat(inode->fd, "", buf, sizeof(buf));
+	if (n < 0)
+		fuse_reply_err(req, errno);
+	else if ((size_t)n == sizeof(buf))
+		fuse_reply_err(req, ENAMETOOLONG);
+	else {
+		buf[n] = '\0';
+		fuse_reply_readlink(req, buf);
+	}
+}
+
+static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
+{
+	char proc_path[64];
+	struct stat st;
+	int fd;
+
+	if (inode->type != S_IFREG) {
+		fuse_reply_err(req, inode->type == S_IFDIR ? EISDIR : EINVAL);
+		return;
+	}
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", inode->fd);
+	fd = open(proc_path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fuse_reply_err(req, errno);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	fi->fh = fd;
+	fi->keep_cache = tfs_inodes_reopen_unchanged(&fs_of(req)->inodes, inode, &st);
+	fi->noflush = 1;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		close(fd); /* the open was interrupted; no release will come */
+}
+
+/* Finds the document of a sibling version for a new handle. It is normally in the cache (or
+ * kept by the inode), made by the lookup that just preceded the open; when it was evicted, the
+ * source is read again, and if it changed in between the open fails with ESTALE, on which the
+ * kernel redoes the path walk (and so the lookup) once. */
+static int sibling_doc(struct tfs_fs *fs, struct tfs_inode *inode, struct tr_doc **out)
+{
+	const char *slash = strrchr(inode->key.path, '/');
+	struct tfs_sibling sib;
+	int err;
+
+	*out = tfs_inodes_pinned_doc(&fs->inodes, inode);
+	if (!*out)
+		*out = tfs_cache_get(fs->cache, &inode->key);
+	if (*out && (off_t)tr_doc_size(*out) == inode->attr.st_size)
+		return 0;
+	tr_doc_unref(*out);
+	*out = NULL;
+	err = tfs_sibling_make(fs, inode->dir, slash ? slash + 1 : inode->key.path, &inode->key.sel,
+			       inode->key.fmt, &sib);
+	if (err)
+		return err == ENOMEM ? ENOMEM : ESTALE;
+	if (tfs_doc_key_equal(&sib.key, &inode->key) && sib.attr.st_size == inode->attr.st_size)
+		*out = tr_doc_ref(sib.doc);
+	tfs_sibling_destroy(&sib);
+	return *out ? 0 : ESTALE;
+}
+
+static void open_sibling(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
+{
+	struct tr_doc *doc;
+	int err = sibling_doc(fs_of(req), inode, &doc);
+
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	fi->fh = (uintptr_t)doc;
+	/* The inode is one immutable version: whatever the kernel cached of it is still right. */
+	fi->keep_cache = 1;
+	fi->noflush = 1;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		tr_doc_unref(doc);
+}
+
+static void tfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct tfs_inode *inode = inode_of(req, ino);
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & (O_TRUNC | O_CREAT))) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	if (inode->is_sibling)
+		open_sibling(req, inode, fi);
+	else
+		open_real(req, inode, fi);
+}
+
+/* Reads a handle's snapshot: encodes only the base64 the range covers (tr_doc_read). */
+static void read_sibling(fuse_req_t req, const struct tr_doc *doc, size_t size, off_t off)
+{
+	uint64_t total = tr_doc_size(doc);
+	size_t len = off < 0 || (uint64_t)off >= total ? 0 : total - off;
+	char *buf;
+
+	if (len > size)
+		len = size;
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	len = tr_doc_read(doc, off, buf, len);
+	fuse_reply_buf(req, buf, len);
+	free(buf);
+}
+
+static void read_real(fuse_req_t req, int fd, size_t size, off_t off)
+{
+	struct fuse_bufvec data = FUSE_BUFVEC_INIT(size);
+
+	data.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	data.buf[0].fd = fd;
+	data.buf[0].pos = off;
+	fuse_reply_data(req, &data, FUSE_BUF_SPLICE_MOVE);
+}
+
+static void tfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	if (inode_of(req, ino)->is_sibling)
+		read_sibling(req, (const struct tr_doc *)(uintptr_t)fi->fh, size, off);
+	else
+		read_real(req, fi->fh, size, off);
+}
+
+static void tfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (inode_of(req, ino)->is_sibling)
+		tr_doc_unref((struct tr_doc *)(uintptr_t)fi->fh);
+	else
+		close(fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+/* A directory listing, snapshotted when it is read from offset 0: the real entries in SOURCE's
+ * order, then the siblings of its regular files and symlinks. Offsets are indexes + 1. */
+struct list_entry {
+	char *name;
+	ino_t ino;
+	mode_t type;  /* S_IFMT bits; 0 when unknown */
+	bool sibling;
+};
+
+struct dir_handle {
+	DIR *dp;
+	struct list_entry *entries;
+	size_t n, cap;
+};
+
+static void listing_clear(struct dir_handle *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->entries[i].name);
+	d->n = 0;
+}
+
+/* Makes room for n entries in all. Returns 0 or -1 (out of memory). */
+static int listing_reserve(struct dir_handle *d, size_t n)
+{
+	struct list_entry *grown;
+	size_t cap = d->cap ? d->cap : 64;
+
+	if (n <= d->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	grown = realloc(d->entries, cap * sizeof(*grown));
+	if (!grown)
+		return -1;
+	d->entries = grown;
+	d->cap = cap;
+	return 0;
+}
+
+/* Appends an entry that takes name. Returns 0 or -1 (out of memory; name freed). */
+static int listing_push(struct dir_handle *d, char *name, ino_t ino, mode_t type, bool sibling)
+{
+	if (listing_reserve(d, d->n + 1) < 0) {
+		free(name);
+		return -1;
+	}
+	d->entries[d->n++] = (struct list_entry){ name, ino, type, sibling };
+	return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends the sibling of real entry e (in dir) unless hidden, unnamable or shadowed by a real
+ * entry of that name (real_names: sorted, n_real). Returns 0 or -1 (out of memory). */
+static int push_sibling(struct tfs_fs *fs, struct tfs_inode *dir, struct dir_handle *d,
+			const struct list_entry *e, char **real_names, size_t n_real)
+{
+	static const struct tr_selector no_sel = { .present = false };
+	char *name;
+
+	if (fs->opts.hide_siblings || !e->type || !tfs_name_has_sibling(e->type, &fs->opts))
+		return 0;
+	if (asprintf(&name, "%s" TFS_SIBLING_SUFFIX, e->name) < 0)
+		return -1;
+	/* Longer names stay resolvable but are not listed: most tools cannot hold them. */
+	if (strlen(name) > NAME_MAX ||
+	    bsearch(&name, real_names, n_real, sizeof(*real_names), compare_names)) {
+		free(name);
+		return 0;
+	}
+	return listing_push(d, name, tfs_sibling_ino(dir->dev, dir->ino, e->name, &no_sel,
+						     TR_FORMAT_TOOL),
+			    S_IFREG, true);
+}
+
+static int listing_build(struct tfs_fs *fs, struct tfs_inode *dir, struct dir_handle *d)
+{
+	char **real_names = NULL;
+	size_t n_real;
+	int err = ENOMEM;
+
+	listing_clear(d);
+	rewinddir(d->dp);
+	for (;;) {
+		struct dirent *de;
+		mode_t type;
+		char *name;
+
+		errno = 0;
+		de = readdir(d->dp);
+		if (!de) {
+			if (errno) {
+				err = errno;
+				goto fail;
+			}
+			break;
+		}
+		type = de->d_type == DT_UNKNOWN ? 0 : DTTOIF(de->d_type);
+		if (!type) {
+			struct stat st;
+
+			if (fstatat(dirfd(d->dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				type = st.st_mode & S_IFMT;
+		}
+		name = strdup(de->d_name);
+		if (!name || listing_push(d, name, de->d_ino, type, false) < 0)
+			goto fail;
+	}
+	n_real = d->n;
+	real_names = malloc((n_real ? n_real : 1) * sizeof(*real_names));
+	if (!real_names)
+		goto fail;
+	for (size_t i = 0; i < n_real; i++)
+		real_names[i] = d->entries[i].name;
+	qsort(real_names, n_real, sizeof(*real_names), compare_names);
+
+	/* The siblings follow the real entries; room for all is made first, so that pushing never
+	 * moves the entry it reads from. */
+	if (listing_reserve(d, 2 * n_real) < 0)
+		goto fail;
+	for (size_t i = 0; i < n_real; i++) {
+		if (push_sibling(fs, dir, d, &d->entries[i], real_names, n_real) < 0)
+			goto fail;
+	}
+	free(real_names);
+	return 0;
+fail:
+	free(real_names);
+	listing_clear(d);
+	return err;
+}
+
+static void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct tfs_inode *inode = inode_of(req, ino);
+	struct dir_handle *d;
+	int fd, err;
+
+	if (inode->is_sibling || inode->type != S_IFDIR) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fd = openat(inode->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	d->dp = fdopendir(fd);
+	if (!d->dp) {
+		err = errno;
+		close(fd);
+		errno = err;
+		goto fail;
+	}
+	fi->fh = (uintptr_t)d;
+	if (fuse_reply_open(req, fi) == -ENOENT) {
+		closedir(d->dp);
+		free(d);
+	}
+	return;
+fail:
+	err = errno;
+	free(d);
+	fuse_reply_err(req, err);
+}
+
+static bool is_dot_or_dotdot(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi, bool plus)
+{
+	struct tfs_fs *fs = fs_of(req);
+	struct tfs_inode *dir = inode_of(req, ino);
+	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
+	char *buf, *p;
+	size_t rem = size;
+	int err;
+
+	if (off == 0) {
+		err = listing_build(fs, dir, d);
+		if (err) {
+			fuse_reply_err(req, err);
+			return;
+		}
+	}
+	buf = malloc(size);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	p = buf;
+	for (size_t i = off; i < d->n; i++) {
+		const struct list_entry *ent = &d->entries[i];
+		size_t entsize;
+
+		if (!plus) {
+			struct stat st = { .st_ino = ent->ino, .st_mode = ent->type };
+
+			entsize = fuse_add_direntry(req, p, rem, ent->name, &st, i + 1);
+		} else {
+			struct fuse_entry_param e = { .attr.st_ino = ent->ino,
+						      .attr.st_mode = ent->type };
+
+			/* Siblings go with node id 0: the kernel shows the name and looks it up
+			 * when it is used, so listing never generates a document. */
+			if (!ent->sibling && !is_dot_or_dotdot(ent->name)) {
+				int fd = openat(dir->fd, ent->name,
+						O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+				if (fd < 0)
+					continue; /* gone since the snapshot */
+				err = lookup_real(fs, dir, ent->name, fd, &e);
+				if (err)
+					continue;
+			}
+			entsize = fuse_add_direntry_plus(req, p, rem, ent->name, &e, i + 1);
+			if (entsize > rem && e.ino)
+				tfs_inodes_forget(&fs->inodes, inode_of(req, e.ino), 1);
+		}
+		if (entsize > rem)
+			break;
+		p += entsize;
+		rem -= entsize;
+	}
+	fuse_reply_buf(req, buf, size - rem);
+	free(buf);
+}
+
+static void tfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, off, fi, false);
+}
+
+static void tfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			       struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, off, fi, true);
+}
+
+static void tfs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	listing_clear(d);
+	free(d->entries);
+	closedir(d->dp);
+	free(d);
+	fuse_reply_err(req, 0);
+}
+
+static void tfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs st;
+
+	(void)ino;
+	if (fstatvfs(fs_of(req)->root.fd, &st) < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_statfs(req, &st);
+}
+
+/* Every mutation: the mount is read-only (the kernel refuses most of them first, as the mount is
+ * "ro"; these cover the rest). */
+static void tfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+			   struct fuse_file_info *fi)
+{
+	(void)ino, (void)attr, (void)to_set, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			 dev_t rdev)
+{
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	(void)parent, (void)name, (void)mode;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_remove(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+			  fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			  struct fuse_file_info *fi)
+{
+	(void)parent, (void)name, (void)mode, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+			 struct fuse_file_info *fi)
+{
+	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+			     struct fuse_file_info *fi)
+{
+	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+			    size_t size, int flags)
+{
+	(void)ino, (void)name, (void)value, (void)size, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void tfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	(void)ino, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+const struct fuse_lowlevel_ops tfs_ops = {
+	.init = tfs_op_init,
+	.lookup = tfs_op_lookup,
+	.forget = tfs_op_forget,
+	.forget_multi = tfs_op_forget_multi,
+	.getattr = tfs_op_getattr,
+	.readlink = tfs_op_readlink,
+	.open = tfs_op_open,
+	.read = tfs_op_read,
+	.release = tfs_op_release,
+	.opendir = tfs_op_opendir,
+	.readdir = tfs_op_readdir,
+	.readdirplus = tfs_op_readdirplus,
+	.releasedir = tfs_op_releasedir,
+	.statfs = tfs_op_statfs,
+	.setattr = tfs_op_setattr,
+	.mknod = tfs_op_mknod,
+	.mkdir = tfs_op_mkdir,
+	.unlink = tfs_op_remove,
+	.rmdir = tfs_op_remove,
+	.symlink = tfs_op_symlink,
+	.rename = tfs_op_rename,
+	.link = tfs_op_link,
+	.create = tfs_op_create,
+	.write = tfs_op_write,
+	.fallocate = tfs_op_fallocate,
+	.setxattr = tfs_op_setxattr,
+	.removexattr = tfs_op_removexattr,
+};

@@ -1,0 +1,286 @@
+/* sibling.c - a virtual file's source resolved now, its document cached or read, its attributes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "follow.h"
+#include "names.h"
+#include "sibling.h"
+#include "tr_read.h"
+
+/* Reads that keep seeing the file change are given up after this many tries (the last result
+ * is served under a unique key, see tfs_doc_key.unstable). */
+enum { MAX_READ_TRIES = 3 };
+
+static uint64_t unstable_serial;
+
+/* What a sibling shows, resolved now. */
+struct source {
+	int fd;               /* O_PATH of the regular file to read (outcome TR_OK), or -1 */
+	struct stat st;       /* the state shown: the file, a followed link's target, or the link */
+	enum tr_error outcome;
+	bool loop;            /* TR_E_NOT_REGULAR: a symbolic link loop */
+	struct stat target;   /* TR_E_NOT_REGULAR otherwise: the link's target's stat */
+	int err;              /* the errno of other failures */
+};
+
+static void source_destroy(struct source *src)
+{
+	if (src->fd >= 0)
+		close(src->fd);
+	src->fd = -1;
+}
+
+/* Applies the symlink policy of SPEC §4 to link (O_PATH) found in dir. */
+static void follow_link(struct tfs_fs *fs, struct tfs_inode *dir, struct source *src)
+{
+	int target, err;
+
+	switch (tfs_follow(&fs->root, dir->fd, src->fd, &target, &err)) {
+	case TFS_FOLLOW_OK:
+		if (fstat(target, &src->target) < 0) {
+			src->outcome = tr_error_from_errno(errno);
+			src->err = errno;
+			close(target);
+		} else if (!S_ISREG(src->target.st_mode)) {
+			src->outcome = TR_E_NOT_REGULAR;
+			close(target);
+		} else {
+			/* Attributes and state are the target's from now on. */
+			close(src->fd);
+			src->fd = target;
+			src->st = src->target;
+		}
+		return;
+	case TFS_FOLLOW_OUTSIDE:
+		src->outcome = TR_E_OUTSIDE_ROOT;
+		break;
+	case TFS_FOLLOW_DANGLING:
+		src->outcome = TR_E_NOT_FOUND;
+		break;
+	case TFS_FOLLOW_LOOP:
+		src->outcome = TR_E_NOT_REGULAR;
+		src->loop = true;
+		break;
+	case TFS_FOLLOW_ERROR:
+		src->outcome = tr_error_from_errno(err);
+		src->err = err;
+		if (src->outcome == TR_E_NOT_REGULAR)
+			src->outcome = TR_E_IO; /* no target to name a type for */
+		break;
+	}
+}
+
+/* Resolves base in dir. Returns 0 (src filled; src->fd is the file to read when the outcome is
+ * TR_OK, else closed) or an errno for the name itself. */
+static int resolve(struct tfs_fs *fs, struct tfs_inode *dir, const char *base, struct source *src)
+{
+	memset(src, 0, sizeof(*src));
+	src->fd = openat(dir->fd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (src->fd < 0)
+		return errno;
+	if (fstat(src->fd, &src->st) < 0) {
+		int err = errno;
+
+		source_destroy(src);
+		return err;
+	}
+	if (!tfs_name_has_sibling(src->st.st_mode, &fs->opts)) {
+		source_destroy(src);
+		return ENOENT;
+	}
+	src->outcome = TR_OK;
+	if (S_ISLNK(src->st.st_mode))
+		follow_link(fs, dir, src);
+	if (src->outcome != TR_OK)
+		source_destroy(src);
+	return 0;
+}
+
+/* Renders the failure outcome of src for path. Returns a document or NULL (out of memory). */
+static struct tr_doc *failure_doc(const struct source *src, const char *path, enum tr_format fmt)
+{
+	struct tr_result res;
+	struct tr_doc *doc = NULL;
+
+	if (tr_result_init(&res, path) < 0)
+		goto out;
+	tr_result_set_stat(&res, &src->st); /* the link's, or the file's that could not be read */
+	switch (src->outcome) {
+	case TR_E_OUTSIDE_ROOT:
+		tr_result_fail(&res, TR_E_OUTSIDE_ROOT,
+			       "Symbolic link points outside the mounted tree: %s", path);
+		break;
+	case TR_E_NOT_FOUND:
+		if (S_ISLNK(src->st.st_mode))
+			tr_result_fail(&res, TR_E_NOT_FOUND,
+				       "File not found: %s (the symbolic link's target is missing)",
+				       path);
+		else
+			tr_result_fail(&res, TR_E_NOT_FOUND, "File not found: %s", path);
+		break;
+	case TR_E_NOT_REGULAR:
+		if (src->loop)
+			tr_result_fail(&res, TR_E_NOT_REGULAR,
+				       "Not a regular file: %s (symbolic link loop)", path);
+		else
+			tr_result_not_regular(&res, &src->target);
+		break;
+	default:
+		tr_result_fail_errno(&res, src->err ? src->err : EIO);
+		break;
+	}
+	doc = tr_render(&res, fmt);
+out:
+	tr_result_destroy(&res);
+	return doc;
+}
+
+static bool same_state(const struct tfs_doc_key *key, const struct stat *st)
+{
+	struct tfs_doc_key now = *key;
+
+	tfs_doc_key_set_stat(&now, st);
+	return tfs_doc_key_equal(&now, key);
+}
+
+/* Reads the regular file src->fd into a document. key holds the state the read was asked for
+ * and is updated to the state actually read (made unique when the file kept changing). On open
+ * failure the document is a failure result and key->outcome says which. */
+static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char *base,
+			       struct tfs_doc_key *key)
+{
+	char proc_path[64];
+	struct tr_source tsrc = { .path = key->path, .name = base };
+	struct tr_result res;
+	struct tr_doc *doc = NULL;
+	struct stat after;
+	int fd;
+
+	/* Reopening the O_PATH fd reads exactly the inode that was resolved and checked regular. */
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", src->fd);
+	fd = open(proc_path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		src->outcome = key->outcome = tr_error_from_errno(errno);
+		src->err = errno;
+		return failure_doc(src, key->path, key->fmt);
+	}
+	for (int tries = 1;; tries++) {
+		bool seen;
+
+		if (tr_result_init(&res, key->path) < 0 ||
+		    tr_read_fd(fd, &tsrc, &key->sel, &fs->opts, &res) < 0)
+			goto out;
+		/* The source file's own path, as toolfs-read gives it (file:// URIs in MCP). */
+		if (asprintf(&res.abs_path, "%s/%s", fs->root.real_path, key->path) < 0)
+			res.abs_path = NULL;
+		seen = fstat(fd, &after) == 0;
+		if (seen && same_state(key, &after))
+			break;
+		/* The file changed under the read: what was read may be either version. */
+		if (seen) {
+			tfs_doc_key_set_stat(key, &after);
+			src->st = after;
+		}
+		if (!seen || tries == MAX_READ_TRIES) {
+			key->unstable = __atomic_add_fetch(&unstable_serial, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		tr_result_destroy(&res);
+	}
+	doc = tr_render(&res, key->fmt);
+out:
+	tr_result_destroy(&res);
+	close(fd);
+	return doc;
+}
+
+static void fill_attr(struct stat *attr, const struct stat *st, uint64_t size, ino_t ino)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->st_ino = ino;
+	attr->st_mode = S_IFREG | (st->st_mode & 0444);
+	attr->st_nlink = 1;
+	attr->st_uid = st->st_uid;
+	attr->st_gid = st->st_gid;
+	attr->st_size = size;
+	attr->st_blksize = 4096;
+	attr->st_blocks = (size + 511) / 512;
+	attr->st_atim = st->st_atim;
+	attr->st_mtim = st->st_mtim;
+	attr->st_ctim = st->st_ctim;
+}
+
+ino_t tfs_sibling_ino(dev_t dir_dev, ino_t dir_ino, const char *base,
+		      const struct tr_selector *sel, enum tr_format fmt)
+{
+	struct tfs_doc_key key = {
+		.dev = dir_dev,
+		.ino = dir_ino,
+		.sel = sel->present ? *sel : (struct tr_selector){ .present = false },
+		.fmt = fmt,
+		.path = (char *)base,
+	};
+
+	return (ino_t)(tfs_doc_key_hash(&key) | (1ULL << 63));
+}
+
+int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
+		     const struct tr_selector *sel, enum tr_format fmt, struct tfs_sibling *out)
+{
+	struct source src;
+	struct tfs_doc_key key = {
+		.sel = sel->present ? *sel : (struct tr_selector){ .present = false },
+		.fmt = fmt,
+	};
+	struct tr_doc *doc;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	key.path = tfs_inodes_child_path(&fs->inodes, dir, base);
+	if (!key.path)
+		return ENOMEM;
+	err = resolve(fs, dir, base, &src);
+	if (err) {
+		free(key.path);
+		return err;
+	}
+	key.outcome = src.outcome;
+	tfs_doc_key_set_stat(&key, &src.st);
+	doc = tfs_cache_get(fs->cache, &key);
+	if (!doc) {
+		if (src.outcome == TR_OK)
+			doc = read_doc(fs, &src, base, &key);
+		else
+			doc = failure_doc(&src, key.path, fmt);
+		if (doc && tr_doc_failed(doc)) {
+			tr_doc_unref(doc);
+			doc = NULL;
+		}
+		if (doc)
+			out->cached = tfs_cache_put(fs->cache, &key, doc);
+	} else {
+		out->cached = true;
+	}
+	if (!doc) {
+		source_destroy(&src);
+		free(key.path);
+		return ENOMEM;
+	}
+	fill_attr(&out->attr, &src.st, tr_doc_size(doc),
+		  tfs_sibling_ino(dir->dev, dir->ino, base, sel, fmt));
+	source_destroy(&src);
+	out->key = key;
+	out->doc = doc;
+	return 0;
+}
+
+void tfs_sibling_destroy(struct tfs_sibling *s)
+{
+	tr_doc_unref(s->doc);
+	tfs_doc_key_destroy(&s->key);
+	s->doc = NULL;
+}

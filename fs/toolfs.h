@@ -1,0 +1,27 @@
+/* toolfs.h - the daemon's shared state: options, the mounted source, inode table and cache. */
+#ifndef TFS_TOOLFS_H
+#define TFS_TOOLFS_H
+
+#include <stdbool.h>
+
+#include "cache.h"
+#include "inode.h"
+#include "tr_options.h"
+
+/* The mounted tree as symbolic links are confined to it (see follow.h). */
+struct tfs_root {
+	int fd;          /* O_PATH of SOURCE; borrowed from the root inode */
+	dev_t dev;
+	ino_t ino;
+	char *real_path; /* realpath(SOURCE); owned */
+	char *abs_path;  /* SOURCE made absolute as given (may differ from real_path); owned */
+};
+
+struct tfs_fs {
+	struct tr_options opts;
+	struct tfs_root root;
+	struct tfs_inodes inodes;
+	struct tfs_cache *cache; /* owned */
+};
+
+#endif

@@ -1,0 +1,173 @@
+"""The daemon's life cycle: background mode returns with the mount live, -f stays in the
+foreground, SIGTERM/SIGINT and fusermount3 -u unmount cleanly with exit 0, start-up errors say
+what is wrong and exit non-zero, --help and --version.
+
+Oracles: /proc/self/mounts, the exit status, and the daemon's stderr."""
+import os
+import pathlib
+import resource
+import shutil
+import signal
+import subprocess
+
+import pytest
+
+from mount_util import cleanup, daemon_pid, is_mounted, mounted, wait_exit, Mount
+
+OPTION_NAMES = ["max_lines", "max_line_chars", "max_output", "max_image_size", "image_max_dim",
+                "image_max_b64", "max_pdf_size", "max_pdf_pages", "max_notebook_size",
+                "cache_size", "symlinks", "hide_siblings"]
+
+
+@pytest.fixture
+def toolfs_bin(build_dir) -> pathlib.Path:
+    return build_dir / "fs" / "toolfs"
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    src, mnt = tmp_path / "src", tmp_path / "mnt"
+    src.mkdir()
+    mnt.mkdir()
+    (src / "a.txt").write_text("hello\n")
+    return src, mnt
+
+
+def run(*cmd, **kw):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, stdin=subprocess.DEVNULL,
+                          timeout=60, **kw)
+
+
+def test_background_returns_once_the_mount_is_live(toolfs_bin, dirs):
+    src, mnt = dirs
+    done = run(toolfs_bin, src, mnt)
+    mount = Mount(mnt, daemon_pid(mnt))
+    try:
+        assert done.returncode == 0, done.stderr
+        # no waiting: the mount is there when the command returns
+        assert is_mounted(mnt)
+        assert sorted(os.listdir(mnt)) == ["a.txt", "a.txt.tool.json"]
+        assert mount.pid is not None and mount.pid != os.getpid()
+        assert run("fusermount3", "-u", mnt).returncode == 0
+        assert wait_exit(mount.pid), "the daemon exits once unmounted"
+    finally:
+        cleanup(mount)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_unmounts_and_exits_0(toolfs_bin, dirs, sig):
+    src, mnt = dirs
+    with mounted(toolfs_bin, src, mnt, foreground=True) as m:
+        assert (mnt / "a.txt").read_text() == "hello\n"
+        m.proc.send_signal(sig)
+        assert m.proc.wait(timeout=60) == 0
+        assert not is_mounted(mnt)
+
+
+def test_sigterm_in_background_mode(toolfs_bin, dirs):
+    src, mnt = dirs
+    with mounted(toolfs_bin, src, mnt) as m:
+        os.kill(m.pid, signal.SIGTERM)
+        assert wait_exit(m.pid)
+        assert not is_mounted(mnt)
+
+
+def test_fusermount_unmount_ends_foreground_daemon_with_0(toolfs_bin, dirs):
+    src, mnt = dirs
+    with mounted(toolfs_bin, src, mnt, foreground=True) as m:
+        assert run("fusermount3", "-u", mnt).returncode == 0
+        assert m.proc.wait(timeout=60) == 0
+
+
+def test_many_inodes_with_a_low_soft_fd_limit(toolfs_bin, dirs):
+    """Each inode the kernel holds costs the daemon an fd: it raises its soft limit to the hard
+    one, so a tree larger than the usual soft limit of 1024 stays readable."""
+    if not shutil.which("prlimit"):
+        pytest.skip("needs prlimit(1) (util-linux)")
+    src, mnt = dirs
+    for i in range(1500):
+        (src / f"f{i:04}.txt").write_text(f"{i}\n")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 4000:
+        pytest.skip(f"the hard fd limit ({hard}) is too low for this test")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 4000), hard))  # for our own opens
+    hard_arg = "unlimited" if hard == resource.RLIM_INFINITY else str(hard)
+    with mounted(toolfs_bin, src, mnt, wrapper=["prlimit", "--nofile=256:" + hard_arg]):
+        held = [open(mnt / f"f{i:04}.txt", "rb") for i in range(1500)]  # pins 1500 inodes
+        try:
+            assert all(f.read() == f"{i}\n".encode() for i, f in enumerate(held))
+            for i in range(1500):
+                assert os.stat(mnt / f"f{i:04}.txt.tool.json").st_size > 0
+        finally:
+            for f in held:
+                f.close()
+
+
+def _fails(toolfs_bin, *args, status=1, message):
+    done = run(toolfs_bin, *args)
+    assert done.returncode == status, (args, done.returncode, done.stderr)
+    assert message in done.stderr.decode(), (args, done.stderr)
+    return done
+
+
+def test_startup_errors(toolfs_bin, dirs, tmp_path):
+    src, mnt = dirs
+    missing = tmp_path / "missing"
+    _fails(toolfs_bin, missing, mnt, message=f"source {missing}: No such file or directory")
+    _fails(toolfs_bin, src / "a.txt", mnt, message=f"source {src / 'a.txt'} is not a directory")
+    _fails(toolfs_bin, src, missing, message=f"mountpoint {missing} does not exist")
+    _fails(toolfs_bin, src, src / "a.txt", message="is not a directory")
+    (src / "inner").mkdir()
+    _fails(toolfs_bin, src, src / "inner", message="overlap")
+    _fails(toolfs_bin, src, src, message="overlap")
+    assert not is_mounted(mnt) and not is_mounted(src / "inner")
+
+
+def test_busy_mountpoint(toolfs_bin, dirs, tmp_path):
+    src, mnt = dirs
+    with mounted(toolfs_bin, src, mnt):
+        _fails(toolfs_bin, src, mnt, message=f"mountpoint {mnt} is busy")
+        assert sorted(os.listdir(mnt)) == ["a.txt", "a.txt.tool.json"], "first mount unharmed"
+
+
+def test_usage_errors(toolfs_bin, dirs):
+    src, mnt = dirs
+    _fails(toolfs_bin, "-o", "max_lines=abc", src, mnt, status=2,
+           message="invalid -o max_lines=abc")
+    _fails(toolfs_bin, "-o", "symlinks=sometimes", src, mnt, status=2,
+           message="invalid -o symlinks")
+    _fails(toolfs_bin, "-o", "rw", src, mnt, status=2, message="read-only")
+    _fails(toolfs_bin, "--bogus", src, mnt, status=2, message="unknown option: --bogus")
+    _fails(toolfs_bin, src, status=2, message="SOURCE and MOUNTPOINT are required")
+    _fails(toolfs_bin, src, mnt, mnt, status=2, message="unexpected argument")
+    _fails(toolfs_bin, "-o", "no_such_fuse_option", src, mnt, message="cannot start a FUSE session")
+    assert not is_mounted(mnt)
+
+
+def test_dev_fuse_unavailable(toolfs_bin, dirs):
+    if os.geteuid() != 0 or not shutil.which("unshare") or \
+            run("unshare", "--mount", "true").returncode != 0:
+        pytest.skip("needs root and unshare(1) to hide /dev/fuse in a mount namespace")
+    src, mnt = dirs
+    # A private mount namespace whose /dev is an empty tmpfs: no /dev/fuse.
+    done = run("unshare", "--mount", "--propagation", "private", "sh", "-c",
+               'mount -t tmpfs none /dev && exec "$0" "$@"', toolfs_bin, src, mnt)
+    assert done.returncode == 1
+    assert "/dev/fuse is unavailable" in done.stderr.decode()
+    assert not is_mounted(mnt)
+
+
+def test_help_lists_every_option(toolfs_bin):
+    done = run(toolfs_bin, "--help")
+    assert done.returncode == 0
+    text = done.stdout.decode()
+    assert text.startswith("Usage: toolfs [options] SOURCE MOUNTPOINT")
+    for name in OPTION_NAMES + ["-f", "-o", "--version"]:
+        assert name in text, name
+    assert run(toolfs_bin, "-h").stdout == done.stdout
+
+
+def test_version(toolfs_bin):
+    for flag in ("--version", "-V"):
+        done = run(toolfs_bin, flag)
+        assert (done.returncode, done.stdout) == (0, b"toolfs 0.1.0\n")

@@ -1,0 +1,283 @@
+/* test_fs.c - unit tests of the daemon's FUSE-free parts: the document cache, the virtual name
+ * grammar over a real directory, and confined symlink resolution. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../fs/cache.h"
+#include "../../fs/follow.h"
+#include "../../fs/names.h"
+#include "expect.h"
+
+static struct tr_doc *doc_of_size(size_t n)
+{
+	struct tr_doc *doc = tr_doc_new();
+	char *bytes = calloc(1, n ? n : 1);
+
+	tr_doc_append(doc, bytes, n);
+	free(bytes);
+	return doc;
+}
+
+static struct tfs_doc_key key_for(const char *path, off_t size)
+{
+	struct tfs_doc_key key = { .dev = 1, .ino = 2, .size = size, .path = (char *)path };
+
+	key.mtime.tv_sec = 100;
+	key.ctime.tv_nsec = 5;
+	return key;
+}
+
+static void test_cache(void)
+{
+	struct tfs_cache *cache = tfs_cache_new(100);
+	struct tfs_doc_key a = key_for("a", 1), b = key_for("b", 1), c = key_for("c", 1);
+	struct tr_doc *da = doc_of_size(40), *db = doc_of_size(40), *dc = doc_of_size(40);
+	struct tr_doc *big = doc_of_size(101), *got;
+
+	EXPECT(tfs_cache_put(cache, &a, da));
+	EXPECT(tfs_cache_put(cache, &b, db));
+	got = tfs_cache_get(cache, &a); /* a becomes the most recent */
+	EXPECT(got == da);
+	tr_doc_unref(got);
+	EXPECT(tfs_cache_put(cache, &c, dc)); /* 120 > 100: evicts b, the least recent */
+	got = tfs_cache_get(cache, &b);
+	EXPECT(got == NULL);
+	got = tfs_cache_get(cache, &a);
+	EXPECT(got == da);
+	tr_doc_unref(got);
+	got = tfs_cache_get(cache, &c);
+	EXPECT(got == dc);
+	tr_doc_unref(got);
+	EXPECT(!tfs_cache_put(cache, &b, big)); /* larger than the whole cache */
+	EXPECT(tfs_cache_get(cache, &b) == NULL);
+
+	/* Every field of the key counts. */
+	struct tfs_doc_key other = a;
+	other.mtime.tv_nsec = 1;
+	EXPECT(tfs_cache_get(cache, &other) == NULL);
+	other = a;
+	other.sel.present = true;
+	other.sel.start = 1;
+	EXPECT(tfs_cache_get(cache, &other) == NULL);
+	other = a;
+	other.unstable = 7;
+	EXPECT(tfs_cache_get(cache, &other) == NULL);
+	other = a;
+	other.path = "a2";
+	EXPECT(tfs_cache_get(cache, &other) == NULL);
+	other = a;
+	other.path = strdup("a"); /* equal by value, not by pointer */
+	got = tfs_cache_get(cache, &other);
+	EXPECT(got == da);
+	tr_doc_unref(got);
+	free(other.path);
+
+	/* Replacing a key drops the old document. */
+	EXPECT(tfs_cache_put(cache, &a, db));
+	got = tfs_cache_get(cache, &a);
+	EXPECT(got == db);
+	tr_doc_unref(got);
+
+	tfs_cache_free(cache);
+	tr_doc_unref(da);
+	tr_doc_unref(db);
+	tr_doc_unref(dc);
+	tr_doc_unref(big);
+}
+
+static char tmp_root[PATH_MAX];
+
+static void touch(const char *rel)
+{
+	char path[PATH_MAX * 2];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp_root, rel);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	EXPECT(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void link_to(const char *target, const char *rel)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp_root, rel);
+	EXPECT(symlink(target, path) == 0);
+}
+
+static void make_dir(const char *rel)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp_root, rel);
+	EXPECT(mkdir(path, 0755) == 0);
+}
+
+static void test_names(int root_fd)
+{
+	struct tr_options opts;
+	struct tfs_sibling_name n;
+
+	tr_options_init(&opts);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.json", &opts, &n), 0);
+	EXPECT_INT(n.base_len, 5);
+	EXPECT(!n.sel.present);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:3-9.tool.json", &opts, &n), 0);
+	EXPECT_INT(n.base_len, 5);
+	EXPECT(n.sel.present && n.sel.start == 3 && n.sel.end == 9);
+	/* The whole NAME[:SEL] is a real file first. */
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "notes:3.tool.json", &opts, &n), 0);
+	EXPECT_INT(n.base_len, 7);
+	EXPECT(!n.sel.present);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "notes:4.tool.json", &opts, &n), 0);
+	EXPECT_INT(n.base_len, 5);
+	EXPECT(n.sel.present && n.sel.start == 4);
+	/* No sibling: missing, directories, FIFOs; bad selectors; formats not served yet. */
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "fifo.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:5-2.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.anthropic.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt", &opts, &n), ENOENT);
+	/* Symlinks get siblings unless symlinks=none. */
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), 0);
+	EXPECT(tfs_name_has_sibling(S_IFLNK, &opts));
+	EXPECT_INT(tr_options_set(&opts, "symlinks", "none"), 0);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), ENOENT);
+	EXPECT(!tfs_name_has_sibling(S_IFLNK, &opts));
+	EXPECT(tfs_name_has_sibling(S_IFREG, &opts));
+	EXPECT(!tfs_name_has_sibling(S_IFDIR, &opts));
+	EXPECT(!tfs_name_has_sibling(S_IFIFO, &opts));
+}
+
+/* Follows rel (a symlink under the root) and checks the outcome; for TFS_FOLLOW_OK, that the
+ * target is the entry expect (relative to the root). */
+static void check_follow(const struct tfs_root *root, const char *dir, const char *name,
+			 enum tfs_follow want, const char *expect)
+{
+	int dirfd = openat(root->fd, dir, O_PATH | O_DIRECTORY);
+	int link_fd = openat(dirfd, name, O_PATH | O_NOFOLLOW);
+	int target = -1, err = 0;
+	enum tfs_follow got = tfs_follow(root, dirfd, link_fd, &target, &err);
+
+	if (got != want)
+		fprintf(stderr, "follow %s/%s: got %d, want %d (errno %d)\n", dir, name, got, want,
+			err);
+	EXPECT_INT(got, want);
+	if (got == TFS_FOLLOW_OK && expect) {
+		struct stat a, b;
+
+		EXPECT(fstat(target, &a) == 0);
+		EXPECT(fstatat(root->fd, expect, &b, AT_SYMLINK_NOFOLLOW) == 0);
+		EXPECT(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	}
+	if (got != TFS_FOLLOW_OK)
+		EXPECT_INT(target, -1);
+	if (target >= 0)
+		close(target);
+	close(link_fd);
+	close(dirfd);
+}
+
+static void test_follow(int root_fd)
+{
+	char alias[PATH_MAX * 2];
+	struct tfs_root root = { .fd = root_fd };
+	struct stat st;
+
+	fstat(root_fd, &st);
+	root.dev = st.st_dev;
+	root.ino = st.st_ino;
+	root.real_path = realpath(tmp_root, NULL);
+	/* SOURCE as given on the command line: here through a symlink to it. */
+	snprintf(alias, sizeof(alias), "%s-alias", tmp_root);
+	root.abs_path = alias;
+
+	check_follow(&root, ".", "rel", TFS_FOLLOW_OK, "a.txt");
+	check_follow(&root, "dir", "up", TFS_FOLLOW_OK, "a.txt");
+	check_follow(&root, "dir", "chain", TFS_FOLLOW_OK, "a.txt");
+	check_follow(&root, ".", "abs", TFS_FOLLOW_OK, "dir/b.txt");
+	check_follow(&root, ".", "abs_spelled", TFS_FOLLOW_OK, "a.txt");
+	check_follow(&root, ".", "abs_via_alias", TFS_FOLLOW_OK, "dir/b.txt");
+	check_follow(&root, ".", "abs_root", TFS_FOLLOW_OK, ".");
+	check_follow(&root, ".", "to_dir", TFS_FOLLOW_OK, "dir");
+	check_follow(&root, ".", "dir_dotdot", TFS_FOLLOW_OK, ".");
+	check_follow(&root, ".", "outside_abs", TFS_FOLLOW_OUTSIDE, NULL);
+	check_follow(&root, ".", "outside_rel", TFS_FOLLOW_OUTSIDE, NULL);
+	check_follow(&root, "dir", "escape", TFS_FOLLOW_OUTSIDE, NULL);
+	check_follow(&root, ".", "dangling", TFS_FOLLOW_DANGLING, NULL);
+	check_follow(&root, ".", "through_file", TFS_FOLLOW_DANGLING, NULL);
+	check_follow(&root, ".", "loop1", TFS_FOLLOW_LOOP, NULL);
+	check_follow(&root, ".", "self", TFS_FOLLOW_LOOP, NULL);
+	free(root.real_path);
+}
+
+int main(void)
+{
+	char path[PATH_MAX * 2];
+	int root_fd;
+
+	test_cache();
+
+	snprintf(tmp_root, sizeof(tmp_root), "%s/toolfs-unit-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmp_root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	touch("a.txt");
+	touch("notes");
+	touch("notes:3");
+	make_dir("dir");
+	touch("dir/b.txt");
+	snprintf(path, sizeof(path), "%s/fifo", tmp_root);
+	EXPECT(mkfifo(path, 0644) == 0);
+	link_to("a.txt", "rel");
+	link_to("../a.txt", "dir/up");
+	link_to("up", "dir/chain");
+	snprintf(path, sizeof(path), "%s/dir/b.txt", tmp_root);
+	link_to(path, "abs");
+	{
+		char *real = realpath(tmp_root, NULL);
+
+		snprintf(path, sizeof(path), "//%s/./a.txt", real);
+		free(real);
+	}
+	link_to(path, "abs_spelled");
+	snprintf(path, sizeof(path), "%s-alias", tmp_root);
+	EXPECT(symlink(tmp_root, path) == 0);
+	snprintf(path, sizeof(path), "%s-alias/dir/b.txt", tmp_root);
+	link_to(path, "abs_via_alias");
+	link_to(tmp_root, "abs_root");
+	link_to("dir", "to_dir");
+	link_to("dir/..", "dir_dotdot");
+	link_to("/etc/passwd", "outside_abs");
+	link_to("../x", "outside_rel");
+	link_to("../../x", "dir/escape");
+	link_to("missing", "dangling");
+	link_to("a.txt/x", "through_file");
+	link_to("loop2", "loop1");
+	link_to("loop1", "loop2");
+	link_to("self", "self");
+
+	root_fd = open(tmp_root, O_PATH | O_DIRECTORY);
+	test_names(root_fd);
+	test_follow(root_fd);
+	close(root_fd);
+
+	char cleanup[PATH_MAX * 3];
+
+	snprintf(cleanup, sizeof(cleanup), "rm -rf '%s' '%s-alias'", tmp_root, tmp_root);
+	if (system(cleanup) != 0)
+		fprintf(stderr, "could not remove %s\n", tmp_root);
+	return EXPECT_DONE();
+}
