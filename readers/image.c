@@ -108,30 +108,58 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 	return tr_image_attach(res, blob, &shown, opts);
 }
 
-/* Attaches the fitted image and says in content how to map coordinates back. */
+static bool has_summary(const struct tr_image_shown *img)
+{
+	return img->summary && *img->summary;
+}
+
+#if defined(TR_HAVE_VIPS)
+/* The note of content on which frame of a multi-frame source is shown ("" for one frame). */
+static void frame_note(const struct tr_fit *fit, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (fit->frames > 1 && fit->largest)
+		snprintf(buf, size, " The largest of its %u images is shown.", fit->frames);
+	else if (fit->frames > 1)
+		snprintf(buf, size, " Only the first of its %u frames is shown.", fit->frames);
+}
+
+/* Attaches the fitted (downscaled or converted) image and says in content how to map
+ * coordinates back. */
 static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 			 const struct tr_image_shown *img, const struct tr_options *opts)
 {
-#if defined(TR_HAVE_VIPS)
 	struct tr_fit fit;
-	char err[512], size_text[32];
+	char err[512], size_text[32], frames[96];
 	uint64_t size = blob->len;
-	int rc = tr_fit_image(blob, opts, &fit, err, sizeof(err));
+	enum tr_error code = tr_fit_image(blob, opts, &fit, err, sizeof(err));
 
 	tr_blob_unref(blob);
-	if (rc < 0) {
-		tr_result_fail(res, TR_E_CORRUPT, "Failed to process image file: %s", err);
+	if (code == TR_E_UNSUPPORTED) {
+		tr_result_fail(res, code, "Unsupported image format: %s (%s)", img->format, err);
+		return 0;
+	}
+	if (code == TR_E_TOO_LARGE) {
+		tr_result_fail(res, code, "Image cannot be made to fit: %s", err);
+		return 0;
+	}
+	if (code != TR_OK) {
+		tr_result_fail(res, code == TR_E_IO ? TR_E_IO : TR_E_CORRUPT,
+			       "Failed to process image file: %s", err);
 		return 0;
 	}
 	bool resized = fit.width != fit.from_width || fit.height != fit.from_height;
-	const char *shown_as = strcmp(fit.media_type, "image/png") == 0 ? "PNG" : "JPEG";
+	bool png = strcmp(fit.media_type, "image/png") == 0;
+	const char *shown_as = png ? "PNG" : "JPEG";
+	bool same_type = strcmp(fit.media_type, img->media_type) == 0;
 
 	tr_format_size(size, size_text, sizeof(size_text));
+	frame_note(&fit, frames, sizeof(frames));
 	if (tr_result_add_image(res, fit.data, fit.media_type, fit.width, fit.height, 0, 0) < 0)
 		return -1;
 	tr_buf_printf(&res->content, "%s image, %ux%u pixels%s%s, %s.", img->format, fit.from_width,
-		      fit.from_height, img->summary ? ", " : "", img->summary ? img->summary : "",
-		      size_text);
+		      fit.from_height, has_summary(img) ? ", " : "",
+		      has_summary(img) ? img->summary : "", size_text);
 	if (resized) {
 		res->meta.has_resized = true;
 		res->meta.from_width = fit.from_width;
@@ -143,8 +171,11 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 			      " [Image: original %ux%u, shown at %ux%u; multiply coordinates by %.3f to map back]",
 			      fit.from_width, fit.from_height, fit.width, fit.height, fit.scale);
 	}
-	if (img->must_convert || strcmp(fit.media_type, img->media_type) != 0)
+	tr_buf_printf(&res->content, "%s", frames);
+	if (!same_type)
 		tr_buf_printf(&res->content, " Converted to %s for viewing.", shown_as);
+	else if (!resized)
+		tr_buf_printf(&res->content, " Re-encoded as %s to fit the size limit.", shown_as);
 	tr_buf_printf(&res->content, " The image is attached.");
 	if (res->content.oom)
 		return -1;
@@ -155,19 +186,13 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 		tr_result_set_short(res, "Read %s image %ux%u (%s), shown at %ux%u", img->format,
 				    fit.from_width, fit.from_height, size_text, fit.width, fit.height);
 	else
-		tr_result_set_short(res, "Read %s image %ux%u (%s), converted to %s", img->format,
-				    fit.from_width, fit.from_height, size_text, shown_as);
+		tr_result_set_short(res, "Read %s image %ux%u (%s), %s %s", img->format,
+				    fit.from_width, fit.from_height, size_text,
+				    same_type ? "re-encoded as" : "converted to", shown_as);
 	res->success = true;
 	return 0;
-#else
-	(void)opts;
-	tr_blob_unref(blob);
-	tr_result_fail(res, TR_E_UNSUPPORTED,
-		       "Unsupported image format: %s (this build has no libvips to convert it)",
-		       img->format);
-	return 0;
-#endif
 }
+#endif
 
 int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr_image_shown *img,
 		    const struct tr_options *opts)
@@ -178,8 +203,14 @@ int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr
 	if (img->must_convert || tr_fit_needed(img->width, img->height, blob->len, opts))
 		return attach_fitted(res, blob, img, opts);
 #else
-	if (img->must_convert)
-		return attach_fitted(res, blob, img, opts);
+	(void)opts;
+	if (img->must_convert) {
+		tr_blob_unref(blob);
+		tr_result_fail(res, TR_E_UNSUPPORTED,
+			       "Unsupported image format: %s (this build has no libvips to convert it)",
+			       img->format);
+		return 0;
+	}
 #endif
 	res->meta.has_dimensions = true;
 	res->meta.width = img->width;
@@ -187,9 +218,9 @@ int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr
 	tr_format_size(blob->len, size_text, sizeof(size_text));
 	if (tr_result_add_image(res, blob, img->media_type, img->width, img->height, 0, 0) < 0)
 		return -1;
-	tr_buf_printf(&res->content, "%s image, %ux%u pixels, %s, %s. The image is attached.",
-		      img->format, img->width, img->height, img->summary ? img->summary : "",
-		      size_text);
+	tr_buf_printf(&res->content, "%s image, %ux%u pixels%s%s, %s. The image is attached.",
+		      img->format, img->width, img->height, has_summary(img) ? ", " : "",
+		      has_summary(img) ? img->summary : "", size_text);
 	if (res->content.oom)
 		return -1;
 	tr_result_set_short(res, "Read %s image %ux%u (%s)", img->format, img->width, img->height,

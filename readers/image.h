@@ -8,8 +8,8 @@
 
 #include "reader.h"
 
-/* The readers of png.c, jpeg.c, gif.c, webp.c and raster.c (BMP, TIFF, ICO, HEIC, AVIF: known
- * but not shown yet, errorCode unsupported), for registry.c. */
+/* The readers of png.c, jpeg.c, gif.c, webp.c and raster.c (BMP, TIFF, ICO, HEIC, AVIF:
+ * converted with libvips, errorCode unsupported when it has no loader), for registry.c. */
 extern const struct tr_reader tr_reader_png;
 extern const struct tr_reader tr_reader_jpeg;
 extern const struct tr_reader tr_reader_gif;
@@ -101,7 +101,9 @@ struct tr_image_shown {
 /* Attaches blob (the whole file; the reference is taken over) as images[0] of res and fills
  * dimensions, content, shortResult and success. An image over opts->image_max_dim or
  * opts->image_max_b64, or one that must be converted, goes through tr_fit_image (libvips):
- * metadata.resized and content then give the scale factor. A fit that fails -> corrupt.
+ * metadata.resized and content then give the scale factor. A fit that fails takes its error
+ * code (corrupt, unsupported, too_large, io_error); without libvips, must_convert ->
+ * unsupported and oversized images are attached as they are.
  * Returns 0, or -1 when out of memory. */
 int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr_image_shown *img,
 		    const struct tr_options *opts);

@@ -251,6 +251,7 @@ static int render_cells(const struct notebook *nb, uint64_t first, uint64_t last
 		.byte_budget = opts->max_output > res->content.len
 				       ? opts->max_output - res->content.len : 0,
 		.max_image_size = opts->max_image_size,
+		.opts = opts,
 	};
 
 	*shown_last = first - 1;

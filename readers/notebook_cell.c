@@ -6,6 +6,9 @@
 
 #include "notebook_cell.h"
 #include "notebook_text.h"
+#if defined(TR_HAVE_VIPS)
+#include "fit.h"
+#endif
 
 /* Room kept for a "[... truncated: X of N chars shown; ...]" note when cutting to a byte budget. */
 #define NOTE_RESERVE 160
@@ -161,15 +164,52 @@ static int push_image(struct tr_nb_cell *out, const struct tr_nb_image *image)
 	return 0;
 }
 
+#if defined(TR_HAVE_VIPS)
+/* Replaces an image over image_max_dim or image_max_b64 by its fitted version and writes into
+ * fitted the words of its reference, e.g. ", shown at 2000x1500 as image/jpeg; multiply
+ * coordinates by 2.000 to map back" ("" when it is within the limits). Returns 0, or 1 with a
+ * reason in fitted when it could not be fitted (the image is left as it was). */
+static int fit_image(const struct tr_nb_context *ctx, struct tr_nb_image *image, char *fitted,
+		     size_t size)
+{
+	struct tr_fit fit;
+	char err[256];
+
+	fitted[0] = '\0';
+	if (!ctx->opts ||
+	    !tr_fit_needed(image->width, image->height, image->blob->len, ctx->opts))
+		return 0;
+	if (tr_fit_image(image->blob, ctx->opts, &fit, err, sizeof(err)) != TR_OK) {
+		snprintf(fitted, size, "%s", err);
+		return 1;
+	}
+	if (fit.width != image->width || fit.height != image->height)
+		snprintf(fitted, size, ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates"
+			 " by %.3f to map back", fit.width, fit.height, fit.media_type, fit.scale);
+	else
+		snprintf(fitted, size, ", re-encoded as %s to fit the size limit", fit.media_type);
+	tr_blob_unref(image->blob);
+	image->blob = fit.data;
+	image->media_type = fit.media_type;
+	image->width = fit.width;
+	image->height = fit.height;
+	return 0;
+}
+#endif
+
 /* Decodes an image value and appends its reference line to buf:
- * "[<prefix>image 2: image/png 640x480, attached]", or why it is not attached. Returns 1 when
- * the image was attached, 0 when not, -1 when out of memory. */
+ * "[<prefix>image 2: image/png 640x480, attached]", with the size it is shown at when it had to
+ * be fitted ("[image 2: image/png 4000x3000, shown at 2000x1500 as image/png; multiply
+ * coordinates by 2.000 to map back, attached]"), or why it is not attached. Returns 1 when the
+ * image was attached, 0 when not, -1 when out of memory. */
 static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
 			struct tr_buf *buf, const cJSON *value, const char *prefix, const char *noun)
 {
 	struct tr_nb_image image;
 	const char *reason;
-	char size[32], limit[32];
+	char size[32], limit[32], fitted[320] = "";
+	const char *media_type;
+	uint32_t width, height;
 	int rc = tr_nb_image_decode(value, &image, &reason);
 
 	if (rc < 0)
@@ -185,9 +225,21 @@ static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
 		tr_blob_unref(image.blob);
 		return rc < 0 ? -1 : 0;
 	}
-	if (tr_buf_printf(buf, "[%simage %zu: %s %" PRIu32 "x%" PRIu32 ", attached]\n", prefix,
-			  (size_t)ctx->first_image + out->n_images, image.media_type, image.width,
-			  image.height) < 0 ||
+	media_type = image.media_type;
+	width = image.width;
+	height = image.height;
+#if defined(TR_HAVE_VIPS)
+	if (fit_image(ctx, &image, fitted, sizeof(fitted)) > 0) {
+		rc = tr_buf_printf(buf, "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
+				   " is over the image limits and could not be downscaled: %s]\n",
+				   prefix, noun, media_type, width, height, fitted);
+		tr_blob_unref(image.blob);
+		return rc < 0 ? -1 : 0;
+	}
+#endif
+	if (tr_buf_printf(buf, "[%simage %zu: %s %" PRIu32 "x%" PRIu32 "%s, attached]\n", prefix,
+			  (size_t)ctx->first_image + out->n_images, media_type, width, height,
+			  fitted) < 0 ||
 	    push_image(out, &image) < 0) {
 		tr_blob_unref(image.blob);
 		return -1;

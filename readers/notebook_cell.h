@@ -9,6 +9,7 @@
 #include <cJSON.h>
 
 #include "notebook_image.h"
+#include "tr_options.h"
 #include "tr_result.h"
 
 /* Code points of outputs shown per cell when a result holds several cells (SPEC §3). */
@@ -21,6 +22,8 @@ struct tr_nb_context {
 	bool single_cell;        /* the result holds only this cell: outputs capped by bytes */
 	uint64_t byte_budget;    /* content bytes the cell may take when it is alone in a result */
 	uint64_t max_image_size; /* larger images are mentioned in the text, not attached */
+	const struct tr_options *opts; /* image_max_dim, image_max_b64: images over them are
+					* fitted (libvips); borrowed */
 	uint32_t first_image;    /* 1-based number in images[] of the cell's first image */
 };
 

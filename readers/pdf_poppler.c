@@ -135,7 +135,10 @@ static int add_render(struct pdf_read *rd, PopplerPage *page, uint64_t p)
 {
 	struct tr_pdf_render img;
 	char err[160] = "";
-	int rc = tr_pdf_render_page(page, TR_PDF_RENDER_LONG_EDGE, rd->opts->image_max_b64, &img,
+	/* SPEC §3: 1568 px, or less when image_max_dim says so. */
+	uint32_t long_edge = rd->opts->image_max_dim < TR_PDF_RENDER_LONG_EDGE
+				     ? (uint32_t)rd->opts->image_max_dim : TR_PDF_RENDER_LONG_EDGE;
+	int rc = tr_pdf_render_page(page, long_edge ? long_edge : 1, rd->opts->image_max_b64, &img,
 				    err, sizeof(err));
 
 	if (rc < 0)

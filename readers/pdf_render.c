@@ -14,6 +14,10 @@
 #include "pdf_render.h"
 #include "vips_start.h"
 #include "tr_result.h"
+#if defined(TR_HAVE_VIPS)
+#include "fit.h"
+#include "tr_options.h"
+#endif
 
 /* A side of the render: side * scale rounded, at least 1 and at most long_edge. */
 static uint32_t scaled_side(double side, double scale, uint32_t long_edge)
@@ -194,6 +198,23 @@ int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64,
 			media_type = "image/jpeg";
 		} else if (rc == 1) {
 			rc = 0; /* keep the PNG */
+		}
+	}
+	/* Still over (a tiny image_max_b64): the fit of every other image, at smaller sizes. */
+	if (rc == 0 && base64_len(blob->len) > max_b64) {
+		struct tr_options fit_opts;
+		struct tr_fit fit;
+		char fit_err[128];
+
+		tr_options_init(&fit_opts);
+		fit_opts.image_max_dim = long_edge;
+		fit_opts.image_max_b64 = max_b64;
+		if (tr_fit_image(blob, &fit_opts, &fit, fit_err, sizeof(fit_err)) == TR_OK) {
+			tr_blob_unref(blob);
+			blob = fit.data;
+			media_type = fit.media_type;
+			width = fit.width;
+			height = fit.height;
 		}
 	}
 #else

@@ -1,15 +1,19 @@
 /* raster.c - image formats vision APIs do not take (BMP, TIFF, ICO, HEIC, AVIF): converted to PNG or
- * JPEG with libvips when it loads them. */
+ * JPEG with libvips when it loads them, unsupported (named) when it cannot. */
 #include <errno.h>
 #include <string.h>
 
 #include "file_io.h"
 #include "image.h"
+#if defined(TR_HAVE_VIPS)
+#include "fit.h"
+#endif
 
 struct raster_format {
 	const char *name;
 	const char *mime_type;
 	const char *const *extensions; /* NULL-terminated */
+	const char *const *loaders;    /* libvips loaders that read it, NULL-terminated */
 };
 
 static const char *const bmp_extensions[] = { "bmp", NULL };
@@ -18,14 +22,20 @@ static const char *const ico_extensions[] = { "ico", NULL };
 static const char *const heic_extensions[] = { "heic", "heif", NULL };
 static const char *const avif_extensions[] = { "avif", NULL };
 
+/* libvips 8.14 reads BMP and ICO only through ImageMagick; TIFF and HEIF have loaders of their
+ * own (libheif decodes AVIF too when it has an AV1 decoder). */
+static const char *const magick_loaders[] = { "magickload_buffer", NULL };
+static const char *const tiff_loaders[] = { "tiffload_buffer", "magickload_buffer", NULL };
+static const char *const heif_loaders[] = { "heifload_buffer", "magickload_buffer", NULL };
+
 enum raster_kind { RASTER_BMP, RASTER_TIFF, RASTER_ICO, RASTER_HEIC, RASTER_AVIF, RASTER_NONE };
 
 static const struct raster_format raster_formats[] = {
-	[RASTER_BMP] = { "BMP", "image/bmp", bmp_extensions },
-	[RASTER_TIFF] = { "TIFF", "image/tiff", tiff_extensions },
-	[RASTER_ICO] = { "ICO", "image/vnd.microsoft.icon", ico_extensions },
-	[RASTER_HEIC] = { "HEIC", "image/heic", heic_extensions },
-	[RASTER_AVIF] = { "AVIF", "image/avif", avif_extensions },
+	[RASTER_BMP] = { "BMP", "image/bmp", bmp_extensions, magick_loaders },
+	[RASTER_TIFF] = { "TIFF", "image/tiff", tiff_extensions, tiff_loaders },
+	[RASTER_ICO] = { "ICO", "image/vnd.microsoft.icon", ico_extensions, magick_loaders },
+	[RASTER_HEIC] = { "HEIC", "image/heic", heic_extensions, heif_loaders },
+	[RASTER_AVIF] = { "AVIF", "image/avif", avif_extensions, heif_loaders },
 };
 
 /* "BM" alone is too weak (text can start with it): also require a known DIB header size. */
@@ -123,27 +133,55 @@ static enum tr_probe raster_probe(const struct tr_file *file)
 	return TR_PROBE_NO;
 }
 
+#define MIB 1048576.0
+
+/* True when this build can decode fmt at all (libvips is in and has one of its loaders). */
+static bool can_load(const struct raster_format *fmt)
+{
+#if defined(TR_HAVE_VIPS)
+	for (const char *const *loader = fmt->loaders; *loader; loader++)
+		if (tr_fit_has_loader(*loader))
+			return true;
+#else
+	(void)fmt;
+#endif
+	return false;
+}
+
 /* Loads the file and converts it to PNG (or JPEG, by the fit rule) with libvips. */
 static int convert(const struct tr_file *file, const struct tr_options *opts,
 		   struct tr_result *res, const struct raster_format *fmt)
 {
 	uint64_t size = (uint64_t)file->st.st_size;
+	uint64_t limit = opts->max_image_size;
+	const char *path = file->src && file->src->path ? file->src->path : res->path;
 	struct tr_blob *blob = NULL;
 	struct tr_image_shown shown = {
 		.format = fmt->name, .media_type = fmt->mime_type, .must_convert = true,
 	};
 
-	if (size > opts->max_image_size) {
-		tr_result_fail(res, TR_E_TOO_LARGE, "Image file exceeds %lluMB limit (actual: %.2fMB)",
-			       (unsigned long long)(opts->max_image_size >> 20),
-			       (double)size / (1024.0 * 1024.0));
+	if (size > limit) {
+		/* The wording of image.c: whole MB when the limit is, else two decimals. */
+		if (limit % 1048576 == 0)
+			tr_result_fail(res, TR_E_TOO_LARGE,
+				       "Image file exceeds %lluMB limit (actual: %.2fMB)",
+				       (unsigned long long)(limit / 1048576), (double)size / MIB);
+		else
+			tr_result_fail(res, TR_E_TOO_LARGE,
+				       "Image file exceeds %.2fMB limit (actual: %.2fMB)",
+				       (double)limit / MIB, (double)size / MIB);
 		return 0;
 	}
 	if (tr_load_file(file->fd, size, &blob, res->meta.sha256) < 0) {
-		if (errno == ENOMEM)
+		int err = errno;
+		enum tr_error code = tr_error_from_errno(err);
+
+		if (err == ENOMEM)
 			return -1;
-		tr_result_fail(res, tr_error_from_errno(errno), "I/O error reading %s: %s", res->path,
-			       strerror(errno));
+		if (code == TR_E_PERMISSION_DENIED)
+			tr_result_fail(res, code, "Permission denied accessing image file: %s", path);
+		else
+			tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", path, strerror(err));
 		return 0;
 	}
 	res->meta.has_sha256 = true;
@@ -155,8 +193,6 @@ static int raster_read(const struct tr_file *file, const struct tr_selector *sel
 {
 	enum raster_kind kind = content_kind(file->head, file->head_len);
 
-	(void)sel;
-	(void)opts;
 	res->type = TR_TYPE_IMAGE;
 	if (kind == RASTER_NONE) {
 		/* Chosen by its extension alone: the bytes are not that format. */
@@ -173,6 +209,22 @@ static int raster_read(const struct tr_file *file, const struct tr_selector *sel
 	res->mime_type = strdup(raster_formats[kind].mime_type);
 	if (!res->mime_type)
 		return -1;
+	if (sel && sel->present && sel->start > 1) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Part %llu is past the end of the image (an image is read whole: 1 part)",
+			       (unsigned long long)sel->start);
+		return 0;
+	}
+	if (!can_load(&raster_formats[kind])) {
+		tr_result_fail(res, TR_E_UNSUPPORTED,
+#if defined(TR_HAVE_VIPS)
+			       "Unsupported image format: %s (no libvips loader for it is available)",
+#else
+			       "Unsupported image format: %s (this build has no libvips to convert it)",
+#endif
+			       raster_formats[kind].name);
+		return 0;
+	}
 	return convert(file, opts, res, &raster_formats[kind]);
 }
 

@@ -5,18 +5,23 @@
 
 #include "render.h"
 
-static const char *result_text(const struct tr_result *res)
+/* The first text block: the error, or the content; an empty content (an empty file) gives the
+ * short result instead, because providers reject empty text blocks (the Messages API answers
+ * "text content blocks must be non-empty"). */
+static const char *result_text(const struct tr_result *res, size_t *len)
 {
-	if (!res->success && res->error_text)
-		return res->error_text;
-	return res->content.data ? res->content.data : "";
-}
+	const char *text = res->content.data;
 
-static size_t result_text_len(const struct tr_result *res)
-{
 	if (!res->success && res->error_text)
-		return strlen(res->error_text);
-	return res->content.len;
+		text = res->error_text;
+	else if (res->content.len == 0 || !text)
+		text = res->short_result ? res->short_result : "(empty)";
+	else {
+		*len = res->content.len;
+		return text;
+	}
+	*len = strlen(text);
+	return text;
 }
 
 /* The continuation hint a model needs when the result is partial ("" when none). */
@@ -48,10 +53,14 @@ static void text_item(struct tr_json *j, const char *type, const char *field, co
 
 static void render_anthropic(struct tr_json *j, const struct tr_result *res, const char *hint)
 {
+	const char *text;
+	size_t len;
+
 	tr_json_begin_object(j);
 	tr_json_key(j, "content");
 	tr_json_begin_array(j);
-	text_item(j, "text", "text", result_text(res), result_text_len(res));
+	text = result_text(res, &len);
+	text_item(j, "text", "text", text, len);
 	for (size_t i = 0; i < res->n_images; i++) {
 		tr_json_begin_object(j);
 		tr_json_key(j, "type");
@@ -102,10 +111,14 @@ static void data_url(struct tr_json *j, const char *media_type, struct tr_blob *
 
 static void render_openai(struct tr_json *j, const struct tr_result *res, const char *hint)
 {
+	const char *text;
+	size_t len;
+
 	tr_json_begin_object(j);
 	tr_json_key(j, "output");
 	tr_json_begin_array(j);
-	text_item(j, "input_text", "text", result_text(res), result_text_len(res));
+	text = result_text(res, &len);
+	text_item(j, "input_text", "text", text, len);
 	for (size_t i = 0; i < res->n_images; i++) {
 		tr_json_begin_object(j);
 		tr_json_key(j, "type");
@@ -154,10 +167,14 @@ static void file_uri(struct tr_json *j, const struct tr_result *res)
 
 static void render_mcp(struct tr_json *j, const struct tr_result *res, const char *hint)
 {
+	const char *text;
+	size_t len;
+
 	tr_json_begin_object(j);
 	tr_json_key(j, "content");
 	tr_json_begin_array(j);
-	text_item(j, "text", "text", result_text(res), result_text_len(res));
+	text = result_text(res, &len);
+	text_item(j, "text", "text", text, len);
 	for (size_t i = 0; i < res->n_images; i++) {
 		tr_json_begin_object(j);
 		tr_json_key(j, "type");

@@ -1,12 +1,15 @@
 """The image readers through toolfs-read: PNG, JPEG, GIF and WebP files made by Pillow,
 ImageMagick, gifsicle, cwebp and img2webp are attached byte for byte with the dimensions Pillow
 reads; broken variants of them are corrupt with the exact sentence a structure walker written
-here (independently of the C code) predicts; BMP/TIFF/ICO/HEIC/AVIF are unsupported, named as
-libmagic names them; the size limit is enforced before reading."""
+here (independently of the C code) predicts; BMP/TIFF/ICO/HEIC/AVIF are converted to PNG of the
+size Pillow (or ImageMagick) reads, and HEIF headers alone are corrupt; the size limit is enforced
+before reading."""
 import base64
 import concurrent.futures
 import hashlib
+import io
 import pathlib
+import re
 import struct
 import subprocess
 import sys
@@ -125,11 +128,18 @@ def test_selector_one_is_the_image_and_two_is_past_the_end(images, toolfs_read):
     assert "images" not in two.json
 
 
-# ---- unsupported raster formats ----
+# ---- raster formats: converted ----
 
-@pytest.mark.parametrize("name", sorted(gen_images.UNSUPPORTED))
-def test_raster_formats_are_unsupported_by_name(images, toolfs_read, name):
-    fmt, mime = gen_images.UNSUPPORTED[name]
+def magick_size(path: pathlib.Path) -> tuple:
+    """Width and height as ImageMagick reads them (first image), for what Pillow cannot open."""
+    out = subprocess.run(["identify", "-format", "%w %h\n", str(path)], capture_output=True,
+                         text=True, check=True).stdout.split("\n")[0]
+    return tuple(int(v) for v in out.split())
+
+
+@pytest.mark.parametrize("name", sorted(gen_images.RASTER))
+def test_raster_formats_are_converted(images, toolfs_read, name):
+    fmt, mime = gen_images.RASTER[name]
     path = images / name
     magic = subprocess.run(["file", "-b", "--mime-type", str(path)], capture_output=True,
                            text=True, check=True).stdout.strip()
@@ -137,15 +147,42 @@ def test_raster_formats_are_unsupported_by_name(images, toolfs_read, name):
     if fmt in ("BMP", "TIFF", "ICO"):
         with Image.open(path) as im:
             assert im.format == fmt
+            size = im.size
+    else:
+        size = magick_size(path)
     r = toolfs_read(path)
+    assert r.rc == 0, r.json
+    j = r.json
+    assert j["contentType"] == "image"
+    assert j["mimeType"] == mime
+    assert j["metadata"]["dimensions"] == {"width": size[0], "height": size[1]}
+    assert "resized" not in j["metadata"]
+    data = path.read_bytes()
+    assert j["metadata"]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert j["shortResult"] == (f"Read {fmt} image {size[0]}x{size[1]} "
+                                f"({format_size(len(data))}), converted to PNG")
+    assert j["content"].startswith(f"{fmt} image, {size[0]}x{size[1]} pixels, ")
+    assert j["content"].endswith(" Converted to PNG for viewing. The image is attached.")
+    assert len(j["images"]) == 1
+    image = j["images"][0]
+    assert image["mediaType"] == "image/png"
+    with Image.open(io.BytesIO(base64.b64decode(image["data"], validate=True))) as png:
+        png.load()
+        assert png.format == "PNG"
+        assert png.size == size == (image["width"], image["height"])
+
+
+@pytest.mark.parametrize("name", sorted(gen_images.RASTER_HEADERS))
+def test_raster_headers_alone_are_corrupt(images, toolfs_read, name):
+    fmt, mime = gen_images.RASTER_HEADERS[name]
+    r = toolfs_read(images / name)
     assert r.rc == 1
     j = r.json
     assert j["contentType"] == "image"
-    assert j["errorCode"] == "unsupported"
-    assert j["error"] == f"Unsupported image format: {fmt}"
-    assert j["content"] == j["error"]
-    assert j["shortResult"] == f"Error: Unsupported image format: {fmt}"
     assert j["mimeType"] == mime
+    assert j["errorCode"] == "corrupt"
+    # libvips's (libheif's) own reason follows.
+    assert re.fullmatch(PREFIX + r"libvips cannot decode it: \S.*", j["error"]), j["error"]
     assert "images" not in j
 
 

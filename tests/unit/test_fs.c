@@ -140,13 +140,18 @@ static void test_names(int root_fd)
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "notes:4.tool.json", &opts, &n), 0);
 	EXPECT_INT(n.base_len, 5);
 	EXPECT(n.sel.present && n.sel.start == 4);
-	/* No sibling: missing, directories, FIFOs; bad selectors; formats not served yet. */
+	/* No sibling: missing, directories, FIFOs; bad selectors. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing.tool.json", &opts, &n), ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir.tool.json", &opts, &n), ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "fifo.tool.json", &opts, &n), ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0.tool.json", &opts, &n), ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:5-2.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.anthropic.json", &opts, &n), ENOENT);
+	/* Provider formats resolve; unknown ones do not. */
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.anthropic.json", &opts, &n), 0);
+	EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:2.tool.mcp.json", &opts, &n), 0);
+	EXPECT_INT(n.fmt, TR_FORMAT_MCP);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.yaml.json", &opts, &n), ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt", &opts, &n), ENOENT);
 	/* Symlinks get siblings unless symlinks=none. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), 0);
