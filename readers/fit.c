@@ -229,7 +229,6 @@ enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *o
 		snprintf(err, err_size, "libvips could not start");
 		return TR_E_IO;
 	}
-	vips_error_clear();
 	loader = vips_foreign_find_load_buffer(src->data, src->len);
 	if (!loader) {
 		vips_reason(err, err_size, "libvips cannot decode it");

@@ -24,11 +24,24 @@ static const char *result_text(const struct tr_result *res, size_t *len)
 	return text;
 }
 
-/* The continuation hint a model needs when the result is partial ("" when none). */
-static void continuation_hint(const struct tr_result *res, char *buf, size_t size)
+/* The continuation hint a model needs when the result is partial ("" when none): the sibling to
+ * read next, in the same provider format ("main.c:2001-4000.tool.anthropic.json"). */
+static void continuation_hint(const struct tr_result *res, const char *fmt, char *buf,
+			      size_t size)
 {
+	static const char suffix[] = ".tool.json";
+	size_t len, stem;
+
 	buf[0] = '\0';
-	if (res->success && res->truncated && res->next)
+	if (!res->success || !res->truncated || !res->next)
+		return;
+	len = strlen(res->next);
+	stem = len >= sizeof(suffix) - 1 && strcmp(res->next + len - (sizeof(suffix) - 1), suffix) == 0
+		       ? len - (sizeof(suffix) - 1) : len;
+	if (stem < len)
+		snprintf(buf, size, "[%s. More: read %.*s.tool.%s.json]",
+			 res->short_result ? res->short_result : "", (int)stem, res->next, fmt);
+	else
 		snprintf(buf, size, "[%s. More: read %s]", res->short_result ? res->short_result : "",
 			 res->next);
 }
@@ -214,15 +227,17 @@ void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_
 {
 	char hint[1024];
 
-	continuation_hint(res, hint, sizeof(hint));
 	switch (fmt) {
 	case TR_FORMAT_ANTHROPIC:
+		continuation_hint(res, "anthropic", hint, sizeof(hint));
 		render_anthropic(j, res, hint);
 		break;
 	case TR_FORMAT_OPENAI:
+		continuation_hint(res, "openai", hint, sizeof(hint));
 		render_openai(j, res, hint);
 		break;
 	case TR_FORMAT_MCP:
+		continuation_hint(res, "mcp", hint, sizeof(hint));
 		render_mcp(j, res, hint);
 		break;
 	case TR_FORMAT_TOOL:
