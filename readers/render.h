@@ -13,8 +13,9 @@
 void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool with_payloads);
 
 /* Writes res in provider format fmt (SPEC §6) onto j: the first text block is the content (or
- * the error); images, then documents follow; a truncated result ends with a text block naming
- * the sibling to read next. */
+ * the error; for an empty file, its shortResult, since providers reject empty text blocks);
+ * images, then documents follow; a truncated result ends with a text block naming the sibling
+ * to read next in the same format (e.g. main.c:2001-4000.tool.anthropic.json). */
 void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt);
 
 #endif
