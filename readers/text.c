@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "charset.h"
 #include "file_io.h"
@@ -49,6 +50,23 @@ static int scan_sink(void *ctx, const unsigned char *data, size_t len)
 	return tr_line_scan_feed(ctx, data, len);
 }
 
+/* Past the window a hole of a sparse file, all NUL bytes and no line terminator, counts as
+ * one NUL does. Returns the offset of the next data when off is in such a hole and the scan may
+ * jump over it (a UTF-8 source past its first piece and its window), else off. */
+static uint64_t hole_end(const struct tr_file *file, const struct tr_decoder *dec,
+			 const struct tr_line_scan *ls, uint64_t off, uint64_t size)
+{
+	off_t data;
+
+	if (off == 0 || off >= size || dec->cd || ls->in_line ||
+	    !(ls->capped || ls->column_past_end || ls->terminators >= ls->win.last))
+		return off;
+	data = lseek(file->fd, (off_t)off, SEEK_DATA);
+	if (data < 0)
+		return errno == ENXIO ? size : off;
+	return (uint64_t)data > size ? size : (uint64_t)data;
+}
+
 /* Streams the file once through the decoder and the line machine, and through SHA-256 when
  * small enough (inline, or beside the scan in a hash thread for larger files). Returns 0, -1
  * when out of memory, or a positive errno when reading failed. */
@@ -73,8 +91,22 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec,
 	}
 	while (!final) {
 		unsigned char *buf = pipe ? tr_hash_pipe_acquire(pipe) : own_buf;
-		size_t want = size - off < READ_CHUNK ? (size_t)(size - off) : READ_CHUNK;
+		size_t want;
 		ssize_t n = 0;
+
+		if (!pipe && !sha) {
+			static const unsigned char nul;
+			uint64_t next = hole_end(file, dec, ls, off, size);
+
+			if (next > off) {
+				if (tr_decoder_feed(dec, &nul, 1, scan_sink, ls) < 0) {
+					rc = -1;
+					goto out;
+				}
+				off = next;
+			}
+		}
+		want = size - off < READ_CHUNK ? (size_t)(size - off) : READ_CHUNK;
 
 		if (want) {
 			n = tr_pread_full(file->fd, buf, want, (off_t)off);

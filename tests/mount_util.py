@@ -3,8 +3,10 @@ and always unmount and reap it, even when the test failed."""
 import contextlib
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 MOUNT_TIMEOUT = 30  # seconds; a hang guard, never a measurement
@@ -94,12 +96,36 @@ def wait_exit(pid: int, timeout: float = MOUNT_TIMEOUT) -> bool:
 
 
 class Mount:
-    """A live mount: its mount point, the daemon's pid, and the Popen in foreground mode."""
+    """A live mount: its mount point, the daemon's pid, the Popen in foreground mode, and the
+    directory where a sanitized daemon writes its reports."""
 
-    def __init__(self, path: pathlib.Path, pid, proc=None):
+    def __init__(self, path: pathlib.Path, pid, proc=None, report_dir=None):
         self.path = path
         self.pid = pid
         self.proc = proc
+        self.report_dir = report_dir
+
+
+def _sanitizer_env(report_dir: str) -> dict:
+    """The environment for the daemon: ASan/UBSan/LSan reports go to files in report_dir (a
+    background daemon's stderr is /dev/null), on top of the caller's ASAN_OPTIONS etc.
+    Harmless for an unsanitized build."""
+    env = dict(os.environ)
+    for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+        opts = env.get(var, "")
+        env[var] = (opts + ":" if opts else "") + f"log_path={report_dir}/{var[:-8].lower()}"
+    return env
+
+
+def sanitizer_reports(mount: Mount) -> str:
+    """The text of every sanitizer report the daemon wrote ("" when none)."""
+    if mount.report_dir is None or not os.path.isdir(mount.report_dir):
+        return ""
+    texts = []
+    for name in sorted(os.listdir(mount.report_dir)):
+        with open(os.path.join(mount.report_dir, name), errors="replace") as f:
+            texts.append(f"--- {name}\n{f.read()}")
+    return "\n".join(texts)
 
 
 def cleanup(mount: Mount) -> None:
@@ -127,19 +153,22 @@ def mounted(binary, source, mnt, *options, foreground: bool = False, wrapper=())
     mnt.mkdir(parents=True, exist_ok=True)
     flags = ["-f"] if foreground else []
     cmd = [*wrapper, str(binary), *flags, *map(str, options), str(source), str(mnt)]
+    report_dir = tempfile.mkdtemp(prefix="toolfs-sanitizer-")
+    os.chmod(report_dir, 0o1777)  # a daemon run as another user writes there too
+    env = _sanitizer_env(report_dir)
     if foreground:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        mount = Mount(mnt, proc.pid, proc)
+        mount = Mount(mnt, proc.pid, proc, report_dir)
         try:
             wait_for_mount(mnt, proc)
         except BaseException:
             cleanup(mount)
             raise
     else:
-        done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
+        done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, env=env,
                               timeout=MOUNT_TIMEOUT)
-        mount = Mount(mnt, daemon_pid(mnt))
+        mount = Mount(mnt, daemon_pid(mnt), report_dir=report_dir)
         if done.returncode != 0:
             cleanup(mount)
             raise RuntimeError(f"toolfs exited with {done.returncode}: {done.stderr.decode()}")
@@ -147,3 +176,7 @@ def mounted(binary, source, mnt, *options, foreground: bool = False, wrapper=())
         yield mount
     finally:
         cleanup(mount)
+        reports = sanitizer_reports(mount)
+        shutil.rmtree(report_dir, ignore_errors=True)
+    # A sanitizer report from the daemon (memory error, UB, leak at exit) fails the test.
+    assert not reports, f"the toolfs daemon's sanitizer report:\n{reports}"

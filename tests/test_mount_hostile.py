@@ -1,0 +1,404 @@
+"""Hostile trees under the mount (issue 7, part 3): symlinks that loop or leave the tree, special
+files, extreme depth and names, a 100 GB sparse file, sources changing under a read, a daemon
+without DAC override so that permission_denied is real, and a /proc file of st_size 0.
+
+Invariants checked everywhere: nothing outside SOURCE is served (every path a test constructs is
+compared against SOURCE, never following links), every sibling is one valid ToolResult whose
+size is its fstat size, and the daemon neither hangs (every call is hang-guarded) nor dies.
+Oracles: the source tree (lstat, bytes, realpath), the toolfs-read CLI run from the root."""
+import concurrent.futures
+import errno
+import json
+import os
+import pathlib
+import stat
+import subprocess
+
+import pytest
+
+from conftest import validate_result
+from fixtures.gen_hostile import DEPTH, LOOP_CHAIN, LONG_CHAIN, SECRET, generate, outside_links
+from mount_util import mounted
+
+HANG_GUARD = 60  # seconds one file-system call may take before the test calls it hung
+FORMATS = ["", ".anthropic", ".openai", ".mcp"]
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4)
+
+
+def guarded(fn, *args):
+    """Runs fn(*args) with a hang guard; returns its value or raises its exception."""
+    return _POOL.submit(fn, *args).result(timeout=HANG_GUARD)
+
+
+def read_bytes(path) -> bytes:
+    def run():
+        with open(path, "rb") as f:
+            return f.read()
+    return guarded(run)
+
+
+def read_sibling(path) -> tuple:
+    """(bytes, fstat size, parsed JSON) of one virtual file, read whole from one handle."""
+    def run():
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            return f.read(), size
+    data, size = guarded(run)
+    assert len(data) == size, f"{path}: read {len(data)} bytes, fstat says {size}"
+    assert data.endswith(b"\n") and data.count(b"\n") == 1
+    return data, size, json.loads(data)
+
+
+def tool(path) -> dict:
+    data, _, doc = read_sibling(path)
+    validate_result(doc)
+    assert SECRET not in data
+    return doc
+
+
+def b(path) -> bytes:
+    return os.fsencode(path)
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> pathlib.Path:
+    out = tmp_path_factory.mktemp("hostile")
+    generate(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def src(base) -> pathlib.Path:
+    return base / "src"
+
+
+@pytest.fixture(scope="module")
+def toolfs_bin(build_dir) -> pathlib.Path:
+    return build_dir / "fs" / "toolfs"
+
+
+@pytest.fixture(scope="module")
+def mount(src, toolfs_bin, tmp_path_factory):
+    with mounted(toolfs_bin, src, tmp_path_factory.mktemp("mnt")) as m:
+        yield m
+
+
+@pytest.fixture(scope="module")
+def mnt(mount) -> pathlib.Path:
+    return mount.path
+
+
+@pytest.fixture(autouse=True)
+def daemon_survives(request):
+    """After every test that used the shared mount, its daemon is still alive and answering."""
+    yield
+    if "mount" in request.fixturenames:
+        m = request.getfixturevalue("mount")
+        assert m.pid is not None and os.path.exists(f"/proc/{m.pid}"), "the daemon died"
+        assert guarded(os.listdir, m.path), "the daemon stopped answering"
+
+
+# -- symlinks ---------------------------------------------------------------------------------
+
+def test_links_leaving_the_tree_are_outside_root(base, src, mnt):
+    for name in outside_links(base):
+        for fmt in FORMATS:
+            path = os.path.join(b(mnt), name + b".tool" + fmt.encode() + b".json")
+            data, _, doc = read_sibling(path)
+            assert SECRET not in data
+            if not fmt:
+                validate_result(doc)
+                assert doc["errorCode"] == "outside_root", (name, doc)
+                assert doc["success"] is False and "content" in doc
+        # the link itself is shown as a link, with its own text
+        assert guarded(os.readlink, os.path.join(b(mnt), name)) == \
+            os.readlink(os.path.join(b(src), name))
+
+
+@pytest.mark.parametrize("name", ["loop_a", "loop_b", "self_loop", "self_dir_loop",
+                                  f"long_{LOOP_CHAIN - 1}"])
+def test_loops_are_not_regular(mnt, name):
+    doc = tool(mnt / f"{name}.tool.json")
+    assert doc["errorCode"] == "not_regular", doc
+
+
+def test_long_chain_inside_follows(mnt, src, toolfs_read):
+    doc = tool(mnt / f"chain_{LONG_CHAIN - 1}.tool.json")
+    assert doc["success"] is True
+    assert doc["content"] == toolfs_read("plain.txt", cwd=src).json["content"]
+    assert tool(mnt / "inside_dotdot.tool.json")["content"] == "     1\tinner\n"
+
+
+@pytest.mark.parametrize("name", ["to_fifo", "to_sock"])
+def test_links_to_special_files_do_not_hang(mnt, name):
+    assert tool(mnt / f"{name}.tool.json")["errorCode"] == "not_regular"
+
+
+# -- special files, depth, names -----------------------------------------------------------------
+
+def test_fifo_and_socket_shown_without_siblings(mnt):
+    assert stat.S_ISFIFO(guarded(os.lstat, mnt / "fifo").st_mode)
+    assert stat.S_ISSOCK(guarded(os.lstat, mnt / "sock").st_mode)
+    names = guarded(os.listdir, mnt)
+    assert "fifo.tool.json" not in names and "sock.tool.json" not in names
+    for name in ["fifo.tool.json", "sock.tool.json", "fifo:1.tool.json", "sock.tool.mcp.json"]:
+        with pytest.raises(FileNotFoundError):
+            guarded(os.stat, mnt / name)
+
+
+def test_dot_and_dotdot_have_no_siblings(mnt):
+    for name in ["..tool.json", "...tool.json", ".tool.json", "..:1.tool.json",
+                 "...tool.mcp.json", ".:1.tool.json", "sub/..tool.json", "sub/...tool.json"]:
+        with pytest.raises(FileNotFoundError):
+            guarded(os.stat, mnt / name)
+
+
+def test_depth_200(mnt, src, toolfs_read):
+    rel = "/".join(["d"] * DEPTH) + "/deep.txt"
+    assert read_bytes(mnt / rel) == (src / rel).read_bytes()
+    doc = tool(mnt / (rel + ".tool.json"))
+    assert doc["content"] == "     1\tat the bottom\n"
+    assert doc["path"] == rel
+    assert read_bytes(mnt / (rel + ".tool.json")) == toolfs_read(rel, cwd=src).out
+
+
+def test_255_byte_names(mnt, src, toolfs_read):
+    longest = "n" * 251 + ".txt"
+    assert read_bytes(mnt / longest) == b"the longest name\n"
+    names = guarded(os.listdir, mnt)
+    assert longest in names and longest + ".tool.json" not in names  # 265 bytes: unlistable
+    with pytest.raises(OSError) as exc:
+        guarded(os.stat, mnt / (longest + ".tool.json"))
+    assert exc.value.errno == errno.ENAMETOOLONG
+    just = "m" * 241 + ".txt"
+    assert len(just + ".tool.json") == 255 and just + ".tool.json" in names
+    assert read_bytes(mnt / (just + ".tool.json")) == toolfs_read(just, cwd=src).out
+
+
+def test_odd_names_equal_cli(mnt, src, toolfs_read):
+    odd = [n for n in os.listdir(b(src)) if n.endswith(b".txt") and
+           any(c in n for c in (b"\n", b"\t", b'"', b"'", b"\\", b"\xff", b"\xc3", b"\x01", b" ",
+                                b"-"))]
+    assert len(odd) == 10
+    for name in odd:
+        data, _, doc = read_sibling(os.path.join(b(mnt), name + b".tool.json"))
+        validate_result(doc)
+        assert data == toolfs_read(os.fsdecode(name), cwd=src).out, name
+        assert doc["path"] == name.decode("utf-8", "replace")
+
+
+# -- nothing outside SOURCE ---------------------------------------------------------------------
+
+def _constructed(mnt_b: bytes, rel: bytes):
+    """The virtual names a test can build from one entry."""
+    for sel in (b"", b":1", b":1-", b":2-3", b":1.1-"):
+        for fmt in FORMATS:
+            yield rel + sel + b".tool" + fmt.encode() + b".json"
+
+
+def test_nothing_outside_source_is_served(mnt, src):
+    """Walks every entry of the mount without following links, plus every virtual name built
+    from each: real files hold exactly SOURCE's bytes at the same relative path (whose realpath
+    is inside SOURCE), virtual files are valid JSON without the secret."""
+    root_real = os.path.realpath(b(src))
+    mnt_b = b(mnt)
+    seen = 0
+
+    def walk():
+        return [(d, dn, fn) for d, dn, fn in os.walk(mnt_b)]
+
+    for dirpath, dirnames, filenames in guarded(walk):
+        for name in dirnames + filenames:
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, mnt_b)
+            st = guarded(os.lstat, full)
+            source = os.path.join(b(src), rel)
+            if not os.path.lexists(source):
+                assert stat.S_ISREG(st.st_mode) and rel.endswith(b".tool.json"), rel
+                assert SECRET not in read_sibling(full)[0]
+                seen += 1
+                continue
+            real = os.path.realpath(os.path.join(os.path.realpath(os.path.dirname(source)),
+                                                 os.path.basename(source)))
+            if stat.S_ISLNK(st.st_mode):
+                assert guarded(os.readlink, full) == os.readlink(source)
+                for virt in _constructed(mnt_b, full):
+                    assert SECRET not in read_sibling(virt)[0]
+                    seen += 1
+            elif stat.S_ISREG(st.st_mode):
+                assert real.startswith(root_real + b"/"), rel
+                assert read_bytes(full) == open(source, "rb").read(), rel
+                seen += 1
+    assert seen > 500
+
+
+# -- a 100 GB sparse file ---------------------------------------------------------------------
+
+def _daemon_rchar(pid: int) -> int:
+    for line in pathlib.Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar")
+
+
+def test_sparse_100g_text_window_is_small(src, mount, toolfs_read):
+    path = src / "sparse.txt"
+    with open(path, "wb") as f:
+        f.write(b"".join(b"sparse line %d\n" % i for i in range(1, 3001)))
+        f.truncate(100 << 30)
+    try:
+        before = _daemon_rchar(mount.pid)
+        data, size, doc = read_sibling(mount.path / "sparse.txt.tool.json")
+        read = _daemon_rchar(mount.pid) - before
+        validate_result(doc)
+        assert doc["success"] is True and doc["range"]["start"] == 1
+        assert doc["content"].startswith("     1\tsparse line 1\n")
+        assert doc["metadata"]["size"] == 100 << 30
+        assert size < 200_000
+        # the daemon reads the data, never the 100 GB of holes
+        assert read < 256 << 20, f"the daemon read {read} bytes for a 100 GB sparse file"
+        assert data == toolfs_read("sparse.txt", cwd=src).out
+    finally:
+        path.unlink()
+
+
+# -- sources changing under a read ------------------------------------------------------------
+
+CHANGES = {
+    "rewrite": lambda p: p.write_bytes(b"version two, longer than before\n" * 300),
+    "replace": lambda p: (p.with_name(p.name + ".new").write_bytes(b"replaced\n" * 7),
+                          os.rename(p.with_name(p.name + ".new"), p)),
+    "truncate": lambda p: os.truncate(p, 0),
+    "delete": lambda p: p.unlink(),
+    "chmod000": lambda p: p.chmod(0),
+}
+
+
+@pytest.fixture
+def changing(src):
+    path = src / "changing.txt"
+    path.write_bytes(b"version one\n" * 100)
+    path.chmod(0o644)
+    yield path
+    path.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_open_sibling_is_a_snapshot(mnt, src, changing, toolfs_read, change):
+    expected = toolfs_read("changing.txt", cwd=src).out
+
+    def run():
+        with open(mnt / "changing.txt.tool.json", "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(50)
+            CHANGES[change](changing)
+            rest = f.read()
+            return head + rest, size, os.fstat(f.fileno()).st_size
+    data, size, size_after = guarded(run)
+    assert data == expected and size == size_after == len(data)
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_change_between_stat_and_open(mnt, src, changing, change):
+    sib = mnt / "changing.txt.tool.json"
+    assert guarded(os.stat, sib).st_size > 0
+    CHANGES[change](changing)
+    if change == "delete":
+        with pytest.raises(FileNotFoundError):
+            read_sibling(sib)
+        return
+    data, size, doc = read_sibling(sib)
+    validate_result(doc)
+    if change == "chmod000":  # the daemon is root here: modes do not stop it
+        assert doc["success"] is True
+    else:
+        assert doc["content"] == "".join(
+            f"{i:6d}\t{line}\n" for i, line in
+            enumerate(changing.read_text().splitlines(), 1)) or doc["shortResult"] == \
+            "File is empty"
+
+
+@pytest.mark.parametrize("change", ["truncate", "replace", "delete"])
+def test_real_file_changing_under_a_read(mnt, changing, change):
+    original = changing.read_bytes()
+
+    def run():
+        with open(mnt / "changing.txt", "rb") as f:
+            head = f.read(24)
+            CHANGES[change](changing)
+            return head + f.read()
+    data = guarded(run)
+    if change == "truncate":
+        assert original.startswith(data)
+    else:  # the open handle keeps the inode it opened
+        assert data == original
+
+
+# -- the daemon without DAC override: permission_denied is real ------------------------------------
+
+NO_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def test_unprivileged_daemon_permission_denied(src, toolfs_bin, tmp_path, toolfs_read):
+    locked = src / "locked.txt"
+    locked.write_bytes(b"nobody may read this\n")
+    locked.chmod(0)
+    lockdir = src / "lockdir"
+    lockdir.mkdir()
+    (lockdir / "f.txt").write_bytes(b"x\n")
+    lockdir.chmod(0)
+    try:
+        with mounted(toolfs_bin, src, tmp_path / "mnt", wrapper=NO_DAC) as m:
+            status = pathlib.Path(f"/proc/{m.pid}/status").read_text()
+            eff = int(next(ln for ln in status.splitlines()
+                           if ln.startswith("CapEff:")).split()[1], 16)
+            assert not eff & (1 << 1) and not eff & (1 << 2), "the daemon kept DAC override"
+            doc = tool(m.path / "locked.txt.tool.json")
+            assert doc["errorCode"] == "permission_denied", doc
+            assert doc["error"] == "Permission denied accessing file: locked.txt"
+            assert guarded(os.stat, m.path / "locked.txt.tool.json").st_mode & 0o777 == 0
+            with pytest.raises(PermissionError):
+                read_bytes(m.path / "locked.txt")
+            with pytest.raises(PermissionError):
+                guarded(os.listdir, m.path / "lockdir")
+            with pytest.raises(PermissionError):
+                guarded(os.stat, m.path / "lockdir" / "f.txt.tool.json")
+            # made unreadable between stat and open
+            guarded(os.stat, m.path / "plain.txt.tool.json")
+            (src / "plain.txt").chmod(0)
+            try:
+                doc = tool(m.path / "plain.txt.tool.json")
+                assert doc["errorCode"] == "permission_denied", doc
+            finally:
+                (src / "plain.txt").chmod(0o644)
+            assert tool(m.path / "plain.txt.tool.json")["success"] is True
+            assert os.path.exists(f"/proc/{m.pid}")
+    finally:
+        lockdir.chmod(0o755)
+        locked.chmod(0o644)
+        (lockdir / "f.txt").unlink()
+        lockdir.rmdir()
+        locked.unlink()
+
+
+# -- a /proc file of st_size 0 ------------------------------------------------------------------
+
+def test_bind_mounted_proc_file(src, toolfs_bin, tmp_path, toolfs_read):
+    target = src / "proc_version"
+    target.write_bytes(b"")
+    if subprocess.run(["mount", "--bind", "/proc/version", str(target)],
+                      capture_output=True).returncode != 0:
+        target.unlink()
+        pytest.skip("cannot bind-mount here (needs CAP_SYS_ADMIN)")
+    try:
+        assert os.stat(target).st_size == 0 and open(target, "rb").read()
+        with mounted(toolfs_bin, src, tmp_path / "mnt") as m:
+            data, size, doc = read_sibling(m.path / "proc_version.tool.json")
+            validate_result(doc)
+            assert data == toolfs_read("proc_version", cwd=src).out
+            assert guarded(os.stat, m.path / "proc_version").st_size == 0
+            read_bytes(m.path / "proc_version")  # whatever it holds, it returns
+            assert os.path.exists(f"/proc/{m.pid}")
+    finally:
+        subprocess.run(["umount", "-l", str(target)], capture_output=True)
+        target.unlink()
