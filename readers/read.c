@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "file_io.h"
@@ -15,6 +16,8 @@
 #define SHA256_MAX_SIZE (256ull * 1024 * 1024)
 /* A file that keeps changing while it is read is given up on after this many tries. */
 #define READ_ATTEMPTS 4
+/* The most read of a file whose size is not known in advance (st_size 0, as in /proc). */
+#define PSEUDO_FILE_MAX (16 * 1024 * 1024)
 
 static const char *base_name(const char *path)
 {
@@ -112,6 +115,42 @@ static const struct tr_reader *pick_reader(const struct tr_file *file)
 	return best;
 }
 
+/* Copies a file that reports size 0 yet has content (/proc, /sys and some FUSE files) into a
+ * memory file, up to PSEUDO_FILE_MAX bytes, so that readers see its true size. Returns the
+ * memory file's descriptor, or -1 with errno. */
+static int snapshot_pseudo_file(int fd)
+{
+	enum { CHUNK = 64 * 1024 };
+	char *buf = malloc(CHUNK);
+	int mem = memfd_create("toolfs-pseudo-file", MFD_CLOEXEC);
+	off_t at = 0;
+
+	if (!buf || mem < 0)
+		goto fail;
+	while (at < PSEUDO_FILE_MAX) {
+		ssize_t n = tr_pread_full(fd, buf, CHUNK, at);
+
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		if (write(mem, buf, (size_t)n) != n)
+			goto fail;
+		at += n;
+	}
+	free(buf);
+	return mem;
+fail:
+	free(buf);
+	if (mem >= 0) {
+		int err = errno;
+
+		close(mem);
+		errno = err;
+	}
+	return -1;
+}
+
 /* One attempt: fills res from the file as it is now. Returns 0, or -1 when out of memory. */
 static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 		     const struct tr_selector *sel, const struct tr_options *opts,
@@ -130,6 +169,22 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 		return 0;
 	}
 	file.head_len = (size_t)head_len;
+	if (st->st_size == 0 && head_len > 0) {
+		struct stat mem_st;
+		int mem = snapshot_pseudo_file(fd);
+		int rc;
+
+		if (mem < 0 || fstat(mem, &mem_st) < 0) {
+			if (mem >= 0)
+				close(mem);
+			tr_result_fail_errno(res, errno);
+			return 0;
+		}
+		mem_st.st_mtim = st->st_mtim;
+		rc = read_once(mem, &mem_st, src, sel, opts, res);
+		close(mem);
+		return rc;
+	}
 	reader = pick_reader(&file);
 	if (!reader) {
 		tr_result_fail(res, TR_E_IO, "No reader accepts %s", res->path);

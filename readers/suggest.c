@@ -17,40 +17,48 @@ struct candidate {
 	size_t distance;
 };
 
-/* Case-insensitive Levenshtein distance, giving up (returning limit + 1) past limit. */
+/* Case-insensitive edit distance counting a swap of two neighbours as one edit (optimal string
+ * alignment: "mian" is one edit from "main"), giving up (returning limit + 1) past limit. */
 static size_t edit_distance(const char *a, const char *b, size_t limit)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	size_t row[MAX_NAME + 1];
+	size_t rows[3][MAX_NAME + 1];
+	size_t *before = rows[0], *prev = rows[1], *cur = rows[2];
 
 	if (la > MAX_NAME || lb > MAX_NAME)
 		return limit + 1;
 	if ((la > lb ? la - lb : lb - la) > limit)
 		return limit + 1;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
+		prev[j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0], best = i;
+		size_t best;
 
-		row[0] = i;
+		cur[0] = best = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t v = diag + cost;
+			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+			size_t v = prev[j - 1] + (ca != cb);
 
-			if (up + 1 < v)
-				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			row[j] = v;
-			diag = up;
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && before[j - 2] + 1 < v)
+				v = before[j - 2] + 1;
+			cur[j] = v;
 			if (v < best)
 				best = v;
 		}
 		if (best > limit)
 			return limit + 1;
+		size_t *spare = before;
+
+		before = prev;
+		prev = cur;
+		cur = spare;
 	}
-	return row[lb];
+	return prev[lb];
 }
 
 static void consider(struct candidate *best, size_t *n, const char *name, size_t distance)
