@@ -83,7 +83,7 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 {
 	uint32_t frames = 0, first_width = 0, first_height = 0;
 	bool trailer = false;
-	size_t off, table;
+	size_t off, table, first_at = 0;
 
 	if (!tr_gif_signature(p, len))
 		return tr_image_error(err, es, "not a GIF file: bad signature at offset 0");
@@ -108,13 +108,14 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 
 		switch (p[off]) {
 		case 0x2c: {
-			uint32_t width, height;
+			uint32_t width = 0, height = 0;
 
 			if (check_image(p, len, &off, &width, &height, err, es) < 0)
 				return -1;
 			if (frames++ == 0) {
 				first_width = width;
 				first_height = height;
+				first_at = start;
 			}
 			break;
 		}
@@ -143,6 +144,9 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 		info->width = first_width;
 		info->height = first_height;
 	}
+	if (info->width == 0 || info->height == 0)
+		return tr_image_error(err, es, "GIF image at offset %zu has zero size (%ux%u)",
+				      first_at, info->width, info->height);
 	info->frames = frames;
 	if (frames > 1)
 		snprintf(info->summary, sizeof(info->summary), "%.6s, animated, %u frames",

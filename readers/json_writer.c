@@ -1,5 +1,6 @@
 /* json_writer.c - streaming compact JSON onto a tr_doc. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -251,8 +252,17 @@ void tr_json_bool(struct tr_json *j, bool v)
 void tr_json_fixed(struct tr_json *j, double v, int decimals)
 {
 	char buf[64];
-	int n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	int n;
 
+	/* JSON has no NaN or infinity, and a magnitude too long for fixed notation (1e300 has 301
+	 * digits) takes an exponent rather than overrunning buf. */
+	if (!isfinite(v))
+		v = 0;
+	if (decimals < 0 || decimals > 17)
+		decimals = decimals < 0 ? 0 : 17;
+	n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		n = snprintf(buf, sizeof(buf), "%.*e", decimals, v);
 	before_value(j);
 	put(j, buf, (size_t)n);
 }

@@ -52,6 +52,8 @@ static int append_stripped(struct tr_buf *buf, const char *text, size_t len)
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, run = 0;
 
+	if (len == 0)
+		return 0; /* text may be NULL then */
 	while (i < len) {
 		if (s[i] != ESC) {
 			i++;
@@ -87,7 +89,8 @@ static int append_overwritten(struct tr_buf *buf, const char *line, size_t len)
 
 			next.len = 0;
 			if (append_bytes(&next, line + seg, seg_len) < 0 ||
-			    append_bytes(&next, cur.data + keep_from, cur.len - keep_from) < 0)
+			    (keep_from < cur.len &&
+			     append_bytes(&next, cur.data + keep_from, cur.len - keep_from) < 0))
 				goto out;
 			swap = cur;
 			cur = next;

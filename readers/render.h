@@ -18,4 +18,10 @@ void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool 
  * to read next in the same format (e.g. main.c:2001-4000.tool.anthropic.json). */
 void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt);
 
+/* Gives back the unused capacity of the literal runs of doc (doc.c), which grow by doubling:
+ * a complete document then holds about tr_doc_size() bytes, which is what the daemon's cache
+ * counts. The document's bytes are unchanged; a failed shrink keeps the larger buffer. */
+struct tr_doc;
+void tr_doc_trim(struct tr_doc *doc);
+
 #endif

@@ -1,4 +1,5 @@
 /* render_tool.c - the canonical .tool.json rendering of a ToolResult (SPEC §2), and tr_render. */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,14 +28,23 @@ static void write_size_object(struct tr_json *j, const char *key, uint32_t w, ui
 	tr_json_end_object(j);
 }
 
+/* RFC 3339 takes four-digit years: mtimes outside years 0000-9999 (`touch -d @1e15` works on
+ * tmpfs) are clamped to them, which also keeps gmtime_r within its range. */
+#define RFC3339_MIN_SEC (-62167219200LL) /* 0000-01-01T00:00:00Z */
+#define RFC3339_MAX_SEC 253402300799LL   /* 9999-12-31T23:59:59Z */
+
 static void write_metadata(struct tr_json *j, const struct tr_metadata *m)
 {
-	char when[32];
-	time_t t = (time_t)m->modified_sec;
+	char when[64]; /* room for any int year, though it is clamped to 0000-9999 */
+	int64_t sec = m->modified_sec < RFC3339_MIN_SEC   ? RFC3339_MIN_SEC
+		      : m->modified_sec > RFC3339_MAX_SEC ? RFC3339_MAX_SEC
+							  : m->modified_sec;
+	time_t t = (time_t)sec;
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	tr_json_key(j, "metadata");
 	tr_json_begin_object(j);
 	if (m->has_stat) {
@@ -207,5 +217,6 @@ struct tr_doc *tr_render(const struct tr_result *res, enum tr_format fmt)
 		tr_doc_unref(doc);
 		return NULL;
 	}
+	tr_doc_trim(doc);
 	return doc;
 }

@@ -1,0 +1,294 @@
+"""Generates the seed corpora of the libFuzzer targets in tests/fuzz: small valid inputs of each
+kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
+
+    png, jpeg, gif, webp   small images in several modes made with Pillow (still and animated)
+    notebook               nbformat 4 notebooks (nbformat.v4) with every output type, an image
+                           output and an attachment, an nbformat 3 notebook, an empty one
+    text                   UTF-8 (LF, CRLF, CR, mixed, long lines), UTF-8/16/32 with BOMs and
+                           legacy encodings (windows-1252, shift_jis, gb18030, koi8-r, iso-2022-jp)
+    names                  selectors, virtual names, option settings
+    render                 ToolResults in fuzz_render's input layout
+    read                   the files above under matching names (fuzz_read's layout)
+    pdf                    one- and two-page PDFs drawn with python3-cairo, one uncompressed
+
+Targets with parameters take a fixed header of FUZZ_PARAMS (12) bytes first (see fuzz_util.h);
+an all-zero header means the default view with the default limits.
+
+Deterministic: fixed pixels, texts and ids; no timestamps; no network.
+
+    python3 tests/fuzz/make_seeds.py OUTDIR
+"""
+import base64
+import io
+import json
+import pathlib
+import shutil
+import struct
+import subprocess
+import sys
+
+import cairo
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, \
+    new_raw_cell
+from PIL import Image
+
+PARAMS = 12  # FUZZ_PARAMS in fuzz_util.h
+
+
+def header(*values: int) -> bytes:
+    """A parameter header: the given bytes, zero-padded."""
+    return bytes(values).ljust(PARAMS, b"\0")
+
+
+# Headers for readers: default view; line/cell/page 2; 1- with tiny limits; A-B; A.C-.
+HEADERS = [header(), header(1, 1), header(2, 0, 0, 0x09, 0x02), header(3, 0, 2),
+           header(4, 0, 3, 0, 0x18)]
+
+
+def pixels(size, mode):
+    w, h = size
+    img = Image.new("RGB", size)
+    img.putdata([((x * 37) % 256, (y * 59) % 256, ((x + y) * 23) % 256)
+                 for y in range(h) for x in range(w)])
+    if mode == "I;16":  # 16-bit grayscale: Pillow converts to it only from I
+        return img.convert("L").convert("I").point(lambda v: v * 257).convert("I;16")
+    return img.convert(mode)
+
+
+def image_bytes(img, fmt, **kw) -> bytes:
+    buf = io.BytesIO()
+    img.save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+def png_seeds() -> dict:
+    out = {}
+    for mode in ["1", "L", "P", "RGB", "RGBA", "LA", "I;16"]:
+        out[f"{mode.replace(';', '_')}.png"] = image_bytes(pixels((5, 3), mode), "PNG")
+    frames = [pixels((4, 4), "RGBA"), pixels((4, 4), "RGBA").rotate(90)]
+    out["apng.png"] = image_bytes(frames[0], "PNG", save_all=True, append_images=frames[1:],
+                                  duration=100)
+    return out
+
+
+def jpeg_seeds() -> dict:
+    return {
+        "baseline.jpg": image_bytes(pixels((9, 7), "RGB"), "JPEG", quality=70),
+        "progressive.jpg": image_bytes(pixels((9, 7), "RGB"), "JPEG", quality=70,
+                                       progressive=True),
+        "gray.jpg": image_bytes(pixels((8, 8), "L"), "JPEG", quality=50),
+        "cmyk.jpg": image_bytes(pixels((8, 8), "CMYK"), "JPEG", quality=50),
+        "restart.jpg": image_bytes(pixels((17, 9), "RGB"), "JPEG", quality=60,
+                                   restart_marker_blocks=1),
+    }
+
+
+def gif_seeds() -> dict:
+    frames = [pixels((6, 4), "P"), pixels((6, 4), "P").transpose(Image.FLIP_LEFT_RIGHT)]
+    return {
+        "still.gif": image_bytes(pixels((6, 4), "P"), "GIF"),
+        "transparent.gif": image_bytes(pixels((6, 4), "P"), "GIF", transparency=0),
+        "animated.gif": image_bytes(frames[0], "GIF", save_all=True, append_images=frames[1:],
+                                    duration=50, loop=0),
+    }
+
+
+def webp_seeds() -> dict:
+    frames = [pixels((6, 4), "RGBA"), pixels((6, 4), "RGBA").rotate(180)]
+    return {
+        "lossy.webp": image_bytes(pixels((6, 4), "RGB"), "WEBP", quality=50),
+        "lossless.webp": image_bytes(pixels((6, 4), "RGB"), "WEBP", lossless=True),
+        "alpha.webp": image_bytes(pixels((6, 4), "RGBA"), "WEBP", quality=50),
+        "animated.webp": image_bytes(frames[0], "WEBP", save_all=True, append_images=frames[1:],
+                                     duration=50, lossless=True),
+    }
+
+
+TRACEBACK = ["\x1b[0;31mZeroDivisionError\x1b[0m   Traceback (most recent call last)",
+             "Cell \x1b[0;32mIn[2], line 1\x1b[0m\n----> 1 1/0",
+             "\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"]
+
+
+def notebook_seeds() -> dict:
+    png = image_bytes(pixels((3, 2), "RGB"), "PNG")
+    jpeg = image_bytes(pixels((3, 2), "RGB"), "JPEG", quality=50)
+    nb = new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                               "language": "python"}})
+    nb.cells = [
+        new_markdown_cell("# Title\nSome *text* and ![a](attachment:a.png)",
+                          attachments={"a.png": {"image/png": base64.b64encode(png).decode()}}),
+        new_code_cell("print('hi')\nfor i in range(3):\n    print(i)", execution_count=1,
+                      outputs=[new_output("stream", name="stdout", text="hi\n0\n1\r2\n")]),
+        new_code_cell("x", execution_count=2, outputs=[
+            new_output("execute_result", execution_count=2,
+                       data={"text/plain": "array([1, 2])", "text/html": "<b>1</b>"}),
+            new_output("display_data", data={"image/png": base64.b64encode(png).decode(),
+                                             "image/jpeg": base64.b64encode(jpeg).decode(),
+                                             "text/plain": "<Figure>"}),
+            new_output("error", ename="ZeroDivisionError", evalue="division by zero",
+                       traceback=TRACEBACK)]),
+        new_raw_cell("raw text"),
+        new_code_cell("pass"),
+    ]
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"c{i}"
+    v4 = nbformat.writes(nb).encode()
+    empty = new_notebook()
+    v3 = {
+        "nbformat": 3, "nbformat_minor": 0, "metadata": {"name": "old"},
+        "worksheets": [{"cells": [
+            {"cell_type": "heading", "level": 2, "source": ["Old"], "metadata": {}},
+            {"cell_type": "code", "language": "python", "input": ["1/0"], "prompt_number": 1,
+             "collapsed": False, "metadata": {}, "outputs": [
+                 {"output_type": "pyout", "prompt_number": 1, "text": ["1"], "metadata": {}},
+                 {"output_type": "display_data", "png": base64.b64encode(png).decode(),
+                  "metadata": {}},
+                 {"output_type": "pyerr", "ename": "E", "evalue": "v", "traceback": ["t"]}]},
+        ]}],
+    }
+    return {
+        "v4.ipynb": v4,
+        "v4_compact.ipynb": json.dumps(json.loads(v4), separators=(",", ":")).encode(),
+        "empty.ipynb": nbformat.writes(empty).encode(),
+        "v3.ipynb": json.dumps(v3, indent=1).encode(),
+    }
+
+
+def text_seeds() -> dict:
+    lines = "first line\nsecond\tline\n\nfourth — dash\nпятая строка\n末行\n"
+    return {
+        "lf.txt": lines.encode(),
+        "crlf.txt": lines.replace("\n", "\r\n").encode(),
+        "cr.txt": lines.replace("\n", "\r").encode(),
+        "mixed.txt": b"a\nb\r\nc\rd",
+        "long.txt": ("x" * 90 + "é" * 30 + "\n" + "short\n").encode(),
+        "no_newline.txt": b"no newline at the end",
+        "empty.txt": b"",
+        "bom8.txt": b"\xef\xbb\xbf" + lines.encode(),
+        "utf16le.txt": b"\xff\xfe" + lines.encode("utf-16-le"),
+        "utf16be.txt": b"\xfe\xff" + lines.encode("utf-16-be"),
+        "utf32le.txt": b"\xff\xfe\x00\x00" + lines.encode("utf-32-le"),
+        "cp1252.txt": "café déjà vu, naïve œuvre — “quotes”\n".encode("cp1252") * 3,
+        "sjis.txt": "日本語のテキストです。これはテストです。\n".encode("shift_jis") * 3,
+        "gb18030.txt": "中文文本，这是一个测试。\n".encode("gb18030") * 3,
+        "koi8r.txt": "Русский текст для проверки кодировки.\n".encode("koi8-r") * 3,
+        "iso2022jp.txt": "日本語のテキスト\n".encode("iso-2022-jp") * 3,
+        "invalid_utf8.txt": b"ok \xff\xfe bad \xc3 cut \xed\xa0\x80 surrogate\n",
+    }
+
+
+def names_seeds() -> dict:
+    names = ["12", "3-", "4-9", "7.20-", "1", "main.c.tool.json", "main.c:1-20.tool.json",
+             "a:b:3.tool.anthropic.json", "x.tool.mcp.json", "dir:5-.tool.openai.json",
+             "max_output=100K", "max-lines=5", "hide_siblings", "hide_siblings=0",
+             "symlinks=none", "max_image_size=20MiB", "openai", "cache_size=1G"]
+    return {f"{i:02d}": n.encode() for i, n in enumerate(names)}
+
+
+def render_seed(flags: int, kinds: int, counts: int, strings: list, rest: bytes) -> bytes:
+    numbers = struct.pack("<QqQQQq", 1234, 1700000000, 1, 20, 120, 20)
+    numbers += struct.pack("<IIIIII", 3, 4, 640, 480, 4000, 2000) + struct.pack("<d", 0.5)
+    return bytes([flags, kinds, counts]) + numbers + b"\0".join(strings) + b"\0" + rest
+
+
+def render_seeds() -> dict:
+    return {
+        "text": render_seed(0x0f | 0x02, 1 | (1 << 3), 0x50,
+                            [b"src/main.c", b"/abs/src/main.c", b"text/x-c",
+                             b"Read 2 lines (1-2 of 120)", b"main.c:3-4.tool.json",
+                             b"C source, ASCII text", b"", b""],
+                            b"     1\tint main(void)\n     2\t{\n"),
+        "image": render_seed(0x1d | 0x20, 2, 0x01,
+                             [b"a b/p\xc3\xa9.png", b"", b"image/png", b"Read PNG image 3x4",
+                              b"", b"PNG image data", b"", b""], b"\x89PNG\r\n\x1a\n\0\0"),
+        "error": render_seed(0x04, 3 | (5 << 5), 0x04,
+                             [b"bad\xffname.pdf", b"", b"", b"Error: x", b"", b"", b"", b"",
+                              b"PDF is password-protected: bad.pdf"], b"%PDF-1.4\n"),
+        "notebook": render_seed(0xc5, 4 | (2 << 3), 0x01,
+                                [b"nb.ipynb", b"", b"application/x-ipynb+json", b"Read notebook",
+                                 b"nb.ipynb:3-.tool.json", b"", b"python", b"4.5"],
+                                b"Jupyter notebook: python, 3 cells\n\x1b[31m\"q\"\\\x00"),
+    }
+
+
+def pdf_seeds(tmp: pathlib.Path) -> dict:
+    out = {}
+
+    def surface(name, size=(200, 120)):
+        s = cairo.PDFSurface(str(tmp / name), *size)
+        s.set_metadata(cairo.PDF_METADATA_CREATE_DATE, "2024-01-01T00:00:00Z")
+        s.set_metadata(cairo.PDF_METADATA_MOD_DATE, "2024-01-01T00:00:00Z")
+        s.set_metadata(cairo.PDF_METADATA_CREATOR, "toolfs tests/fuzz/make_seeds.py")
+        return s
+
+    s = surface("text.pdf")
+    ctx = cairo.Context(s)
+    ctx.select_font_face("DejaVu Sans")
+    ctx.set_font_size(12)
+    ctx.move_to(10, 30)
+    ctx.show_text("Hi")
+    s.show_page()
+    ctx.move_to(10, 30)
+    ctx.show_text("2")
+    s.finish()
+
+    s = surface("shapes.pdf", (50, 40))
+    ctx = cairo.Context(s)
+    ctx.set_source_rgb(0.8, 0.1, 0.1)
+    ctx.rectangle(5, 5, 20, 10)
+    ctx.fill()
+    s.finish()
+    for name in ["text.pdf", "shapes.pdf"]:
+        out[name] = (tmp / name).read_bytes()
+    if shutil.which("qpdf"):
+        plain = tmp / "plain.pdf"
+        subprocess.run(["qpdf", "--stream-data=uncompress", "--object-streams=disable",
+                        "--deterministic-id", str(tmp / "shapes.pdf"), str(plain)], check=True)
+        out["plain.pdf"] = plain.read_bytes()
+    return out
+
+
+def write(folder: pathlib.Path, files: dict, headers=None) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        if headers is None:
+            (folder / name).write_bytes(data)
+        else:
+            for i, head in enumerate(headers):
+                (folder / f"{name}.{i}").write_bytes(head + data)
+
+
+def generate(outdir: pathlib.Path) -> None:
+    outdir = pathlib.Path(outdir)
+    images = {"fuzz_png": png_seeds(), "fuzz_jpeg": jpeg_seeds(), "fuzz_gif": gif_seeds(),
+              "fuzz_webp": webp_seeds()}
+    for target, files in images.items():
+        write(outdir / target, files)
+    notebooks = notebook_seeds()
+    texts = text_seeds()
+    write(outdir / "fuzz_notebook", notebooks, HEADERS)
+    write(outdir / "fuzz_text", texts, [header(), header(2, 3, 1, 5, 4, 3, 1, 7, 2),
+                                         header(1, 1, 4, 2, 1, 1, 9, 1, 3)])
+    write(outdir / "fuzz_names", names_seeds())
+    write(outdir / "fuzz_render", render_seeds())
+    tmp = outdir / "pdf-work"
+    tmp.mkdir(parents=True, exist_ok=True)
+    pdfs = pdf_seeds(tmp)
+    shutil.rmtree(tmp)
+    write(outdir / "fuzz_pdf", pdfs, HEADERS)
+    # fuzz_read: the first header byte picks the name (fuzz_read.c's names[]).
+    read = outdir / "fuzz_read"
+    read.mkdir(parents=True, exist_ok=True)
+    groups = [(0, texts), (1, notebooks), (2, images["fuzz_png"]), (3, images["fuzz_jpeg"]),
+              (4, images["fuzz_gif"]), (5, images["fuzz_webp"])]
+    for name_index, files in groups:
+        for name, data in files.items():
+            for i, head in enumerate(HEADERS[:3]):
+                (read / f"{name}.{i}").write_bytes(bytes([name_index]) + head[:-1] + data)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_seeds.py OUTDIR")
+    generate(pathlib.Path(sys.argv[1]))
