@@ -64,6 +64,25 @@ static void text_item(struct tr_json *j, const char *type, const char *field, co
 	tr_json_end_object(j);
 }
 
+/* {"type":TYPE,"source":{"type":"base64","media_type":...,"data":...}} */
+static void anthropic_block(struct tr_json *j, const char *type, const char *media_type,
+			    struct tr_blob *data)
+{
+	tr_json_begin_object(j);
+	tr_json_key(j, "type");
+	tr_json_cstring(j, type);
+	tr_json_key(j, "source");
+	tr_json_begin_object(j);
+	tr_json_key(j, "type");
+	tr_json_cstring(j, "base64");
+	tr_json_key(j, "media_type");
+	tr_json_cstring(j, media_type);
+	tr_json_key(j, "data");
+	tr_json_base64(j, data);
+	tr_json_end_object(j);
+	tr_json_end_object(j);
+}
+
 static void render_anthropic(struct tr_json *j, const struct tr_result *res, const char *hint)
 {
 	const char *text;
@@ -74,36 +93,10 @@ static void render_anthropic(struct tr_json *j, const struct tr_result *res, con
 	tr_json_begin_array(j);
 	text = result_text(res, &len);
 	text_item(j, "text", "text", text, len);
-	for (size_t i = 0; i < res->n_images; i++) {
-		tr_json_begin_object(j);
-		tr_json_key(j, "type");
-		tr_json_cstring(j, "image");
-		tr_json_key(j, "source");
-		tr_json_begin_object(j);
-		tr_json_key(j, "type");
-		tr_json_cstring(j, "base64");
-		tr_json_key(j, "media_type");
-		tr_json_cstring(j, res->images[i].media_type);
-		tr_json_key(j, "data");
-		tr_json_base64(j, res->images[i].data);
-		tr_json_end_object(j);
-		tr_json_end_object(j);
-	}
-	for (size_t i = 0; i < res->n_documents; i++) {
-		tr_json_begin_object(j);
-		tr_json_key(j, "type");
-		tr_json_cstring(j, "document");
-		tr_json_key(j, "source");
-		tr_json_begin_object(j);
-		tr_json_key(j, "type");
-		tr_json_cstring(j, "base64");
-		tr_json_key(j, "media_type");
-		tr_json_cstring(j, res->documents[i].media_type);
-		tr_json_key(j, "data");
-		tr_json_base64(j, res->documents[i].data);
-		tr_json_end_object(j);
-		tr_json_end_object(j);
-	}
+	for (size_t i = 0; i < res->n_images; i++)
+		anthropic_block(j, "image", res->images[i].media_type, res->images[i].data);
+	for (size_t i = 0; i < res->n_documents; i++)
+		anthropic_block(j, "document", res->documents[i].media_type, res->documents[i].data);
 	if (*hint)
 		text_item(j, "text", "text", hint, strlen(hint));
 	tr_json_end_array(j);
