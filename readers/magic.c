@@ -1,5 +1,7 @@
-/* magic.c - libmagic, one cookie pair per thread (magic_t is not thread-safe), loaded lazily
- * once and freed when the thread exits. */
+/* magic.c - libmagic for the whole process: one cookie pair loaded on first use and shared under a
+ * mutex (magic_t is not thread-safe). One pair, not one per thread: each loaded cookie maps the
+ * whole compiled database (about 6 MB of resident pages), which a daemon with ten worker threads
+ * would otherwise hold ten times over, and a new thread would pay the load again. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,29 +11,9 @@
 
 #include "file_io.h"
 
-struct magic_cookies {
-	magic_t description;
-	magic_t mime;
-};
-
-static pthread_key_t cookies_key;
-static pthread_once_t cookies_once = PTHREAD_ONCE_INIT;
-
-static void free_cookies(void *arg)
-{
-	struct magic_cookies *cookies = arg;
-
-	if (cookies->description)
-		magic_close(cookies->description);
-	if (cookies->mime)
-		magic_close(cookies->mime);
-	free(cookies);
-}
-
-static void make_key(void)
-{
-	pthread_key_create(&cookies_key, free_cookies);
-}
+static pthread_mutex_t magic_lock = PTHREAD_MUTEX_INITIALIZER;
+static magic_t description_cookie, mime_cookie;
+static bool description_failed, mime_failed;
 
 static magic_t open_cookie(int flags)
 {
@@ -44,23 +26,16 @@ static magic_t open_cookie(int flags)
 	return cookie;
 }
 
-static magic_t thread_cookie(bool mime)
+/* Returns the cookie for mime or description output, loading it once; call with magic_lock held. */
+static magic_t locked_cookie(bool mime)
 {
-	struct magic_cookies *cookies;
+	magic_t *slot = mime ? &mime_cookie : &description_cookie;
+	bool *failed = mime ? &mime_failed : &description_failed;
 
-	pthread_once(&cookies_once, make_key);
-	cookies = pthread_getspecific(cookies_key);
-	if (!cookies) {
-		cookies = calloc(1, sizeof(*cookies));
-		if (!cookies || pthread_setspecific(cookies_key, cookies) != 0) {
-			free(cookies);
-			return NULL;
-		}
-	}
-	magic_t *slot = mime ? &cookies->mime : &cookies->description;
-
-	if (!*slot)
+	if (!*slot && !*failed) {
 		*slot = open_cookie(mime ? MAGIC_MIME_TYPE : MAGIC_NONE);
+		*failed = *slot == NULL;
+	}
 	return *slot;
 }
 
@@ -69,21 +44,17 @@ static char *dup_result(const char *text)
 	return text ? strdup(text) : NULL;
 }
 
-/* libmagic reads through the descriptor and may move its offset; give it its own. */
+/* libmagic reads through the descriptor and moves its offset; the readers use pread only. */
 static char *describe_fd(int fd, bool mime)
 {
-	magic_t cookie = thread_cookie(mime);
-	int copy;
-	char *out;
+	char *out = NULL;
+	magic_t cookie;
 
-	if (!cookie)
-		return NULL;
-	copy = dup(fd);
-	if (copy < 0)
-		return NULL;
-	lseek(copy, 0, SEEK_SET);
-	out = dup_result(magic_descriptor(cookie, copy));
-	close(copy);
+	pthread_mutex_lock(&magic_lock);
+	cookie = locked_cookie(mime);
+	if (cookie && lseek(fd, 0, SEEK_SET) == 0)
+		out = dup_result(magic_descriptor(cookie, fd));
+	pthread_mutex_unlock(&magic_lock);
 	return out;
 }
 
@@ -99,7 +70,13 @@ char *tr_magic_mime_fd(int fd)
 
 char *tr_magic_mime_buffer(const void *data, size_t len)
 {
-	magic_t cookie = thread_cookie(true);
+	char *out = NULL;
+	magic_t cookie;
 
-	return cookie ? dup_result(magic_buffer(cookie, data, len)) : NULL;
+	pthread_mutex_lock(&magic_lock);
+	cookie = locked_cookie(true);
+	if (cookie)
+		out = dup_result(magic_buffer(cookie, data, len));
+	pthread_mutex_unlock(&magic_lock);
+	return out;
 }
