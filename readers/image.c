@@ -32,7 +32,7 @@ enum tr_probe tr_image_probe(const struct tr_file *file, const struct tr_image_f
 	return TR_PROBE_NO;
 }
 
-static void fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit)
+void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit)
 {
 	/* SPEC prints the limit in whole MB ("20MB"); a limit that is not a whole number of MiB
 	 * (e.g. max_image_size=1500K) keeps two decimals rather than rounding to a wrong figure. */
@@ -44,8 +44,7 @@ static void fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit)
 			       (double)limit / MIB, (double)size / MIB);
 }
 
-/* Load failures: the file could be opened but not read (or changed size under us). */
-static int fail_load(struct tr_result *res, const char *path, int err)
+int tr_image_fail_load(struct tr_result *res, const char *path, int err)
 {
 	enum tr_error code = tr_error_from_errno(err);
 
@@ -87,11 +86,11 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		return 0;
 	}
 	if (size > opts->max_image_size) {
-		fail_too_large(res, size, opts->max_image_size);
+		tr_image_fail_too_large(res, size, opts->max_image_size);
 		return 0;
 	}
 	if (tr_load_file(file->fd, size, &blob, res->meta.sha256) < 0)
-		return fail_load(res, path, errno);
+		return tr_image_fail_load(res, path, errno);
 	res->meta.has_sha256 = true;
 
 	if (fmt->validate(blob->data, blob->len, &info, err, sizeof(err)) < 0) {

@@ -108,6 +108,14 @@ struct tr_image_shown {
 int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr_image_shown *img,
 		    const struct tr_options *opts);
 
+/* Records too_large: "Image file exceeds 20MB limit (actual: 25.30MB)" (the limit in whole MB
+ * when it is one, else with two decimals). */
+void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit);
+
+/* Records a failed load of path with errno err: permission_denied or io_error. Returns 0, or -1
+ * when err is ENOMEM (the caller's out-of-memory return). */
+int tr_image_fail_load(struct tr_result *res, const char *path, int err);
+
 /* Writes a printf-formatted sentence into err (err_size > 0) and returns -1, for validators. */
 int tr_image_error(char *err, size_t err_size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -133,8 +133,6 @@ static enum tr_probe raster_probe(const struct tr_file *file)
 	return TR_PROBE_NO;
 }
 
-#define MIB 1048576.0
-
 /* True when this build can decode fmt at all (libvips is in and has one of its loaders). */
 static bool can_load(const struct raster_format *fmt)
 {
@@ -161,29 +159,11 @@ static int convert(const struct tr_file *file, const struct tr_options *opts,
 	};
 
 	if (size > limit) {
-		/* The wording of image.c: whole MB when the limit is, else two decimals. */
-		if (limit % 1048576 == 0)
-			tr_result_fail(res, TR_E_TOO_LARGE,
-				       "Image file exceeds %lluMB limit (actual: %.2fMB)",
-				       (unsigned long long)(limit / 1048576), (double)size / MIB);
-		else
-			tr_result_fail(res, TR_E_TOO_LARGE,
-				       "Image file exceeds %.2fMB limit (actual: %.2fMB)",
-				       (double)limit / MIB, (double)size / MIB);
+		tr_image_fail_too_large(res, size, limit);
 		return 0;
 	}
-	if (tr_load_file(file->fd, size, &blob, res->meta.sha256) < 0) {
-		int err = errno;
-		enum tr_error code = tr_error_from_errno(err);
-
-		if (err == ENOMEM)
-			return -1;
-		if (code == TR_E_PERMISSION_DENIED)
-			tr_result_fail(res, code, "Permission denied accessing image file: %s", path);
-		else
-			tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", path, strerror(err));
-		return 0;
-	}
+	if (tr_load_file(file->fd, size, &blob, res->meta.sha256) < 0)
+		return tr_image_fail_load(res, path, errno);
 	res->meta.has_sha256 = true;
 	return tr_image_attach(res, blob, &shown, opts);
 }
