@@ -308,7 +308,7 @@ static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root
 	if (stat(cmd->mountpoint, &st) < 0) {
 		if (errno == ENOENT)
 			fprintf(stderr, "toolfs: mountpoint %s does not exist\n", cmd->mountpoint);
-		else if (errno == ENOTCONN)
+		else if (errno == ENOTCONN || errno == ECONNABORTED) /* both: a daemon that died */
 			fprintf(stderr,
 				"toolfs: mountpoint %s: %s (a dead mount: unmount it with "
 				"'fusermount3 -u %s')\n",
