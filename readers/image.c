@@ -32,6 +32,16 @@ enum tr_probe tr_image_probe(const struct tr_file *file, const struct tr_image_f
 	return TR_PROBE_NO;
 }
 
+bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector *sel)
+{
+	if (!sel || !sel->present || sel->start <= 1)
+		return false;
+	tr_result_fail(res, TR_E_OUT_OF_RANGE,
+		       "Part %llu is past the end of the image (an image is read whole: 1 part)",
+		       (unsigned long long)sel->start);
+	return true;
+}
+
 void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit)
 {
 	/* SPEC prints the limit in whole MB ("20MB"); a limit that is not a whole number of MiB
@@ -75,12 +85,8 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		if (!res->mime_type)
 			return -1;
 	}
-	if (sel && sel->present && sel->start > 1) {
-		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Part %llu is past the end of the image (an image is read whole: 1 part)",
-			       (unsigned long long)sel->start);
+	if (tr_image_selector_past_end(res, sel))
 		return 0;
-	}
 	if (size == 0) {
 		tr_result_fail(res, TR_E_CORRUPT, "Failed to process image file: empty file (0 bytes)");
 		return 0;

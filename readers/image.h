@@ -108,6 +108,9 @@ struct tr_image_shown {
 int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr_image_shown *img,
 		    const struct tr_options *opts);
 
+/* An image is one part: a selector starting past 1 records out_of_range and returns true. */
+bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector *sel);
+
 /* Records too_large: "Image file exceeds 20MB limit (actual: 25.30MB)" (the limit in whole MB
  * when it is one, else with two decimals). */
 void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit);

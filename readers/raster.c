@@ -189,12 +189,8 @@ static int raster_read(const struct tr_file *file, const struct tr_selector *sel
 	res->mime_type = strdup(raster_formats[kind].mime_type);
 	if (!res->mime_type)
 		return -1;
-	if (sel && sel->present && sel->start > 1) {
-		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Part %llu is past the end of the image (an image is read whole: 1 part)",
-			       (unsigned long long)sel->start);
+	if (tr_image_selector_past_end(res, sel))
 		return 0;
-	}
 	if (!can_load(&raster_formats[kind])) {
 		tr_result_fail(res, TR_E_UNSUPPORTED,
 #if defined(TR_HAVE_VIPS)
