@@ -60,6 +60,28 @@ uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key)
 	return fnv(h, key->path, strlen(key->path));
 }
 
+/* Hash of the name a document answers (path, selector, format), not of the source state, so
+ * every cached version of one name shares a bucket chain and a new version finds the old ones. */
+static uint64_t name_hash(const struct tfs_doc_key *key)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t num[] = {
+		key->sel.present, (int64_t)key->sel.start, (int64_t)key->sel.end,
+		(int64_t)key->sel.column, key->fmt,
+	};
+
+	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
+		h = FNV_FIELD(h, num[i]);
+	return fnv(h, key->path, strlen(key->path));
+}
+
+static bool same_name(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
+{
+	return a->sel.present == b->sel.present && a->sel.start == b->sel.start &&
+	       a->sel.end == b->sel.end && a->sel.column == b->sel.column && a->fmt == b->fmt &&
+	       strcmp(a->path, b->path) == 0;
+}
+
 bool tfs_doc_key_equal(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
@@ -197,7 +219,7 @@ static void maybe_grow(struct tfs_cache *cache)
 
 struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *key)
 {
-	uint64_t hash = tfs_doc_key_hash(key);
+	uint64_t hash = name_hash(key);
 	struct tr_doc *doc = NULL;
 	struct cache_entry *e;
 
@@ -215,8 +237,8 @@ struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *
 bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struct tr_doc *doc)
 {
 	uint64_t size = tr_doc_size(doc);
-	uint64_t hash = tfs_doc_key_hash(key);
-	struct cache_entry *e, *old;
+	uint64_t hash = name_hash(key);
+	struct cache_entry *e, **slot;
 
 	if (size > cache->capacity)
 		return false;
@@ -230,9 +252,15 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 	e->size = size;
 
 	pthread_mutex_lock(&cache->lock);
-	old = *bucket_slot(cache, key, hash);
-	if (old)
-		evict(cache, old);
+	/* Other versions of this name are superseded: a lookup stats the source first, so only
+	 * this state can be asked for again (an open handle keeps its own reference). */
+	slot = &cache->buckets[hash % cache->n_buckets];
+	while (*slot) {
+		if ((*slot)->hash == hash && same_name(&(*slot)->key, key))
+			evict(cache, *slot); /* unlinks *slot, which now holds the next entry */
+		else
+			slot = &(*slot)->bucket_next;
+	}
 	while (cache->oldest && cache->used + size > cache->capacity)
 		evict(cache, cache->oldest);
 	e->bucket_next = cache->buckets[hash % cache->n_buckets];

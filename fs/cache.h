@@ -53,7 +53,8 @@ void tfs_cache_free(struct tfs_cache *cache);
 struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *key);
 
 /* Caches doc under a copy of key, taking a reference of its own (the caller keeps its own),
- * replacing an entry with an equal key and evicting the least recently used entries beyond the
+ * dropping every other version of the same name (path, selector, format: an equal key, or an
+ * older or newer source state) and evicting the least recently used entries beyond the
  * capacity. Returns true when doc was kept: not when it is larger than the whole capacity, or
  * out of memory. */
 bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struct tr_doc *doc);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "tr_blob.h"
+#include "tr_digest.h"
 
 struct tr_doc;
 
@@ -20,6 +21,10 @@ int tr_doc_append(struct tr_doc *doc, const void *bytes, size_t len);
 /* Appends the padded standard base64 of blob (no quotes, no line breaks); takes a new reference
  * on blob, the caller keeps its own. Returns 0 or -1 as tr_doc_append. */
 int tr_doc_append_base64(struct tr_doc *doc, struct tr_blob *blob);
+
+/* Appends the 64 hex digits of digest (no quotes), taking a reference on it. Reads that reach
+ * them wait until the digest is known. Returns 0 or -1 as tr_doc_append. */
+int tr_doc_append_digest(struct tr_doc *doc, struct tr_digest *digest);
 
 /* True when an append ran out of memory. */
 int tr_doc_failed(const struct tr_doc *doc);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tr_blob.h"
+#include "tr_digest.h"
 
 enum tr_content_type {
 	TR_TYPE_UNKNOWN,
@@ -63,7 +64,9 @@ struct tr_metadata {
 	uint64_t size;
 	int64_t modified_sec; /* source mtime, seconds since the epoch (UTC) */
 	bool has_sha256;
-	char sha256[65];
+	char sha256[65];           /* when has_sha256 and not sha256_later */
+	struct tr_digest *sha256_later; /* owned or NULL: sha256 is still being computed (a large
+					 * file); tr_metadata_sha256() waits for it */
 	char *description; /* owned, libmagic's text, or NULL */
 	const char *encoding;    /* static, or NULL */
 	const char *line_ending; /* static "lf", "crlf", "cr", "mixed", "none", or NULL */
@@ -105,6 +108,10 @@ int tr_result_init(struct tr_result *res, const char *path);
 
 /* Frees everything res owns; leaves it zeroed. */
 void tr_result_destroy(struct tr_result *res);
+
+/* The hex SHA-256 of meta's file (waiting for a digest still being computed), or NULL when
+ * meta has none. */
+const char *tr_metadata_sha256(struct tr_metadata *meta);
 
 /* Marks res failed with code and a printf-formatted sentence: sets error, errorCode, content
  * (= the sentence), shortResult ("Error: <sentence>"), success=false. Keeps type and metadata. */

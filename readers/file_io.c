@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "file_io.h"
+#include "tr_digest.h"
 
 ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset)
 {
@@ -82,33 +83,52 @@ void tr_sha256_hex(const void *data, size_t len, char *hex)
 	to_hex(digest, dlen, hex);
 }
 
-int tr_load_file(int fd, uint64_t size, struct tr_blob **out, char *sha256_hex)
+int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta)
 {
-	unsigned char *data;
-	ssize_t n;
+	enum {
+		CHUNK = 1 << 20,       /* hashed inline while it is still in the CPU's cache */
+		DEFER_FROM = 4 << 20,  /* from here on, hashed in a thread beside the caller's work */
+	};
+	bool defer = meta && size >= DEFER_FROM;
+	struct tr_sha256 *sha = NULL;
+	struct tr_blob *blob;
+	uint64_t at = 0;
 
 	if (size > SIZE_MAX - 1) {
 		errno = EFBIG;
 		return -1;
 	}
-	data = malloc(size ? size : 1);
-	if (!data)
-		return -1;
-	n = tr_pread_full(fd, data, size, 0);
-	if (n < 0 || (uint64_t)n != size) {
-		int err = n < 0 ? errno : EIO;
-
-		free(data);
-		errno = err;
-		return -1;
-	}
-	if (sha256_hex)
-		tr_sha256_hex(data, size, sha256_hex);
-	*out = tr_blob_adopt(data, size);
-	if (!*out) {
+	blob = tr_blob_new_writable((size_t)size);
+	if (!blob || (meta && !defer && !(sha = tr_sha256_new()))) {
+		tr_blob_unref(blob);
 		errno = ENOMEM;
 		return -1;
 	}
+	while (at < size) {
+		size_t want = size - at < CHUNK ? (size_t)(size - at) : CHUNK;
+		ssize_t n = tr_pread_full(fd, blob->data + at, want, (off_t)at);
+
+		if (n < 0 || (size_t)n != want) {
+			int err = n < 0 ? errno : EIO; /* EIO: the file shrank while it was read */
+
+			tr_sha256_free(sha);
+			tr_blob_unref(blob);
+			errno = err;
+			return -1;
+		}
+		tr_sha256_update(sha, blob->data + at, want);
+		at += want;
+	}
+	if (meta) {
+		tr_digest_unref(meta->sha256_later);
+		meta->sha256_later = defer ? tr_digest_start(blob) : NULL;
+		if (defer && !meta->sha256_later)
+			tr_sha256_hex(blob->data, blob->len, meta->sha256);
+		if (sha)
+			tr_sha256_finish(sha, meta->sha256);
+		meta->has_sha256 = true;
+	}
+	*out = blob;
 	return 0;
 }
 

@@ -8,15 +8,17 @@
 #include <sys/types.h>
 
 #include "tr_blob.h"
+#include "tr_result.h"
 
 /* Reads exactly len bytes at offset unless EOF comes first, retrying EINTR and short reads.
  * Returns the count read, or -1 with errno. */
 ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
 
 /* Reads the whole file (size bytes as of fstat; a file that grew is read to size, one that
- * shrank is an EIO error) into a new blob and, when sha256_hex is non-NULL, writes the hex
- * SHA-256 of those bytes (65 bytes with NUL). Returns 0, or -1 with errno. */
-int tr_load_file(int fd, uint64_t size, struct tr_blob **out, char *sha256_hex);
+ * shrank is an EIO error) into a new blob and, when meta is non-NULL, records the SHA-256 of
+ * those bytes in it (has_sha256; for files of 4 MiB and more as sha256_later, computed in a
+ * thread while the caller goes on). Returns 0, or -1 with errno. */
+int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
 
 /* Hex SHA-256 (65 bytes with NUL) of a buffer. */
 void tr_sha256_hex(const void *data, size_t len, char *hex);

@@ -7,19 +7,60 @@
 #include "file_io.h"
 #include "hash_pipe.h"
 
+/* Rings are kept for reuse instead of being freed: on a virtual machine, faulting in a fresh
+ * 4 MiB ring page by page costs more than hashing a megabyte. At most this many are kept. */
+#define SPARE_RINGS 2
+
 struct tr_hash_pipe {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t changed;
+	pthread_cond_t to_hasher, to_reader;
 	struct tr_sha256 *ctx;
-	size_t n_slots;
-	unsigned char **slots;
+	unsigned char *ring; /* n_slots * slot_size bytes */
+	size_t n_slots, slot_size;
 	size_t *lens;
-	uint64_t acquired;  /* buffers handed to the caller */
-	uint64_t submitted; /* buffers queued for hashing */
-	uint64_t hashed;    /* buffers hashed */
-	bool closing;       /* no more submits */
+	uint64_t acquired;     /* buffers handed to the caller */
+	uint64_t submitted;    /* buffers queued for hashing */
+	uint64_t hashed;       /* buffers hashed */
+	uint64_t reader_until; /* the reader sleeps until hashed reaches this; 0: it is awake */
+	bool hasher_asleep;
+	bool closing; /* no more submits */
 };
+
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct spare_ring {
+	unsigned char *mem;
+	size_t size;
+} spares[SPARE_RINGS];
+
+static unsigned char *ring_get(size_t size)
+{
+	unsigned char *mem = NULL;
+
+	pthread_mutex_lock(&spare_lock);
+	for (size_t i = 0; i < SPARE_RINGS && !mem; i++) {
+		if (spares[i].mem && spares[i].size == size) {
+			mem = spares[i].mem;
+			spares[i].mem = NULL;
+		}
+	}
+	pthread_mutex_unlock(&spare_lock);
+	return mem ? mem : malloc(size);
+}
+
+static void ring_put(unsigned char *mem, size_t size)
+{
+	pthread_mutex_lock(&spare_lock);
+	for (size_t i = 0; i < SPARE_RINGS && mem; i++) {
+		if (!spares[i].mem) {
+			spares[i].mem = mem;
+			spares[i].size = size;
+			mem = NULL;
+		}
+	}
+	pthread_mutex_unlock(&spare_lock);
+	free(mem);
+}
 
 static void *hash_main(void *arg)
 {
@@ -27,17 +68,25 @@ static void *hash_main(void *arg)
 
 	pthread_mutex_lock(&pipe->lock);
 	for (;;) {
-		while (pipe->hashed == pipe->submitted && !pipe->closing)
-			pthread_cond_wait(&pipe->changed, &pipe->lock);
+		while (pipe->hashed == pipe->submitted && !pipe->closing) {
+			pipe->hasher_asleep = true;
+			pthread_cond_wait(&pipe->to_hasher, &pipe->lock);
+		}
+		pipe->hasher_asleep = false;
 		if (pipe->hashed == pipe->submitted)
 			break;
 		size_t slot = (size_t)(pipe->hashed % pipe->n_slots);
+		size_t len = pipe->lens[slot];
 
 		pthread_mutex_unlock(&pipe->lock);
-		tr_sha256_update(pipe->ctx, pipe->slots[slot], pipe->lens[slot]);
+		tr_sha256_update(pipe->ctx, pipe->ring + slot * pipe->slot_size, len);
 		pthread_mutex_lock(&pipe->lock);
 		pipe->hashed++;
-		pthread_cond_broadcast(&pipe->changed);
+		/* Wake the reader only once the part of the ring it waits for is free. */
+		if (pipe->reader_until && pipe->hashed >= pipe->reader_until) {
+			pipe->reader_until = 0;
+			pthread_cond_signal(&pipe->to_reader);
+		}
 	}
 	pthread_mutex_unlock(&pipe->lock);
 	return NULL;
@@ -45,10 +94,8 @@ static void *hash_main(void *arg)
 
 static void free_pipe(struct tr_hash_pipe *pipe)
 {
-	if (pipe->slots)
-		for (size_t i = 0; i < pipe->n_slots; i++)
-			free(pipe->slots[i]);
-	free(pipe->slots);
+	if (pipe->ring)
+		ring_put(pipe->ring, pipe->n_slots * pipe->slot_size);
 	free(pipe->lens);
 	tr_sha256_free(pipe->ctx);
 	free(pipe);
@@ -61,23 +108,27 @@ struct tr_hash_pipe *tr_hash_pipe_new(size_t n_slots, size_t slot_size)
 	if (!pipe)
 		return NULL;
 	pipe->n_slots = n_slots;
-	pipe->slots = calloc(n_slots, sizeof(*pipe->slots));
+	pipe->slot_size = slot_size;
 	pipe->lens = calloc(n_slots, sizeof(*pipe->lens));
 	pipe->ctx = tr_sha256_new();
-	if (!pipe->slots || !pipe->lens || !pipe->ctx)
+	if (!pipe->lens || !pipe->ctx || n_slots == 0 || slot_size > SIZE_MAX / n_slots)
 		goto fail;
-	for (size_t i = 0; i < n_slots; i++)
-		if (!(pipe->slots[i] = malloc(slot_size)))
-			goto fail;
+	pipe->ring = ring_get(n_slots * slot_size);
+	if (!pipe->ring)
+		goto fail;
 	if (pthread_mutex_init(&pipe->lock, NULL))
 		goto fail;
-	if (pthread_cond_init(&pipe->changed, NULL))
+	if (pthread_cond_init(&pipe->to_hasher, NULL))
 		goto fail_lock;
+	if (pthread_cond_init(&pipe->to_reader, NULL))
+		goto fail_hasher;
 	if (pthread_create(&pipe->thread, NULL, hash_main, pipe))
-		goto fail_cond;
+		goto fail_reader;
 	return pipe;
-fail_cond:
-	pthread_cond_destroy(&pipe->changed);
+fail_reader:
+	pthread_cond_destroy(&pipe->to_reader);
+fail_hasher:
+	pthread_cond_destroy(&pipe->to_hasher);
 fail_lock:
 	pthread_mutex_destroy(&pipe->lock);
 fail:
@@ -90,12 +141,20 @@ unsigned char *tr_hash_pipe_acquire(struct tr_hash_pipe *pipe)
 	size_t slot = (size_t)(pipe->acquired % pipe->n_slots);
 
 	pthread_mutex_lock(&pipe->lock);
-	/* The slot last held buffer number acquired - n_slots: wait until it is hashed. */
-	while (pipe->acquired >= pipe->n_slots && pipe->hashed + pipe->n_slots <= pipe->acquired)
-		pthread_cond_wait(&pipe->changed, &pipe->lock);
+	/* The slot last held buffer number acquired - n_slots. When it is not hashed yet, sleep
+	 * until half the ring is free, so the two threads meet once per half ring. */
+	if (pipe->acquired >= pipe->n_slots && pipe->hashed + pipe->n_slots <= pipe->acquired) {
+		uint64_t until = pipe->acquired - pipe->n_slots + (pipe->n_slots + 1) / 2;
+
+		while (pipe->hashed < until) {
+			pipe->reader_until = until;
+			pthread_cond_wait(&pipe->to_reader, &pipe->lock);
+		}
+		pipe->reader_until = 0;
+	}
 	pthread_mutex_unlock(&pipe->lock);
 	pipe->acquired++;
-	return pipe->slots[slot];
+	return pipe->ring + slot * pipe->slot_size;
 }
 
 void tr_hash_pipe_submit(struct tr_hash_pipe *pipe, size_t len)
@@ -103,7 +162,8 @@ void tr_hash_pipe_submit(struct tr_hash_pipe *pipe, size_t len)
 	pthread_mutex_lock(&pipe->lock);
 	pipe->lens[pipe->submitted % pipe->n_slots] = len;
 	pipe->submitted++;
-	pthread_cond_broadcast(&pipe->changed);
+	if (pipe->hasher_asleep)
+		pthread_cond_signal(&pipe->to_hasher);
 	pthread_mutex_unlock(&pipe->lock);
 }
 
@@ -113,10 +173,11 @@ void tr_hash_pipe_finish(struct tr_hash_pipe *pipe, char *hex)
 		return;
 	pthread_mutex_lock(&pipe->lock);
 	pipe->closing = true;
-	pthread_cond_broadcast(&pipe->changed);
+	pthread_cond_signal(&pipe->to_hasher);
 	pthread_mutex_unlock(&pipe->lock);
 	pthread_join(pipe->thread, NULL);
-	pthread_cond_destroy(&pipe->changed);
+	pthread_cond_destroy(&pipe->to_reader);
+	pthread_cond_destroy(&pipe->to_hasher);
 	pthread_mutex_destroy(&pipe->lock);
 	if (hex) {
 		tr_sha256_finish(pipe->ctx, hex);

@@ -95,9 +95,8 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		tr_image_fail_too_large(res, size, opts->max_image_size);
 		return 0;
 	}
-	if (tr_load_file(file->fd, size, &blob, res->meta.sha256) < 0)
+	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0)
 		return tr_image_fail_load(res, path, errno);
-	res->meta.has_sha256 = true;
 
 	if (fmt->validate(blob->data, blob->len, &info, err, sizeof(err)) < 0) {
 		tr_blob_unref(blob);

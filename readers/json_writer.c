@@ -218,6 +218,13 @@ void tr_json_cstring(struct tr_json *j, const char *s)
 	tr_json_string(j, s, strlen(s));
 }
 
+void tr_json_digest(struct tr_json *j, struct tr_digest *digest)
+{
+	tr_json_string_begin(j);
+	tr_doc_append_digest(j->doc, digest);
+	tr_json_string_end(j);
+}
+
 void tr_json_base64(struct tr_json *j, struct tr_blob *blob)
 {
 	tr_json_string_begin(j);

@@ -46,6 +46,8 @@ void tr_json_string_part(struct tr_json *j, const char *s, size_t len);
 void tr_json_string_base64(struct tr_json *j, struct tr_blob *blob);
 void tr_json_string_end(struct tr_json *j);
 void tr_json_base64(struct tr_json *j, struct tr_blob *blob);
+/* A string of digest's 64 hex digits, written when the document is read (see tr_doc.h). */
+void tr_json_digest(struct tr_json *j, struct tr_digest *digest);
 
 /* Appends s escaped as JSON string content (no quotes) to doc; invalid UTF-8 -> U+FFFD. */
 void tr_json_escape_into(struct tr_doc *doc, const char *s, size_t len);

@@ -389,7 +389,7 @@ static int notebook_read(const struct tr_file *file, const struct tr_selector *s
 			       limit, actual);
 		return 0;
 	}
-	if (tr_load_file(file->fd, size, &blob, res->meta.sha256) < 0) {
+	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0) {
 		int err = errno;
 
 		if (err == ENOMEM)
@@ -398,7 +398,6 @@ static int notebook_read(const struct tr_file *file, const struct tr_selector *s
 			       file->src->path, strerror(err));
 		return 0;
 	}
-	res->meta.has_sha256 = true;
 	rc = tr_notebook_read_buffer((const char *)blob->data, blob->len, source_name(file), sel,
 				     opts, res);
 	tr_blob_unref(blob);

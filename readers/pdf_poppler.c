@@ -306,14 +306,13 @@ int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *se
 
 	pthread_once(&silence_once, silence_poppler);
 	if (load) {
-		if (tr_load_file(file->fd, size, &whole, res->meta.sha256) < 0) {
+		if (tr_load_file(file->fd, size, &whole, &res->meta) < 0) {
 			if (errno == ENOMEM)
 				return -1;
 			tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", res->path,
 				       strerror(errno));
 			return 0;
 		}
-		res->meta.has_sha256 = true;
 		rd.doc = open_from_blob(whole, &error);
 	} else {
 		rd.doc = open_from_fd(file->fd, &error);

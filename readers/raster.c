@@ -162,9 +162,8 @@ static int convert(const struct tr_file *file, const struct tr_options *opts,
 		tr_image_fail_too_large(res, size, limit);
 		return 0;
 	}
-	if (tr_load_file(file->fd, size, &blob, res->meta.sha256) < 0)
+	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0)
 		return tr_image_fail_load(res, path, errno);
-	res->meta.has_sha256 = true;
 	return tr_image_attach(res, blob, &shown, opts);
 }
 

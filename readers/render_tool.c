@@ -55,7 +55,10 @@ static void write_metadata(struct tr_json *j, const struct tr_metadata *m)
 	}
 	if (m->has_sha256) {
 		tr_json_key(j, "sha256");
-		tr_json_cstring(j, m->sha256);
+		if (m->sha256_later)
+			tr_json_digest(j, m->sha256_later);
+		else
+			tr_json_cstring(j, m->sha256);
 	}
 	if (m->description) {
 		tr_json_key(j, "description");

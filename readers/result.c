@@ -103,8 +103,21 @@ void tr_result_destroy(struct tr_result *res)
 	free(res->meta.description);
 	free(res->meta.language);
 	free(res->meta.nbformat);
+	tr_digest_unref(res->meta.sha256_later);
 	free(res->error_text);
 	memset(res, 0, sizeof(*res));
+}
+
+const char *tr_metadata_sha256(struct tr_metadata *meta)
+{
+	if (!meta->has_sha256)
+		return NULL;
+	if (meta->sha256_later) {
+		memcpy(meta->sha256, tr_digest_hex(meta->sha256_later), sizeof(meta->sha256));
+		tr_digest_unref(meta->sha256_later);
+		meta->sha256_later = NULL;
+	}
+	return meta->sha256;
 }
 
 static char *vformat(const char *fmt, va_list ap)

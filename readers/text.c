@@ -21,7 +21,7 @@
 /* From this size on, SHA-256 (the costliest part of a read) runs in a thread of its own on the
  * same buffers while this one scans them: the read then takes about as long as hashing alone. */
 #define PARALLEL_HASH_MIN (2ull * 1024 * 1024)
-#define HASH_PIPE_SLOTS 4
+#define HASH_PIPE_SLOTS 16
 
 static enum tr_probe text_probe(const struct tr_file *file)
 {

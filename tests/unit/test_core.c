@@ -1,10 +1,15 @@
 /* test_core.c - unit tests of the core's plumbing: documents, base64, the JSON writer, selectors,
  * virtual names and options. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
+#include "base64.h"
 #include "expect.h"
+#include "file_io.h"
 #include "json_writer.h"
 #include "tr_doc.h"
 #include "tr_options.h"
@@ -248,10 +253,118 @@ static void test_options(void)
 	EXPECT_INT(tr_options_set(&o, "symlinks", "all"), -1);
 }
 
+/* The AVX2 and table encoders agree with each other and with OpenSSL's EVP_EncodeBlock on every
+ * length from 0 to 300 groups (every alignment of the 8-group SIMD step and its tail) and on
+ * every byte value. */
+static void test_base64_paths_agree(void)
+{
+	enum { MAX_GROUPS = 300 };
+	unsigned char in[3 * MAX_GROUPS + 32], fast[4 * MAX_GROUPS + 1], slow[4 * MAX_GROUPS + 1];
+	unsigned char oracle[4 * MAX_GROUPS + 1];
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 4; round++) {
+		for (size_t i = 0; i < sizeof(in); i++) {
+			seed = seed * 1103515245u + 12345u;
+			in[i] = round == 0 ? (unsigned char)i : (unsigned char)(seed >> 16);
+		}
+		for (size_t groups = 0; groups <= MAX_GROUPS; groups++) {
+			for (size_t shift = 0; shift < 3; shift++) {
+				tr_base64_groups(in + shift, groups, fast);
+				tr_base64_groups_scalar(in + shift, groups, slow);
+				EXPECT_INT(EVP_EncodeBlock(oracle, in + shift, (int)(3 * groups)),
+					   4 * groups);
+				EXPECT(memcmp(fast, slow, 4 * groups) == 0);
+				EXPECT(memcmp(fast, oracle, 4 * groups) == 0);
+			}
+		}
+	}
+}
+
+/* A digest still being computed: the document's size is known at once, and a read that reaches
+ * it gets the hex of the bytes, the same as hashing inline. */
+static void test_deferred_digest(void)
+{
+	size_t len = (5u << 20) + 7;
+	struct tr_blob *blob = tr_blob_new_writable(len);
+	char inline_hex[65], got[80];
+
+	EXPECT(blob != NULL);
+	for (size_t i = 0; i < len; i++)
+		blob->data[i] = (unsigned char)(i * 7 + (i >> 12));
+	tr_sha256_hex(blob->data, blob->len, inline_hex);
+
+	struct tr_digest *digest = tr_digest_start(blob);
+	struct tr_doc *doc = tr_doc_new();
+
+	EXPECT(digest != NULL);
+	tr_blob_unref(blob); /* the digest's thread keeps its own reference */
+	tr_doc_append(doc, "<", 1);
+	tr_doc_append_digest(doc, digest);
+	tr_doc_append(doc, ">", 1);
+	tr_digest_unref(digest); /* and so does the document */
+	EXPECT_INT(tr_doc_size(doc), 66);
+	EXPECT_INT(tr_doc_read(doc, 0, got, sizeof(got)), 66);
+	EXPECT(got[0] == '<' && got[65] == '>');
+	EXPECT(memcmp(got + 1, inline_hex, 64) == 0);
+	EXPECT_INT(tr_doc_read(doc, 10, got, 3), 3); /* from the middle of the digest */
+	EXPECT(memcmp(got, inline_hex + 9, 3) == 0);
+	tr_doc_unref(doc);
+
+	/* tr_load_file: small files are hashed inline, large ones in a thread; the same hex. */
+	FILE *tmp = tmpfile();
+	unsigned char *bytes = malloc(len);
+	struct tr_metadata small = { 0 }, large = { 0 };
+	struct tr_blob *loaded;
+	char small_hex[65];
+
+	for (size_t i = 0; i < len; i++)
+		bytes[i] = (unsigned char)(i * 7 + (i >> 12));
+	EXPECT_INT(fwrite(bytes, 1, len, tmp), len);
+	fflush(tmp);
+	EXPECT(tr_load_file(fileno(tmp), 1000, &loaded, &small) == 0);
+	tr_sha256_hex(bytes, 1000, small_hex);
+	EXPECT(small.has_sha256 && !small.sha256_later);
+	EXPECT_STR(tr_metadata_sha256(&small), small_hex);
+	tr_blob_unref(loaded);
+	EXPECT(tr_load_file(fileno(tmp), len, &loaded, &large) == 0);
+	EXPECT(large.has_sha256 && large.sha256_later);
+	EXPECT(memcmp(loaded->data, bytes, len) == 0);
+	tr_blob_unref(loaded);
+	EXPECT_STR(tr_metadata_sha256(&large), inline_hex);
+	EXPECT(!large.sha256_later);
+	EXPECT(tr_load_file(fileno(tmp), len + 1, &loaded, &large) == -1); /* shrank: EIO */
+	fclose(tmp);
+	free(bytes);
+}
+
+/* Large writable blobs reuse the mappings of freed ones; each is still a whole writable buffer. */
+static void test_writable_blobs(void)
+{
+	for (int i = 0; i < 6; i++) {
+		size_t len = (size_t)(4 + i % 3) << 20;
+		struct tr_blob *a = tr_blob_new_writable(len), *b = tr_blob_new_writable(len + 1);
+
+		EXPECT(a && b && a->data != b->data);
+		memset(a->data, 0xa5, len);
+		memset(b->data, 0x5a, len + 1);
+		EXPECT(a->data[len - 1] == 0xa5 && b->data[len] == 0x5a);
+		tr_blob_unref(a);
+		tr_blob_unref(b);
+	}
+	struct tr_blob *small = tr_blob_new_writable(10);
+
+	EXPECT(small && small->map_len == 0);
+	tr_blob_unref(small);
+}
+
 int main(void)
 {
 	test_base64_segments();
 	test_large_base64_matches_write();
+	test_base64_paths_agree();
+	test_deferred_digest();
+	test_writable_blobs();
 	test_json_strings();
 	test_json_structure();
 	test_selectors();

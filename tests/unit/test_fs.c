@@ -84,6 +84,25 @@ static void test_cache(void)
 	EXPECT(got == db);
 	tr_doc_unref(got);
 
+	/* A new version of a name supersedes the cached ones (another source state, same path,
+	 * selector and format); other names and other selectors of the name stay. */
+	struct tfs_doc_key a_next = a, a_window = a;
+	a_next.mtime.tv_sec = 101;
+	a_next.size = 2;
+	a_window.sel.present = true;
+	a_window.sel.start = 5;
+	EXPECT(tfs_cache_put(cache, &a_window, dc));
+	EXPECT(tfs_cache_put(cache, &a_next, da));
+	EXPECT(tfs_cache_get(cache, &a) == NULL);
+	got = tfs_cache_get(cache, &a_next);
+	EXPECT(got == da);
+	tr_doc_unref(got);
+	got = tfs_cache_get(cache, &a_window);
+	EXPECT(got == dc);
+	tr_doc_unref(got);
+	EXPECT(tfs_cache_put(cache, &a, db)); /* and an older state back again supersedes the newer */
+	EXPECT(tfs_cache_get(cache, &a_next) == NULL);
+
 	tfs_cache_free(cache);
 	tr_doc_unref(da);
 	tr_doc_unref(db);
