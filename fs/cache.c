@@ -172,6 +172,17 @@ static void lru_push_newest(struct tfs_cache *cache, struct cache_entry *e)
 		cache->oldest = e;
 }
 
+static void lru_push_oldest(struct tfs_cache *cache, struct cache_entry *e)
+{
+	e->newer = cache->oldest;
+	e->older = NULL;
+	if (cache->oldest)
+		cache->oldest->older = e;
+	cache->oldest = e;
+	if (!cache->newest)
+		cache->newest = e;
+}
+
 static struct cache_entry **bucket_slot(struct tfs_cache *cache, const struct tfs_doc_key *key,
 					uint64_t hash)
 {
@@ -252,14 +263,24 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 	e->size = size;
 
 	pthread_mutex_lock(&cache->lock);
-	/* Other versions of this name are superseded: a lookup stats the source first, so only
-	 * this state can be asked for again (an open handle keeps its own reference). */
+	/* An equal key is replaced. Other versions of this name are superseded: the next lookup
+	 * stats the source first and asks for this state, so they become the first to go when
+	 * room is needed. They are not dropped at once: an open that follows its own lookup of an
+	 * older version (another reader looked up the newer one meanwhile) still finds it, instead
+	 * of failing with ESTALE when the source keeps changing. */
 	slot = &cache->buckets[hash % cache->n_buckets];
 	while (*slot) {
-		if ((*slot)->hash == hash && same_name(&(*slot)->key, key))
-			evict(cache, *slot); /* unlinks *slot, which now holds the next entry */
-		else
-			slot = &(*slot)->bucket_next;
+		struct cache_entry *other = *slot;
+
+		if (other->hash == hash && tfs_doc_key_equal(&other->key, key)) {
+			evict(cache, other); /* unlinks it: *slot now holds the next entry */
+			continue;
+		}
+		if (other->hash == hash && same_name(&other->key, key)) {
+			lru_unlink(cache, other);
+			lru_push_oldest(cache, other);
+		}
+		slot = &other->bucket_next;
 	}
 	while (cache->oldest && cache->used + size > cache->capacity)
 		evict(cache, cache->oldest);

@@ -53,9 +53,9 @@ void tfs_cache_free(struct tfs_cache *cache);
 struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *key);
 
 /* Caches doc under a copy of key, taking a reference of its own (the caller keeps its own),
- * dropping every other version of the same name (path, selector, format: an equal key, or an
- * older or newer source state) and evicting the least recently used entries beyond the
- * capacity. Returns true when doc was kept: not when it is larger than the whole capacity, or
+ * replacing an entry with an equal key, making the other versions of the same name (path,
+ * selector, format; another source state) the first to be evicted, and evicting the least
+ * recently used entries beyond the capacity. Returns true when doc was kept: not when it is larger than the whole capacity, or
  * out of memory. */
 bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struct tr_doc *doc);
 

@@ -84,24 +84,33 @@ static void test_cache(void)
 	EXPECT(got == db);
 	tr_doc_unref(got);
 
+	tfs_cache_free(cache);
+
 	/* A new version of a name supersedes the cached ones (another source state, same path,
-	 * selector and format); other names and other selectors of the name stay. */
-	struct tfs_doc_key a_next = a, a_window = a;
+	 * selector and format): they stay readable but are the first to be evicted, before even
+	 * older entries of other names. */
+	cache = tfs_cache_new(100);
+	struct tfs_doc_key a_next = a;
 	a_next.mtime.tv_sec = 101;
 	a_next.size = 2;
-	a_window.sel.present = true;
-	a_window.sel.start = 5;
-	EXPECT(tfs_cache_put(cache, &a_window, dc));
-	EXPECT(tfs_cache_put(cache, &a_next, da));
+	EXPECT(tfs_cache_put(cache, &a, da));
+	EXPECT(tfs_cache_put(cache, &b, db));
+	EXPECT(tfs_cache_put(cache, &a_next, da)); /* 120 > 100: evicts a (superseded), not b */
 	EXPECT(tfs_cache_get(cache, &a) == NULL);
+	got = tfs_cache_get(cache, &b);
+	EXPECT(got == db);
+	tr_doc_unref(got);
 	got = tfs_cache_get(cache, &a_next);
 	EXPECT(got == da);
 	tr_doc_unref(got);
-	got = tfs_cache_get(cache, &a_window);
-	EXPECT(got == dc);
+	struct tfs_doc_key c_next = c;
+	c_next.ctime.tv_sec = 9;
+	EXPECT(tfs_cache_put(cache, &c, dc)); /* room: b goes (least recent), a_next stays */
+	EXPECT(tfs_cache_put(cache, &c_next, dc)); /* c is superseded: it goes before older a_next */
+	EXPECT(tfs_cache_get(cache, &c) == NULL);
+	got = tfs_cache_get(cache, &a_next);
+	EXPECT(got == da);
 	tr_doc_unref(got);
-	EXPECT(tfs_cache_put(cache, &a, db)); /* and an older state back again supersedes the newer */
-	EXPECT(tfs_cache_get(cache, &a_next) == NULL);
 
 	tfs_cache_free(cache);
 	tr_doc_unref(da);
