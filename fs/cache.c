@@ -5,6 +5,9 @@
 
 #include "cache.h"
 
+/* Superseded versions of this size and more are dropped at once (see tfs_cache_put). */
+#define SUPERSEDED_DROP_FROM (4u << 20)
+
 struct cache_entry {
 	struct tfs_doc_key key; /* owned copy */
 	uint64_t hash;
@@ -265,14 +268,18 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 	pthread_mutex_lock(&cache->lock);
 	/* An equal key is replaced. Other versions of this name are superseded: the next lookup
 	 * stats the source first and asks for this state, so they become the first to go when
-	 * room is needed. They are not dropped at once: an open that follows its own lookup of an
-	 * older version (another reader looked up the newer one meanwhile) still finds it, instead
-	 * of failing with ESTALE when the source keeps changing. */
+	 * room is needed. Small ones are not dropped at once: an open that follows its own lookup
+	 * of an older version (another reader looked up the newer one meanwhile) still finds it,
+	 * instead of failing with ESTALE when the source keeps changing. Large ones (an image's
+	 * base64) are dropped at once, so that rewriting one image does not fill the cache with its
+	 * old versions; such an open then reads the source again (ESTALE only if it changed). */
 	slot = &cache->buckets[hash % cache->n_buckets];
 	while (*slot) {
 		struct cache_entry *other = *slot;
 
-		if (other->hash == hash && tfs_doc_key_equal(&other->key, key)) {
+		if (other->hash == hash && (tfs_doc_key_equal(&other->key, key) ||
+					    (other->size >= SUPERSEDED_DROP_FROM &&
+					     same_name(&other->key, key)))) {
 			evict(cache, other); /* unlinks it: *slot now holds the next entry */
 			continue;
 		}

@@ -54,7 +54,8 @@ struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *
 
 /* Caches doc under a copy of key, taking a reference of its own (the caller keeps its own),
  * replacing an entry with an equal key, making the other versions of the same name (path,
- * selector, format; another source state) the first to be evicted, and evicting the least
+ * selector, format; another source state) the first to be evicted (those of 4 MiB and more are
+ * evicted at once), and evicting the least
  * recently used entries beyond the capacity. Returns true when doc was kept: not when it is larger than the whole capacity, or
  * out of memory. */
 bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struct tr_doc *doc);

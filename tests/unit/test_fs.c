@@ -111,6 +111,20 @@ static void test_cache(void)
 	got = tfs_cache_get(cache, &a_next);
 	EXPECT(got == da);
 	tr_doc_unref(got);
+	tfs_cache_free(cache);
+
+	/* Large superseded versions (an image's base64) are dropped at once. */
+	struct tr_doc *large = doc_of_size(4u << 20), *large_next = doc_of_size(5u << 20);
+
+	cache = tfs_cache_new(64u << 20);
+	EXPECT(tfs_cache_put(cache, &a, large));
+	EXPECT(tfs_cache_put(cache, &a_next, large_next));
+	EXPECT(tfs_cache_get(cache, &a) == NULL);
+	got = tfs_cache_get(cache, &a_next);
+	EXPECT(got == large_next);
+	tr_doc_unref(got);
+	tr_doc_unref(large);
+	tr_doc_unref(large_next);
 
 	tfs_cache_free(cache);
 	tr_doc_unref(da);
