@@ -268,11 +268,10 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 	pthread_mutex_lock(&cache->lock);
 	/* An equal key is replaced. Other versions of this name are superseded: the next lookup
 	 * stats the source first and asks for this state, so they become the first to go when
-	 * room is needed. Small ones are not dropped at once: an open that follows its own lookup
-	 * of an older version (another reader looked up the newer one meanwhile) still finds it,
-	 * instead of failing with ESTALE when the source keeps changing. Large ones (an image's
-	 * base64) are dropped at once, so that rewriting one image does not fill the cache with its
-	 * old versions; such an open then reads the source again (ESTALE only if it changed). */
+	 * room is needed. The open that follows a lookup of an older version finds it through
+	 * the inode's hold (inode.h); small ones are kept here too, for a second open of that
+	 * version. Large ones (an image's base64) are dropped at once, so that rewriting one image
+	 * does not fill the cache with its old versions. */
 	slot = &cache->buckets[hash % cache->n_buckets];
 	while (*slot) {
 		struct cache_entry *other = *slot;

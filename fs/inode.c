@@ -13,9 +13,11 @@ _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t), "node ids hold inode add
 
 enum { INITIAL_BUCKETS = 1024 };
 
-int tfs_inodes_init(struct tfs_inodes *tab, int root_fd, const struct stat *root_st)
+int tfs_inodes_init(struct tfs_inodes *tab, int root_fd, const struct stat *root_st,
+		    uint64_t held_budget)
 {
 	memset(tab, 0, sizeof(*tab));
+	tab->held_budget = held_budget;
 	tab->real = calloc(INITIAL_BUCKETS, sizeof(*tab->real));
 	tab->sibling = calloc(INITIAL_BUCKETS, sizeof(*tab->sibling));
 	tab->root.path = strdup("");
@@ -40,6 +42,7 @@ static void inode_free(struct tfs_inode *inode)
 	if (inode->is_sibling) {
 		tfs_doc_key_destroy(&inode->key);
 		tr_doc_unref(inode->pinned);
+		tr_doc_unref(inode->held);
 	} else {
 		close(inode->fd);
 		free(inode->path);
@@ -179,9 +182,50 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 	return fresh;
 }
 
+/* Takes inode off the list of holding inodes and returns its held document (the caller's
+ * reference now), or NULL; under the lock. */
+static struct tr_doc *unhold(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	struct tr_doc *doc = inode->held;
+
+	if (!doc)
+		return NULL;
+	*(inode->held_older ? &inode->held_older->held_newer : &tab->held_oldest) =
+		inode->held_newer;
+	*(inode->held_newer ? &inode->held_newer->held_older : &tab->held_newest) =
+		inode->held_older;
+	tab->held_bytes -= tr_doc_size(doc);
+	inode->held = NULL;
+	inode->held_older = inode->held_newer = NULL;
+	inode->held_opens = 0;
+	return doc;
+}
+
+/* Makes inode hold doc for one more open (renewing its place as the newest hold), then drops
+ * the oldest holds beyond the budget; under the lock. A dropped document is almost always
+ * still cached, so its unref here is one atomic decrement. */
+static void hold(struct tfs_inodes *tab, struct tfs_inode *inode, struct tr_doc *doc)
+{
+	uint64_t size = tr_doc_size(doc), opens = inode->held_opens;
+	struct tr_doc *had = unhold(tab, inode);
+
+	if (size > tab->held_budget) {
+		tr_doc_unref(had);
+		return;
+	}
+	inode->held = had ? had : tr_doc_ref(doc);
+	inode->held_opens = opens + 1;
+	inode->held_older = tab->held_newest;
+	*(tab->held_newest ? &tab->held_newest->held_newer : &tab->held_oldest) = inode;
+	tab->held_newest = inode;
+	tab->held_bytes += size;
+	while (tab->held_bytes > tab->held_budget)
+		tr_doc_unref(unhold(tab, tab->held_oldest));
+}
+
 struct tfs_inode *tfs_inodes_add_sibling(struct tfs_inodes *tab, struct tfs_inode *dir,
 					 const struct tfs_doc_key *key, const struct stat *attr,
-					 struct tr_doc *pin)
+					 struct tr_doc *doc, bool cached)
 {
 	uint64_t hash = sibling_hash(dir, key);
 	struct tfs_inode *inode, *fresh = calloc(1, sizeof(*fresh));
@@ -197,32 +241,42 @@ struct tfs_inode *tfs_inodes_add_sibling(struct tfs_inodes *tab, struct tfs_inod
 	while (inode && !(inode->dir == dir && tfs_doc_key_equal(&inode->key, key)))
 		inode = inode->bucket_next;
 	if (inode) {
-		inode->refs++;
-		if (pin && !inode->pinned)
-			inode->pinned = tr_doc_ref(pin);
-		pthread_mutex_unlock(&tab->lock);
 		inode_free(fresh);
-		return inode;
+	} else {
+		inode = fresh;
+		inode->dir = dir;
+		dir->refs++;
+		inode->attr = *attr;
+		inode->bucket_next = tab->sibling[hash % tab->n_sibling_buckets];
+		tab->sibling[hash % tab->n_sibling_buckets] = inode;
+		tab->n_sibling++;
+		grow(&tab->sibling, &tab->n_sibling_buckets, tab->n_sibling, sibling_inode_hash);
 	}
-	fresh->pinned = tr_doc_ref(pin);
-	fresh->refs = 1;
-	fresh->dir = dir;
-	dir->refs++;
-	fresh->attr = *attr;
-	fresh->bucket_next = tab->sibling[hash % tab->n_sibling_buckets];
-	tab->sibling[hash % tab->n_sibling_buckets] = fresh;
-	tab->n_sibling++;
-	grow(&tab->sibling, &tab->n_sibling_buckets, tab->n_sibling, sibling_inode_hash);
+	inode->refs++;
+	if (!inode->pinned) { /* a pinned document serves every open already */
+		if (cached)
+			hold(tab, inode, doc);
+		else
+			inode->pinned = tr_doc_ref(doc);
+	}
 	pthread_mutex_unlock(&tab->lock);
-	return fresh;
+	return inode;
 }
 
-struct tr_doc *tfs_inodes_pinned_doc(struct tfs_inodes *tab, struct tfs_inode *inode)
+struct tr_doc *tfs_inodes_take_doc(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
 	struct tr_doc *doc;
 
 	pthread_mutex_lock(&tab->lock);
 	doc = tr_doc_ref(inode->pinned);
+	if (!doc && inode->held) {
+		if (inode->held_opens > 1) {
+			inode->held_opens--;
+			doc = tr_doc_ref(inode->held);
+		} else {
+			doc = unhold(tab, inode);
+		}
+	}
 	pthread_mutex_unlock(&tab->lock);
 	return doc;
 }
@@ -256,6 +310,7 @@ void tfs_inodes_forget(struct tfs_inodes *tab, struct tfs_inode *inode, uint64_t
 		if (inode->is_sibling) {
 			struct tfs_inode *dir = inode->dir;
 
+			tr_doc_unref(unhold(tab, inode));
 			if (--dir->refs == 0 && dir != &tab->root) {
 				unlink_inode(tab, dir);
 				dead[1] = dir;

@@ -38,6 +38,14 @@ struct tfs_inode {
 	struct tr_doc *pinned;  /* its document when the cache could not keep it (larger than the
 				 * whole cache), so that the open after the lookup finds it; owned
 				 * reference, set once under the table lock */
+	/* The document of the latest lookup, held (owned reference) until the opens that follow
+	 * the lookups have taken it, the inode is forgotten, or newer holds push it out of the
+	 * table's bounded list. The cache may evict a version at any time (a newer one supersedes
+	 * it); the hold is what lets the open after a lookup find the version that lookup made.
+	 * All under the table lock. */
+	struct tr_doc *held;
+	uint64_t held_opens; /* lookups not yet followed by an open */
+	struct tfs_inode *held_older, *held_newer; /* the table's list of holding inodes */
 };
 
 struct tfs_inodes {
@@ -45,11 +53,16 @@ struct tfs_inodes {
 	struct tfs_inode root;
 	struct tfs_inode **real, **sibling; /* hash buckets */
 	size_t n_real_buckets, n_sibling_buckets, n_real, n_sibling;
+	struct tfs_inode *held_oldest, *held_newest; /* sibling inodes holding a document */
+	uint64_t held_bytes, held_budget; /* sum of their tr_doc_size(held); the most it may reach */
 };
 
 /* Initialises the table with the root inode, which takes ownership of root_fd (O_PATH of SOURCE)
- * and is never forgotten. Returns 0, or -1 when out of memory (root_fd is then not taken). */
-int tfs_inodes_init(struct tfs_inodes *tab, int root_fd, const struct stat *root_st);
+ * and is never forgotten. held_budget bounds the bytes of the documents that sibling inodes hold
+ * from their lookup to their open (see tfs_inode.held). Returns 0, or -1 when out of memory
+ * (root_fd is then not taken). */
+int tfs_inodes_init(struct tfs_inodes *tab, int root_fd, const struct stat *root_st,
+		    uint64_t held_budget);
 
 /* Frees every inode left (the kernel forgets nothing at unmount) and closes their fds. */
 void tfs_inodes_destroy(struct tfs_inodes *tab);
@@ -68,15 +81,17 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 				      const char *path);
 
 /* Counts one kernel lookup of the sibling version key (borrowed, copied) of a source in dir,
- * creating its inode with attributes attr when it is new. pin (borrowed, or NULL) is a document
- * of the version the inode must keep a reference to. Returns the inode, or NULL when out of
- * memory. */
+ * creating its inode with attributes attr when it is new. doc (borrowed) is the version's
+ * document: the inode keeps a reference until it is forgotten when cached is false (the cache
+ * could not keep it), else holds one for the open that follows this lookup (see held).
+ * Returns the inode, or NULL when out of memory. */
 struct tfs_inode *tfs_inodes_add_sibling(struct tfs_inodes *tab, struct tfs_inode *dir,
 					 const struct tfs_doc_key *key, const struct stat *attr,
-					 struct tr_doc *pin);
+					 struct tr_doc *doc, bool cached);
 
-/* Returns a new reference to the document a sibling inode keeps (see pinned), or NULL. */
-struct tr_doc *tfs_inodes_pinned_doc(struct tfs_inodes *tab, struct tfs_inode *inode);
+/* For an open of a sibling inode: returns a new reference to the document it keeps (pinned) or
+ * holds (the hold of one lookup is then taken), or NULL when it has neither. */
+struct tr_doc *tfs_inodes_take_doc(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* Drops n lookups; an inode left with none is freed (a sibling then releases its directory). */
 void tfs_inodes_forget(struct tfs_inodes *tab, struct tfs_inode *inode, uint64_t n);
