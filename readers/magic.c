@@ -10,6 +10,7 @@
 #include <magic.h>
 
 #include "file_io.h"
+#include "mime_memo.h"
 
 static pthread_mutex_t magic_lock = PTHREAD_MUTEX_INITIALIZER;
 static magic_t description_cookie, mime_cookie;
@@ -70,13 +71,18 @@ char *tr_magic_mime_fd(int fd)
 
 char *tr_magic_mime_buffer(const void *data, size_t len)
 {
-	char *out = NULL;
+	unsigned char key[TR_MIME_MEMO_KEY_LEN];
+	bool keyed = tr_mime_memo_key(data, len, key);
+	char *out;
 	magic_t cookie;
 
+	if (keyed && (out = tr_mime_memo_get(key)))
+		return out;
 	pthread_mutex_lock(&magic_lock);
 	cookie = locked_cookie(true);
-	if (cookie)
-		out = dup_result(magic_buffer(cookie, data, len));
+	out = cookie ? dup_result(magic_buffer(cookie, data, len)) : NULL;
 	pthread_mutex_unlock(&magic_lock);
+	if (keyed && out)
+		tr_mime_memo_put(key, out);
 	return out;
 }
