@@ -36,6 +36,11 @@ uint64_t tr_doc_size(const struct tr_doc *doc);
  * Encodes only the base64 groups that the range covers. Safe from several threads at once. */
 size_t tr_doc_read(const struct tr_doc *doc, uint64_t offset, void *buf, size_t len);
 
+/* Returns a pointer to the len bytes at offset when they are literal bytes held in one piece
+ * (no base64 or digest to produce, no run boundary crossed), valid while doc lives; else NULL.
+ * Lets a reader reply without copying. */
+const void *tr_doc_span(const struct tr_doc *doc, uint64_t offset, size_t len);
+
 /* Writes the whole document to fd, retrying short writes and EINTR. Returns 0, or -1 with errno. */
 int tr_doc_write_fd(const struct tr_doc *doc, int fd);
 

@@ -26,6 +26,7 @@ struct tr_doc {
 	uint64_t size;
 	int refs;
 	int failed;
+	char *sealed; /* after tr_doc_seal: the one block holding segs and every literal run */
 };
 
 static uint64_t base64_len(size_t raw)
@@ -64,7 +65,7 @@ int tr_doc_append(struct tr_doc *doc, const void *bytes, size_t len)
 {
 	struct doc_segment *seg;
 
-	if (doc->failed)
+	if (doc->failed || doc->sealed)
 		return -1;
 	if (len == 0)
 		return 0;
@@ -99,7 +100,7 @@ int tr_doc_append_base64(struct tr_doc *doc, struct tr_blob *blob)
 {
 	struct doc_segment *seg;
 
-	if (doc->failed)
+	if (doc->failed || doc->sealed)
 		return -1;
 	if (blob->len == 0)
 		return 0;
@@ -118,7 +119,7 @@ int tr_doc_append_digest(struct tr_doc *doc, struct tr_digest *digest)
 {
 	struct doc_segment *seg;
 
-	if (doc->failed)
+	if (doc->failed || doc->sealed)
 		return -1;
 	seg = push_segment(doc);
 	if (!seg) {
@@ -131,28 +132,38 @@ int tr_doc_append_digest(struct tr_doc *doc, struct tr_digest *digest)
 	return 0;
 }
 
-void tr_doc_trim(struct tr_doc *doc)
+void tr_doc_seal(struct tr_doc *doc)
 {
+	size_t table = doc->n_segs * sizeof(*doc->segs), literal = 0;
+	struct doc_segment *segs;
+	char *block, *at;
+
+	if (doc->sealed || doc->failed || doc->n_segs == 0)
+		return;
 	for (size_t i = 0; i < doc->n_segs; i++) {
-		struct doc_segment *seg = &doc->segs[i];
-		char *fit;
+		if (!doc->segs[i].blob && !doc->segs[i].digest)
+			literal += doc->segs[i].len;
+	}
+	block = malloc(table + literal);
+	if (!block)
+		return; /* stays as built: correct, only larger */
+	segs = memcpy(block, doc->segs, table);
+	at = block + table;
+	for (size_t i = 0; i < doc->n_segs; i++) {
+		struct doc_segment *seg = &segs[i];
 
-		if (seg->blob || seg->digest || seg->cap == seg->len)
+		if (seg->blob || seg->digest)
 			continue;
-		fit = realloc(seg->bytes, seg->len);
-		if (fit) {
-			seg->bytes = fit;
-			seg->cap = seg->len;
-		}
+		memcpy(at, seg->bytes, seg->len);
+		free(seg->bytes);
+		seg->bytes = at;
+		seg->cap = seg->len;
+		at += seg->len;
 	}
-	if (doc->cap_segs > doc->n_segs && doc->n_segs > 0) {
-		struct doc_segment *segs = realloc(doc->segs, doc->n_segs * sizeof(*segs));
-
-		if (segs) {
-			doc->segs = segs;
-			doc->cap_segs = doc->n_segs;
-		}
-	}
+	free(doc->segs);
+	doc->segs = segs;
+	doc->cap_segs = doc->n_segs;
+	doc->sealed = block;
 }
 
 int tr_doc_failed(const struct tr_doc *doc)
@@ -248,6 +259,18 @@ size_t tr_doc_read(const struct tr_doc *doc, uint64_t offset, void *buf, size_t 
 	return done;
 }
 
+const void *tr_doc_span(const struct tr_doc *doc, uint64_t offset, size_t len)
+{
+	const struct doc_segment *seg;
+
+	if (offset >= doc->size || len > doc->size - offset || doc->n_segs == 0)
+		return NULL;
+	seg = &doc->segs[find_segment(doc, offset)];
+	if (seg->blob || seg->digest || offset - seg->start + len > seg->len)
+		return NULL;
+	return seg->bytes + (offset - seg->start);
+}
+
 static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
@@ -315,8 +338,12 @@ void tr_doc_unref(struct tr_doc *doc)
 	for (size_t i = 0; i < doc->n_segs; i++) {
 		tr_blob_unref(doc->segs[i].blob);
 		tr_digest_unref(doc->segs[i].digest);
-		free(doc->segs[i].bytes);
+		if (!doc->sealed)
+			free(doc->segs[i].bytes);
 	}
-	free(doc->segs);
+	if (doc->sealed)
+		free(doc->sealed); /* segs and the literal runs live in it */
+	else
+		free(doc->segs);
 	free(doc);
 }

@@ -18,10 +18,12 @@ void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool 
  * to read next in the same format (e.g. main.c:2001-4000.tool.anthropic.json). */
 void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt);
 
-/* Gives back the unused capacity of the literal runs of doc (doc.c), which grow by doubling:
- * a complete document then holds about tr_doc_size() bytes, which is what the daemon's cache
- * counts. The document's bytes are unchanged; a failed shrink keeps the larger buffer. */
+/* Completes doc (doc.c): its segment table and every literal run (built by doubling) move into
+ * one exact-size block, so a cached document is two allocations holding about tr_doc_size()
+ * bytes (what the daemon's cache counts), made once it is whole instead of left where its
+ * growing buffers happened to be. Appends after it fail. The bytes are unchanged; out of memory
+ * leaves doc as it was built. */
 struct tr_doc;
-void tr_doc_trim(struct tr_doc *doc);
+void tr_doc_seal(struct tr_doc *doc);
 
 #endif

@@ -220,6 +220,6 @@ struct tr_doc *tr_render(const struct tr_result *res, enum tr_format fmt)
 		tr_doc_unref(doc);
 		return NULL;
 	}
-	tr_doc_trim(doc);
+	tr_doc_seal(doc);
 	return doc;
 }
