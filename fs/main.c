@@ -17,6 +17,8 @@
 #endif
 
 enum { EXIT_USAGE = 2 };
+/* How often the heap gives its free pages back while documents are being dropped (heap.h). */
+enum { TRIM_INTERVAL_MS = 1000 };
 
 struct cmdline {
 	const char *source, *mountpoint;
@@ -123,6 +125,16 @@ static void ensure_std_fds(void)
 		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
 			return;
 	}
+}
+
+/* The bytes of documents that sibling inodes may hold from a lookup to its open beyond what the
+ * cache keeps: a quarter of the cache, and at least room for the lookups of every worker thread
+ * at once, so a burst of lookups does not push out the holds of the opens about to follow. */
+static uint64_t held_budget(const struct tr_options *opts)
+{
+	enum { HELD_BUDGET_MIN = 8 << 20 };
+
+	return opts->cache_size / 4 > HELD_BUDGET_MIN ? opts->cache_size / 4 : HELD_BUDGET_MIN;
 }
 
 /* Every inode the kernel holds keeps an O_PATH fd open in the daemon: allow as many as the hard
@@ -422,8 +434,9 @@ int main(int argc, char **argv)
 	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
 	raise_fd_limit();
+	tfs_heap_limit_arenas();
 	fs.cache = tfs_cache_new(fs.opts.cache_size);
-	if (!fs.cache || tfs_inodes_init(&fs.inodes, root_fd, &root_st) < 0) {
+	if (!fs.cache || tfs_inodes_init(&fs.inodes, root_fd, &root_st, held_budget(&fs.opts)) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");
 		goto out_cache;
 	}
@@ -455,7 +468,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toolfs: cannot go to the background\n");
 		goto out_unmount;
 	}
+	/* The trimmer is best effort: without its thread the daemon only keeps more pages. */
+	fs.trimmer = tfs_trimmer_start(TRIM_INTERVAL_MS);
 	rc = run_session(se, &cmd);
+	tfs_trimmer_stop(fs.trimmer);
+	fs.trimmer = NULL;
 	/* A positive value is the signal (SIGTERM, SIGINT, SIGHUP) that ended the loop: a clean
 	 * stop. */
 	status = rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -110,8 +110,8 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *
 	free(base);
 	if (err)
 		return err;
-	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr,
-				       sib.cached ? NULL : sib.doc);
+	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr, sib.doc,
+				       sib.cached);
 	tfs_sibling_destroy(&sib);
 	if (!inode)
 		return ENOMEM;
@@ -228,17 +228,18 @@ static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_
 		close(fd); /* the open was interrupted; no release will come */
 }
 
-/* Finds the document of a sibling version for a new handle. It is normally in the cache (or
- * kept by the inode), made by the lookup that just preceded the open; when it was evicted, the
- * source is read again, and if it changed in between the open fails with ESTALE, on which the
- * kernel redoes the path walk (and so the lookup) once. */
+/* Finds the document of a sibling version for a new handle: the one the inode keeps or holds
+ * from the lookup that preceded the open, else the cache's. When neither has it (the hold was
+ * pushed out of its budget and the cache evicted the version), the source is read again, and if
+ * it changed in between the open fails with ESTALE, on which the kernel redoes the path walk
+ * (and so the lookup) once. */
 static int sibling_doc(struct tfs_fs *fs, struct tfs_inode *inode, struct tr_doc **out)
 {
 	const char *slash = strrchr(inode->key.path, '/');
 	struct tfs_sibling sib;
 	int err;
 
-	*out = tfs_inodes_pinned_doc(&fs->inodes, inode);
+	*out = tfs_inodes_take_doc(&fs->inodes, inode);
 	if (!*out)
 		*out = tfs_cache_get(fs->cache, &inode->key);
 	if (*out && (off_t)tr_doc_size(*out) == inode->attr.st_size)
@@ -286,8 +287,11 @@ static void tfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		open_real(req, inode, fi);
 }
 
-/* Each worker thread keeps its read buffer: a fresh 1 MiB buffer per request costs 256 page
- * faults, more than encoding its base64. Freed when the thread ends. */
+/* A worker thread that encodes base64 keeps its read buffer, of the largest read the kernel
+ * sends (max_write, which FUSE_MAX_PAGES follows): a fresh 1 MiB buffer per request costs 256
+ * page faults, more than encoding its base64. Allocated once at full size, not grown read by
+ * read, so it does not leave a trail of smaller buffers behind. Freed when the thread ends. */
+enum { READ_BUF_CAP = 1 << 20 };
 static pthread_key_t read_buf_key;
 static pthread_once_t read_buf_once = PTHREAD_ONCE_INIT;
 static bool read_buf_key_ok;
@@ -314,11 +318,12 @@ static char *read_buf_get(size_t len, bool *owned)
 		return malloc(len ? len : 1);
 	buf = pthread_getspecific(read_buf_key);
 	if (!buf || buf->cap < len) {
-		struct read_buf *grown = malloc(sizeof(*grown) + (len ? len : 1));
+		size_t cap = len > READ_BUF_CAP ? len : READ_BUF_CAP;
+		struct read_buf *grown = malloc(sizeof(*grown) + cap);
 
 		if (!grown)
 			return NULL;
-		grown->cap = len ? len : 1;
+		grown->cap = cap;
 		free(buf);
 		pthread_setspecific(read_buf_key, grown);
 		buf = grown;
@@ -326,16 +331,30 @@ static char *read_buf_get(size_t len, bool *owned)
 	return buf->data;
 }
 
-/* Reads a handle's snapshot: encodes only the base64 the range covers (tr_doc_read). */
+/* Reads a handle's snapshot: replies straight from the document when the range is literal
+ * bytes in one piece (text, JSON), else encodes only the base64 the range covers
+ * (tr_doc_read). */
 static void read_sibling(fuse_req_t req, const struct tr_doc *doc, size_t size, off_t off)
 {
 	uint64_t total = tr_doc_size(doc);
 	size_t len = off < 0 || (uint64_t)off >= total ? 0 : total - off;
+	const void *span;
 	bool owned;
 	char *buf;
 
 	if (len > size)
 		len = size;
+	span = len ? tr_doc_span(doc, (uint64_t)off, len) : NULL;
+	if (span) {
+		/* The reply's own reference: once the kernel has the reply, it may end the request
+		 * and, for the last readahead of a closed file, send RELEASE, which another thread
+		 * serves while this one is still returning from writev (ASan checks the iovec
+		 * then). */
+		tr_doc_ref((struct tr_doc *)doc);
+		fuse_reply_buf(req, span, len);
+		tr_doc_unref((struct tr_doc *)doc);
+		return;
+	}
 	buf = read_buf_get(len, &owned);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
@@ -368,10 +387,12 @@ static void tfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void tfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	if (inode_of(req, ino)->is_sibling)
+	if (inode_of(req, ino)->is_sibling) {
 		tr_doc_unref((struct tr_doc *)(uintptr_t)fi->fh);
-	else
+		tfs_trimmer_note(fs_of(req)->trimmer);
+	} else {
 		close(fi->fh);
+	}
 	fuse_reply_err(req, 0);
 }
 

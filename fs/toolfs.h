@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "cache.h"
+#include "heap.h"
 #include "inode.h"
 #include "tr_options.h"
 
@@ -22,6 +23,7 @@ struct tfs_fs {
 	struct tfs_root root;
 	struct tfs_inodes inodes;
 	struct tfs_cache *cache; /* owned */
+	struct tfs_trimmer *trimmer; /* owned; NULL before the session runs or when it could not start */
 };
 
 #endif

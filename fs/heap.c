@@ -1,0 +1,104 @@
+/* heap.c - the daemon's heap policy: malloc arenas capped at the CPU count, and a thread that
+ * returns the heap's free pages to the kernel once per interval while documents are dropped. */
+#include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "heap.h"
+
+struct tfs_trimmer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* signalled by tfs_trimmer_stop */
+	bool stop;           /* under lock */
+	unsigned interval_ms;
+	uint64_t notes;      /* atomic */
+};
+
+void tfs_heap_limit_arenas(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	mallopt(M_ARENA_MAX, cpus > 0 ? (int)cpus : 1);
+}
+
+static void deadline_after(struct timespec *at, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, at);
+	at->tv_sec += ms / 1000;
+	at->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (at->tv_nsec >= 1000000000L) {
+		at->tv_sec++;
+		at->tv_nsec -= 1000000000L;
+	}
+}
+
+static void *trim_loop(void *arg)
+{
+	struct tfs_trimmer *trimmer = arg;
+	uint64_t seen = 0;
+	struct timespec at;
+
+	pthread_mutex_lock(&trimmer->lock);
+	while (!trimmer->stop) {
+		deadline_after(&at, trimmer->interval_ms);
+		if (pthread_cond_timedwait(&trimmer->wake, &trimmer->lock, &at) == 0)
+			continue; /* woken by stop (or spuriously): look again */
+		uint64_t notes = __atomic_load_n(&trimmer->notes, __ATOMIC_RELAXED);
+
+		if (notes == seen)
+			continue; /* idle: nothing was freed, an idle daemon never wakes the heap */
+		seen = notes;
+		pthread_mutex_unlock(&trimmer->lock);
+		malloc_trim(0);
+		pthread_mutex_lock(&trimmer->lock);
+	}
+	pthread_mutex_unlock(&trimmer->lock);
+	return NULL;
+}
+
+struct tfs_trimmer *tfs_trimmer_start(unsigned interval_ms)
+{
+	struct tfs_trimmer *trimmer = calloc(1, sizeof(*trimmer));
+	pthread_condattr_t attr;
+
+	if (!trimmer)
+		return NULL;
+	trimmer->interval_ms = interval_ms;
+	pthread_mutex_init(&trimmer->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&trimmer->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&trimmer->thread, NULL, trim_loop, trimmer) != 0) {
+		pthread_cond_destroy(&trimmer->wake);
+		pthread_mutex_destroy(&trimmer->lock);
+		free(trimmer);
+		return NULL;
+	}
+	return trimmer;
+}
+
+void tfs_trimmer_note(struct tfs_trimmer *trimmer)
+{
+	if (trimmer)
+		__atomic_add_fetch(&trimmer->notes, 1, __ATOMIC_RELAXED);
+}
+
+void tfs_trimmer_stop(struct tfs_trimmer *trimmer)
+{
+	if (!trimmer)
+		return;
+	pthread_mutex_lock(&trimmer->lock);
+	trimmer->stop = true;
+	pthread_cond_signal(&trimmer->wake);
+	pthread_mutex_unlock(&trimmer->lock);
+	pthread_join(trimmer->thread, NULL);
+	pthread_cond_destroy(&trimmer->wake);
+	pthread_mutex_destroy(&trimmer->lock);
+	free(trimmer);
+}
