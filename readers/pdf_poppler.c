@@ -10,6 +10,7 @@
 #include <poppler.h>
 
 #include "file_io.h"
+#include "glib_quiet.h"
 #include "pdf_poppler.h"
 #include "pdf_render.h"
 #include "pdf_text.h"
@@ -28,23 +29,13 @@ struct pdf_read {
 	bool cut;          /* a page's text was cut to fit opts->max_output */
 };
 
-static void drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message,
-		     gpointer data)
-{
-	(void)domain;
-	(void)level;
-	(void)message;
-	(void)data;
-}
-
 static pthread_once_t silence_once = PTHREAD_ONCE_INIT;
 
 /* The core never prints: poppler-glib reports syntax errors of damaged files (and its own
  * g_return_if_fail checks) through g_log in the "Poppler" domain, which would reach stderr. */
 static void silence_poppler(void)
 {
-	g_log_set_handler("Poppler", G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION,
-			  drop_log, NULL);
+	tr_glib_quiet_domain("Poppler");
 }
 
 static void unref_blob(gpointer blob)
