@@ -74,11 +74,15 @@ static bool legal_depth(unsigned colour_type, unsigned depth)
 static int check_ihdr(const unsigned char *p, size_t off, uint32_t length, char *err, size_t es)
 {
 	const unsigned char *d = p + off + 8;
-	uint32_t width = tr_be32(d), height = tr_be32(d + 4);
+	uint32_t width, height;
 
+	/* The length first: the fields exist only when it is 13 (the caller checked the chunk's
+	 * length + 12 bytes are there, not that it is 13). */
 	if (length != 13)
 		return tr_image_error(err, es, "PNG IHDR chunk at offset %zu has length %u, expected 13",
 				      off, length);
+	width = tr_be32(d);
+	height = tr_be32(d + 4);
 	if (width == 0 || width > PNG_MAX_DIM)
 		return tr_image_error(err, es,
 				      "PNG IHDR width %u at offset %zu is out of range (1..2147483647)",

@@ -38,9 +38,11 @@ static int parse_positive(const char *text, size_t len, size_t *pos, uint64_t *o
 	if (i >= len || text[i] < '1' || text[i] > '9')
 		return -1;
 	for (; i < len && text[i] >= '0' && text[i] <= '9'; i++) {
-		if (n > (UINT64_MAX - 9) / 10)
-			return -1;
-		n = n * 10 + (uint64_t)(text[i] - '0');
+		uint64_t digit = (uint64_t)(text[i] - '0');
+
+		if (n > (UINT64_MAX - digit) / 10)
+			return -1; /* exactly past UINT64_MAX, not up to 9 short of it */
+		n = n * 10 + digit;
 	}
 	*pos = i;
 	*out = n;

@@ -5,12 +5,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <magic.h>
 #include <openssl/evp.h>
 
 #include "base64.h"
 #include "expect.h"
 #include "file_io.h"
 #include "json_writer.h"
+#include "mime_memo.h"
+#include "render.h"
 #include "tr_doc.h"
 #include "tr_options.h"
 #include "tr_selector.h"
@@ -55,6 +58,45 @@ static void test_base64_segments(void)
 		check_random_access(doc, expected);
 		tr_doc_unref(doc);
 	}
+}
+
+/* A sealed document reads the same bytes as before, at every offset, and takes no appends. */
+static void test_sealed_doc(void)
+{
+	struct tr_doc *doc = tr_doc_new();
+	struct tr_blob *blob = tr_blob_copy("foobar", 6);
+	char expected[4096] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < 300; i++) { /* literal runs that grow by doubling, twice over */
+		len += (size_t)snprintf(expected + len, sizeof(expected) - len, "%d,", i);
+		if (i == 150) {
+			tr_doc_append(doc, expected, len);
+			tr_doc_append_base64(doc, blob);
+			len += (size_t)snprintf(expected + len, sizeof(expected) - len, "Zm9vYmFy");
+		}
+	}
+	tr_doc_append(doc, strchr(expected, 'Z') + 8, strlen(strchr(expected, 'Z') + 8));
+	tr_blob_unref(blob);
+	check_random_access(doc, expected);
+	tr_doc_seal(doc);
+	check_random_access(doc, expected);
+	EXPECT_INT(tr_doc_append(doc, "x", 1), -1);
+	EXPECT_INT(tr_doc_size(doc), strlen(expected));
+	tr_doc_seal(doc); /* twice is a no-op */
+	check_random_access(doc, expected);
+	/* Spans: literal bytes in one piece only. */
+	size_t b64_at = (size_t)(strchr(expected, 'Z') - expected);
+	const char *span = tr_doc_span(doc, 3, 10);
+
+	EXPECT(span && memcmp(span, expected + 3, 10) == 0);
+	span = tr_doc_span(doc, b64_at + 8, strlen(expected) - b64_at - 8);
+	EXPECT(span && memcmp(span, expected + b64_at + 8, strlen(expected) - b64_at - 8) == 0);
+	EXPECT(tr_doc_span(doc, b64_at - 2, 4) == NULL);  /* into the base64 */
+	EXPECT(tr_doc_span(doc, b64_at, 4) == NULL);      /* base64 itself */
+	EXPECT(tr_doc_span(doc, strlen(expected) - 1, 2) == NULL); /* past the end */
+	EXPECT(tr_doc_span(doc, strlen(expected), 0) == NULL);
+	tr_doc_unref(doc);
 }
 
 static void test_large_base64_matches_write(void)
@@ -187,6 +229,9 @@ static void test_selectors(void)
 	expect_selector("+5", -1, 0, 0, 0);
 	expect_selector("", -1, 0, 0, 0);
 	expect_selector("99999999999999999999999", -1, 0, 0, 0);
+	/* fuzz_names: the largest number that fits was refused (the check stopped 9 short). */
+	expect_selector("18446744073709551615", 0, UINT64_MAX, UINT64_MAX, 0);
+	expect_selector("18446744073709551616", -1, 0, 0, 0);
 }
 
 static void expect_name(const char *name, int rc, const char *base, const char *sel,
@@ -358,8 +403,59 @@ static void test_writable_blobs(void)
 	tr_blob_unref(small);
 }
 
+/* libmagic's own answer for data, from a cookie of the test's own (the oracle). */
+static char *libmagic_mime(const void *data, size_t len)
+{
+	magic_t cookie = magic_open(MAGIC_MIME_TYPE);
+	char *out = NULL;
+
+	if (cookie && magic_load(cookie, NULL) == 0)
+		out = strdup(magic_buffer(cookie, data, len));
+	magic_close(cookie);
+	return out;
+}
+
+static void test_mime_memo(void)
+{
+	static const char c_source[] = "#include <stdio.h>\nint main(void)\n{\n\treturn 0;\n}\n";
+	static const char py_source[] = "#!/usr/bin/env python3\nimport sys\nprint(sys.argv)\n";
+	unsigned char key[TR_MIME_MEMO_KEY_LEN], other[TR_MIME_MEMO_KEY_LEN];
+	char *want = libmagic_mime(c_source, strlen(c_source)), *got;
+
+	/* Remembered answers are libmagic's, the first time and every time after. */
+	for (int round = 0; round < 3; round++) {
+		got = tr_magic_mime_buffer(c_source, strlen(c_source));
+		EXPECT_STR(got, want);
+		free(got);
+	}
+	EXPECT(tr_mime_memo_key(c_source, strlen(c_source), key));
+	got = tr_mime_memo_get(key);
+	EXPECT_STR(got, want);
+	free(got);
+	free(want);
+	/* One byte more is another key, with libmagic's answer for those bytes. */
+	EXPECT(tr_mime_memo_key(c_source, strlen(c_source) + 1, other));
+	EXPECT(memcmp(key, other, sizeof(key)) != 0);
+	EXPECT(tr_mime_memo_get(other) == NULL);
+	want = libmagic_mime(py_source, strlen(py_source));
+	got = tr_magic_mime_buffer(py_source, strlen(py_source));
+	EXPECT_STR(got, want);
+	free(got);
+	free(want);
+	/* A key sharing a slot replaces the one there: the table stays bounded. */
+	memcpy(other, key, sizeof(key));
+	other[15] ^= 1;
+	tr_mime_memo_put(other, "text/x-test");
+	EXPECT(tr_mime_memo_get(key) == NULL);
+	got = tr_mime_memo_get(other);
+	EXPECT_STR(got, "text/x-test");
+	free(got);
+}
+
 int main(void)
 {
+	test_mime_memo();
+	test_sealed_doc();
 	test_base64_segments();
 	test_large_base64_matches_write();
 	test_base64_paths_agree();

@@ -161,6 +161,25 @@ static void test_gif_zero_size(void)
 	EXPECT_INT(info.height, 2);
 }
 
+/* fuzz_png: an IHDR of length 0 with a valid CRC made check_ihdr read width and height past
+ * the end of the file before it checked the length (heap-buffer-overflow under ASan). The
+ * input sits in a buffer of its exact size so the ASan run of this test sees any overread. */
+static void test_png_ihdr_length_zero(void)
+{
+	static const unsigned char input[] = {
+		0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0, 'I', 'H', 'D', 'R',
+		0xa8, 0xa1, 0xae, 0x0a, 'c',
+	};
+	unsigned char *png = malloc(sizeof(input));
+	struct tr_image_info info;
+	char err[128];
+
+	memcpy(png, input, sizeof(input));
+	EXPECT_INT(tr_png_validate(png, sizeof(input), &info, err, sizeof(err)), -1);
+	EXPECT_STR(err, "PNG IHDR chunk at offset 8 has length 0, expected 13");
+	free(png);
+}
+
 /* The content of the one-cell notebook whose cell has output (JSON text). */
 static void expect_output(const char *output, const char *want_tail)
 {
@@ -199,6 +218,7 @@ static void test_notebook_stream_edges(void)
 
 int main(void)
 {
+	test_png_ihdr_length_zero();
 	test_json_fixed();
 	test_modified_clamped();
 	test_gif_zero_size();
