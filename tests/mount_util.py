@@ -6,6 +6,7 @@ import pathlib
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -178,5 +179,7 @@ def mounted(binary, source, mnt, *options, foreground: bool = False, wrapper=())
         cleanup(mount)
         reports = sanitizer_reports(mount)
         shutil.rmtree(report_dir, ignore_errors=True)
+        if reports:  # shown with the failure even when the test itself failed first
+            print(f"the toolfs daemon's sanitizer report:\n{reports}", file=sys.stderr)
     # A sanitizer report from the daemon (memory error, UB, leak at exit) fails the test.
     assert not reports, f"the toolfs daemon's sanitizer report:\n{reports}"

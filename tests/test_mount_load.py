@@ -1,7 +1,8 @@
 """Load and faults (issue 7, part 4): 32 concurrent readers over siblings and real files while
 another process rewrites sources (zero errors, every sibling one valid ToolResult of its fstat
-size, daemon RSS and open descriptors stable after warm-up), and SIGKILL of the daemon (the
-dead mount says ENOTCONN, `fusermount3 -u` clears it, a restart serves again).
+size, open descriptors stable after warm-up, daemon RSS too: the median of the run's last quarter
+within 5% of its second quarter's), and SIGKILL of the daemon (the dead mount says ENOTCONN,
+`fusermount3 -u` clears it, a restart serves again).
 
 TOOLFS_LOAD_SECONDS sets the long run's duration (default 120; the test is `slow`).
 Oracles: the source bytes of files nobody rewrites, json + the schema, /proc/PID/{status,fd}."""
@@ -11,6 +12,7 @@ import os
 import pathlib
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -168,10 +170,18 @@ def run_load(toolfs_bin, tmp_path, seconds: float, check_resources: bool):
             rewriter.kill()
             rewriter.wait()
         end = (time.monotonic() - start, daemon_rss_kib(m.pid), daemon_fds(m.pid))
+        # RSS is compared window to window, not point to point: one sample also holds the
+        # transient memory of whichever of the 32 requests are in flight at that instant, which
+        # swings by several MiB from one second to the next; a leak or creeping fragmentation
+        # moves the whole window.
+        early = [s[1] for s in samples if seconds * 0.25 <= s[0] < seconds * 0.5]
+        late = [s[1] for s in samples if s[0] >= seconds * 0.75]
         figures = {"seconds": round(end[0], 1), "requests": stats.requests,
                    "errors": len(stats.errors), "rss_kib_warm": warm[1],
                    "rss_kib_end": end[1], "fds_warm": warm[2], "fds_end": end[2],
                    "rss_kib_max": max(s[1] for s in samples),
+                   "rss_kib_median_25_50": statistics.median(early) if early else None,
+                   "rss_kib_median_75_100": statistics.median(late) if late else None,
                    "fds_max": max(s[2] for s in samples)}
         print("load figures:", json.dumps(figures))
         report = os.environ.get("TOOLFS_LOAD_REPORT")
@@ -183,10 +193,12 @@ def run_load(toolfs_bin, tmp_path, seconds: float, check_resources: bool):
         assert os.path.exists(f"/proc/{m.pid}"), "the daemon died"
         if check_resources:
             assert end[2] <= warm[2] + FD_SLACK, f"descriptors grew: {figures}"
-            if end[1] > warm[1] * RSS_GROWTH:
-                # Known and open (issue 7): under constant rewrites the daemon's RSS still grows
-                # a few MiB per minute after warm-up (35 -> 41 MiB in 60 s with an 8M cache).
-                # Reported as an expected failure with the figures, not hidden, until fixed.
+            assert early and late, f"too few samples: {figures}"
+            if statistics.median(late) > statistics.median(early) * RSS_GROWTH:
+                # Known and open (issue 7): the heap's in-use bytes hold steady (mallinfo2),
+                # but the resident set still drifts up by 2-10% between these windows in some
+                # runs (one run in two here). Reported as an expected failure with the
+                # figures, not hidden, until fixed.
                 pytest.xfail(f"RSS grew more than 5% after warm-up: {figures}")
 
 
