@@ -1,5 +1,6 @@
-/* heap.c - the daemon's heap policy: malloc arenas capped at the CPU count, and a thread that
- * returns the heap's free pages to the kernel once per interval while documents are dropped. */
+/* heap.c - the daemon's heap policy: malloc arenas capped at the CPU count, large blocks mapped
+ * on their own, and a thread that returns the heap's free pages to the kernel once per interval
+ * while documents are dropped. */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -19,11 +20,13 @@ struct tfs_trimmer {
 	uint64_t notes;      /* atomic */
 };
 
-void tfs_heap_limit_arenas(void)
+void tfs_heap_set_policy(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	mallopt(M_ARENA_MAX, cpus > 0 ? (int)cpus : 1);
+	/* Setting it also stops glibc from raising it each time such a block is freed. */
+	mallopt(M_MMAP_THRESHOLD, TFS_HEAP_MMAP_THRESHOLD);
 }
 
 static void deadline_after(struct timespec *at, unsigned ms)

@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
 	raise_fd_limit();
-	tfs_heap_limit_arenas();
+	tfs_heap_set_policy();
 	fs.cache = tfs_cache_new(fs.opts.cache_size);
 	if (!fs.cache || tfs_inodes_init(&fs.inodes, root_fd, &root_st, held_budget(&fs.opts)) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");

@@ -74,6 +74,9 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec,
 		     struct tr_line_scan *ls, struct tr_metadata *meta)
 {
 	uint64_t size = (uint64_t)file->st.st_size, off = 0;
+	/* A small file gets a buffer of its own size: most source files are a few KiB, and a
+	 * READ_CHUNK for each would churn the heap of a daemon serving many at once. */
+	size_t chunk = size < READ_CHUNK ? (size_t)(size ? size : 1) : READ_CHUNK;
 	struct tr_hash_pipe *pipe = NULL;
 	struct tr_sha256 *sha = NULL;
 	unsigned char *own_buf = NULL;
@@ -83,7 +86,7 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec,
 	if (size >= PARALLEL_HASH_MIN && size <= SHA256_MAX_SIZE)
 		pipe = tr_hash_pipe_new(HASH_PIPE_SLOTS, READ_CHUNK);
 	if (!pipe) {
-		own_buf = malloc(READ_CHUNK);
+		own_buf = malloc(chunk);
 		if (!own_buf)
 			return -1;
 		if (size <= SHA256_MAX_SIZE)
@@ -106,7 +109,7 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec,
 				off = next;
 			}
 		}
-		want = size - off < READ_CHUNK ? (size_t)(size - off) : READ_CHUNK;
+		want = size - off < chunk ? (size_t)(size - off) : chunk;
 
 		if (want) {
 			n = tr_pread_full(file->fd, buf, want, (off_t)off);
