@@ -2,9 +2,13 @@
 # Builds the libFuzzer targets of tests/fuzz with clang, generates their seeds, replays every
 # input under tests/fuzz/regressions/<target>/, then fuzzes each target for SECONDS (one process
 # at a time) and prints the executions per target. Exit status non-zero on any crash, leak,
-# sanitizer report, timeout, or when clang is missing.
+# sanitizer report, timeout, or when clang is missing. On a failure the end of the output names
+# the error, the seed and the failing input (base64), so that a CI log is enough to reproduce it.
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]
 #   TOOLFS_FUZZ_BUILD  build dir (default: build-fuzz); its fuzz-corpus/ keeps what was found
+#   TOOLFS_FUZZ_SEED   libFuzzer's -seed for every target (default: a random one, printed). With
+#                      a fixed seed and an empty corpus a run repeats the same inputs in the
+#                      same order, as far as its time lets it go.
 #   TOOLFS_FUZZ_ARGS   extra libFuzzer arguments for every run
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -54,7 +58,11 @@ export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$repo/tests/lsan.supp:print_suppressions=0"
 
+seed=${TOOLFS_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "=== libFuzzer seed: $seed (TOOLFS_FUZZ_SEED=$seed repeats this run)"
+
 failed=()
+failure_notes=()
 total=0
 summary=()
 for t in "${targets[@]}"; do
@@ -85,7 +93,7 @@ for t in "${targets[@]}"; do
   echo "=== $t: fuzzing for ${seconds}s"
   rc=0
   "$exe" "$corpus" "$seeds/$t" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
-    -timeout=30 -rss_limit_mb=2560 -print_final_stats=1 "${dict[@]}" \
+    -seed="$seed" -timeout=30 -rss_limit_mb=2560 -print_final_stats=1 "${dict[@]}" \
     -artifact_prefix="$artifacts" ${TOOLFS_FUZZ_ARGS:-} >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   execs=${execs:-0}
@@ -96,6 +104,12 @@ for t in "${targets[@]}"; do
     grep -E 'ERROR: |FUZZ CHECK FAILED|runtime error|SUMMARY' "$log" | head -n 5 || true
     tail -n 60 "$log"
     failed+=("$t")
+    failure_notes+=("=== $t (seed $seed): $(grep -m 2 -E 'ERROR: |FUZZ CHECK FAILED|runtime error' "$log" | tr '\n' ' ')")
+    # The input itself, so that a CI log alone is enough to reproduce (base64 -d > file).
+    for a in "$artifacts"*; do
+      [ -f "$a" ] && [ "$(stat -c %s "$a")" -le 16384 ] || continue
+      failure_notes+=("=== $t: $(basename "$a") as base64: $(base64 -w0 "$a")")
+    done
   fi
 done
 
@@ -103,6 +117,8 @@ echo "=== fuzzing summary (${seconds}s per target)"
 printf '%s\n' "${summary[@]}"
 printf '%-14s %12s executions\n' "total" "$total"
 if [ ${#failed[@]} -ne 0 ]; then
+  # Again at the end, where a CI log's tail shows it.
+  [ ${#failure_notes[@]} -eq 0 ] || printf '%s\n' "${failure_notes[@]}"
   echo "FAILED: ${failed[*]}"
   exit 1
 fi
