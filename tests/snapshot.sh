@@ -11,8 +11,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 fixtures=${3:-$out.fixtures}
-cli="$build/readers/toolfs-read"
-[ -x "$cli" ] || cli=$(find "$build" -name toolfs-read -type f -perm -u+x | head -n 1)
+cli="$build/readers/cli/toolfs-read"
+[ -x "$cli" ] || cli="$build/readers/toolfs-read" # a build from before readers/cli/
+
 
 if [ ! -d "$fixtures" ]; then
   for gen in text formats images notebooks pdfs fit hostile; do
@@ -22,6 +23,7 @@ if [ ! -d "$fixtures" ]; then
 fi
 
 cd "$fixtures"
+: >"$out/index"
 read -r -a formats <<<"${TOOLFS_SNAPSHOT_FORMATS:-tool anthropic openai mcp}"
 # Output names are a digest of the path (fixture names can be long or hold any byte); index
 # maps them back.

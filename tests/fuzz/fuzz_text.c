@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "charset.h"
+#include "util.h"
 #include "fuzz_util.h"
-#include "line_scan.h"
+#include "text.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,11 +8,8 @@
 #include <magic.h>
 #include <openssl/evp.h>
 
-#include "base64.h"
+#include "util.h"
 #include "expect.h"
-#include "file_io.h"
-#include "json_writer.h"
-#include "mime_memo.h"
 #include "render.h"
 #include "tr_doc.h"
 #include "tr_options.h"

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../fs/cache.h"
-#include "../../fs/follow.h"
-#include "../../fs/names.h"
+#include "cache.h"
+#include "follow.h"
+#include "names.h"
 #include "expect.h"
 
 static struct tr_doc *doc_of_size(size_t n)

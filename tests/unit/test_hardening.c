@@ -9,7 +9,7 @@
 
 #include "expect.h"
 #include "image.h"
-#include "json_writer.h"
+#include "render.h"
 #include "notebook.h"
 #include "tr_read.h"
 

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../fs/inode.h"
+#include "inode.h"
 #include "expect.h"
 
 static struct tr_doc *doc_of_size(size_t n)

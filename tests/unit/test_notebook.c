@@ -6,10 +6,8 @@
 #include <unistd.h>
 
 #include "expect.h"
-#include "file_io.h"
+#include "util.h"
 #include "notebook.h"
-#include "notebook_json.h"
-#include "notebook_text.h"
 #include "reader.h"
 
 /* A 3x2 PNG (signature, IHDR) and a 32x16 JPEG (SOI, APP0, SOF0, EOI), base64. */

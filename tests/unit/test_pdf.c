@@ -7,8 +7,7 @@
 #include <unistd.h>
 
 #include "expect.h"
-#include "pdf_text.h"
-#include "pdf_window.h"
+#include "pdf.h"
 #include "reader.h"
 #include "tr_read.h"
 

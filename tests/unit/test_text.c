@@ -6,11 +6,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "charset.h"
+#include "util.h"
 #include "expect.h"
-#include "line_scan.h"
+#include "text.h"
 #include "tr_read.h"
-#include "utf8.h"
 
 #define FFFD "\xEF\xBF\xBD"
 

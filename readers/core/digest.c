@@ -1,0 +1,99 @@
+/* digest.c - SHA-256 of a blob in a detached thread, so output can start before it is known. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "tr_digest.h"
+
+struct tr_digest {
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	bool done;
+	char hex[65];
+	struct tr_blob *blob; /* the thread's, dropped when it is done */
+	int refs;             /* atomic: the owners and the thread */
+};
+
+static void digest_free(struct tr_digest *digest)
+{
+	pthread_cond_destroy(&digest->done_cond);
+	pthread_mutex_destroy(&digest->lock);
+	free(digest);
+}
+
+static void *digest_main(void *arg)
+{
+	struct tr_digest *digest = arg;
+	char hex[65];
+
+	tr_sha256_hex(digest->blob->data, digest->blob->len, hex);
+	tr_blob_unref(digest->blob);
+	pthread_mutex_lock(&digest->lock);
+	digest->blob = NULL;
+	memcpy(digest->hex, hex, sizeof(hex));
+	digest->done = true;
+	pthread_cond_broadcast(&digest->done_cond);
+	pthread_mutex_unlock(&digest->lock);
+	tr_digest_unref(digest);
+	return NULL;
+}
+
+struct tr_digest *tr_digest_start(struct tr_blob *blob)
+{
+	struct tr_digest *digest = calloc(1, sizeof(*digest));
+	pthread_attr_t attr;
+	pthread_t thread;
+	int rc;
+
+	if (!digest)
+		return NULL;
+	if (pthread_mutex_init(&digest->lock, NULL)) {
+		free(digest);
+		return NULL;
+	}
+	if (pthread_cond_init(&digest->done_cond, NULL)) {
+		pthread_mutex_destroy(&digest->lock);
+		free(digest);
+		return NULL;
+	}
+	digest->blob = tr_blob_ref(blob);
+	digest->refs = 2;
+	if (pthread_attr_init(&attr)) {
+		tr_blob_unref(blob);
+		digest_free(digest);
+		return NULL;
+	}
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&thread, &attr, digest_main, digest);
+	pthread_attr_destroy(&attr);
+	if (rc) {
+		tr_blob_unref(blob);
+		digest_free(digest);
+		return NULL;
+	}
+	return digest;
+}
+
+const char *tr_digest_hex(struct tr_digest *digest)
+{
+	pthread_mutex_lock(&digest->lock);
+	while (!digest->done)
+		pthread_cond_wait(&digest->done_cond, &digest->lock);
+	pthread_mutex_unlock(&digest->lock);
+	return digest->hex;
+}
+
+struct tr_digest *tr_digest_ref(struct tr_digest *digest)
+{
+	if (digest)
+		__atomic_add_fetch(&digest->refs, 1, __ATOMIC_RELAXED);
+	return digest;
+}
+
+void tr_digest_unref(struct tr_digest *digest)
+{
+	if (digest && __atomic_sub_fetch(&digest->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		digest_free(digest);
+}

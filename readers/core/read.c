@@ -1,0 +1,269 @@
+/* read.c - the reader core's entry points: open checks, one consistent read, reader dispatch. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "reader.h"
+#include "core.h"
+
+/* SPEC §2: sha256 is given for files up to 256 MiB. */
+#define SHA256_MAX_SIZE (256ull * 1024 * 1024)
+/* A file that keeps changing while it is read is given up on after this many tries. */
+#define READ_ATTEMPTS 4
+/* The most read of a file whose size is not known in advance (st_size 0, as in /proc). */
+#define PSEUDO_FILE_MAX (16 * 1024 * 1024)
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: return "directory";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	case S_IFCHR: return "character device";
+	case S_IFBLK: return "block device";
+	case S_IFLNK: return "symbolic link";
+	case S_IFREG: return "regular file";
+	}
+	return "unknown file type";
+}
+
+void tr_result_set_stat(struct tr_result *res, const struct stat *st)
+{
+	res->meta.has_stat = true;
+	res->meta.size = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
+	res->meta.modified_sec = st->st_mtim.tv_sec;
+}
+
+void tr_result_not_regular(struct tr_result *res, const struct stat *st)
+{
+	tr_result_set_stat(res, st);
+	tr_result_fail(res, TR_E_NOT_REGULAR, "Not a regular file: %s (%s)", res->path,
+		       file_kind(st->st_mode));
+}
+
+/* "image file", "PDF file" ... for messages, guessed from the name. */
+static const char *name_kind(const char *name)
+{
+	static const char *const image_exts[] = {"png", "jpg", "jpeg", "gif", "webp", "bmp",
+						 "tif", "tiff", "ico", "heic", "avif", NULL};
+
+	for (size_t i = 0; image_exts[i]; i++)
+		if (tr_has_extension(name, image_exts[i]))
+			return "image file";
+	if (tr_has_extension(name, "pdf"))
+		return "PDF file";
+	if (tr_has_extension(name, "ipynb"))
+		return "notebook file";
+	return "file";
+}
+
+void tr_result_fail_errno(struct tr_result *res, int err)
+{
+	enum tr_error code = tr_error_from_errno(err);
+
+	switch (code) {
+	case TR_E_NOT_FOUND:
+		tr_result_fail(res, code, "File not found: %s", res->path);
+		break;
+	case TR_E_PERMISSION_DENIED:
+		tr_result_fail(res, code, "Permission denied accessing %s: %s",
+			       name_kind(res->path), res->path);
+		break;
+	case TR_E_NOT_REGULAR:
+		tr_result_fail(res, code, "Not a regular file: %s (%s)", res->path,
+			       err == ELOOP ? "symbolic link loop" : strerror(err));
+		break;
+	default:
+		tr_result_fail(res, code, "I/O error reading %s: %s", res->path, strerror(err));
+	}
+}
+
+static bool same_version(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_ino == b->st_ino &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static const struct tr_reader *pick_reader(const struct tr_file *file)
+{
+	const struct tr_reader *best = NULL;
+	enum tr_probe best_score = TR_PROBE_NO;
+
+	for (size_t i = 0; tr_readers[i]; i++) {
+		enum tr_probe score = tr_readers[i]->probe(file);
+
+		if (score > best_score) {
+			best = tr_readers[i];
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+/* Copies a file that reports size 0 yet has content (/proc, /sys and some FUSE files) into a
+ * memory file, up to PSEUDO_FILE_MAX bytes, so that readers see its true size. Returns the
+ * memory file's descriptor, or -1 with errno. */
+static int snapshot_pseudo_file(int fd)
+{
+	enum { CHUNK = 64 * 1024 };
+	char *buf = malloc(CHUNK);
+	int mem = memfd_create("toolfs-pseudo-file", MFD_CLOEXEC);
+	off_t at = 0;
+
+	if (!buf || mem < 0)
+		goto fail;
+	while (at < PSEUDO_FILE_MAX) {
+		ssize_t n = tr_pread_full(fd, buf, CHUNK, at);
+
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		if (write(mem, buf, (size_t)n) != n)
+			goto fail;
+		at += n;
+	}
+	free(buf);
+	return mem;
+fail:
+	free(buf);
+	if (mem >= 0) {
+		int err = errno;
+
+		close(mem);
+		errno = err;
+	}
+	return -1;
+}
+
+/* One attempt: fills res from the file as it is now. Returns 0, or -1 when out of memory. */
+static int read_once(int fd, const struct stat *st, const struct tr_source *src,
+		     const struct tr_selector *sel, const struct tr_options *opts,
+		     struct tr_result *res)
+{
+	static const struct tr_selector default_view;
+	unsigned char head[TR_HEAD_SIZE];
+	ssize_t head_len;
+	struct tr_file file = {.fd = fd, .st = *st, .src = src, .head = head};
+	const struct tr_reader *reader;
+
+	tr_result_set_stat(res, st);
+	head_len = tr_pread_full(fd, head, sizeof(head), 0);
+	if (head_len < 0) {
+		tr_result_fail_errno(res, errno);
+		return 0;
+	}
+	file.head_len = (size_t)head_len;
+	if (st->st_size == 0 && head_len > 0) {
+		struct stat mem_st;
+		int mem = snapshot_pseudo_file(fd);
+		int rc;
+
+		if (mem < 0 || fstat(mem, &mem_st) < 0) {
+			if (mem >= 0)
+				close(mem);
+			tr_result_fail_errno(res, errno);
+			return 0;
+		}
+		mem_st.st_mtim = st->st_mtim;
+		rc = read_once(mem, &mem_st, src, sel, opts, res);
+		close(mem);
+		return rc;
+	}
+	reader = pick_reader(&file);
+	if (!reader) {
+		tr_result_fail(res, TR_E_IO, "No reader accepts %s", res->path);
+		return 0;
+	}
+	if (reader->read(&file, sel ? sel : &default_view, opts, res) < 0)
+		return -1;
+	if (!res->meta.has_sha256 && res->meta.size <= SHA256_MAX_SIZE &&
+	    res->error != TR_E_IO && res->error != TR_E_PERMISSION_DENIED) {
+		if (tr_sha256_fd(fd, res->meta.size, res->meta.sha256) == 0)
+			res->meta.has_sha256 = true;
+	}
+	return 0;
+}
+
+int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *sel,
+	       const struct tr_options *opts, struct tr_result *res)
+{
+	struct tr_options defaults;
+	struct stat before, after;
+
+	if (!opts) {
+		tr_options_init(&defaults);
+		opts = &defaults;
+	}
+	for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+		if (attempt > 0) {
+			tr_result_destroy(res);
+			if (tr_result_init(res, src->path) < 0)
+				return -1;
+		}
+		if (fstat(fd, &before) < 0) {
+			tr_result_fail_errno(res, errno);
+			return 0;
+		}
+		if (!S_ISREG(before.st_mode)) {
+			tr_result_not_regular(res, &before);
+			return 0;
+		}
+		if (read_once(fd, &before, src, sel, opts, res) < 0)
+			return -1;
+		if (fstat(fd, &after) < 0) {
+			tr_result_fail_errno(res, errno);
+			return 0;
+		}
+		if (same_version(&before, &after))
+			return 0;
+	}
+	tr_result_fail(res, TR_E_IO, "I/O error reading %s: the file kept changing while it was read",
+		       src->path);
+	return 0;
+}
+
+int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
+		 const struct tr_options *opts, struct tr_result *res)
+{
+	struct tr_source src = {.path = path, .name = base_name(path)};
+	struct stat st;
+	int fd, rc;
+
+	if (fstatat(dirfd, path, &st, 0) < 0) {
+		int err = errno;
+
+		tr_result_fail_errno(res, err);
+		if (err == ENOENT)
+			tr_suggest_similar(res, dirfd, path);
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		tr_result_not_regular(res, &st);
+		return 0;
+	}
+	/* O_NONBLOCK: a file swapped for a FIFO between the stat and the open must not hang. */
+	fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		tr_result_fail_errno(res, errno);
+		return 0;
+	}
+	rc = tr_read_fd(fd, &src, sel, opts, res);
+	close(fd);
+	return rc;
+}

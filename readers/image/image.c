@@ -1,0 +1,230 @@
+/* image.c - the read path shared by the PNG, JPEG, GIF and WebP readers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+#include "image.h"
+#define MIB 1048576.0
+
+int tr_image_error(char *err, size_t err_size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, err_size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+enum tr_probe tr_image_probe(const struct tr_file *file, const struct tr_image_format *fmt)
+{
+	if (fmt->signature(file->head, file->head_len))
+		return TR_PROBE_CONTENT;
+	for (const char *const *ext = fmt->extensions; *ext; ext++)
+		if (file->src && file->src->name && tr_has_extension(file->src->name, *ext))
+			return TR_PROBE_EXTENSION;
+	return TR_PROBE_NO;
+}
+
+bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector *sel)
+{
+	if (!sel || !sel->present || sel->start <= 1)
+		return false;
+	tr_result_fail(res, TR_E_OUT_OF_RANGE,
+		       "Part %llu is past the end of the image (an image is read whole: 1 part)",
+		       (unsigned long long)sel->start);
+	return true;
+}
+
+void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit)
+{
+	/* SPEC prints the limit in whole MB ("20MB"); a limit that is not a whole number of MiB
+	 * (e.g. max_image_size=1500K) keeps two decimals rather than rounding to a wrong figure. */
+	if (limit % 1048576 == 0)
+		tr_result_fail(res, TR_E_TOO_LARGE, "Image file exceeds %lluMB limit (actual: %.2fMB)",
+			       (unsigned long long)(limit / 1048576), (double)size / MIB);
+	else
+		tr_result_fail(res, TR_E_TOO_LARGE, "Image file exceeds %.2fMB limit (actual: %.2fMB)",
+			       (double)limit / MIB, (double)size / MIB);
+}
+
+int tr_image_fail_load(struct tr_result *res, const char *path, int err)
+{
+	enum tr_error code = tr_error_from_errno(err);
+
+	if (err == ENOMEM)
+		return -1;
+	if (code == TR_E_PERMISSION_DENIED)
+		tr_result_fail(res, code, "Permission denied accessing image file: %s", path);
+	else
+		tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", path, strerror(err));
+	return 0;
+}
+
+int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
+		  const struct tr_options *opts, struct tr_result *res,
+		  const struct tr_image_format *fmt)
+{
+	uint64_t size = (uint64_t)file->st.st_size;
+	const char *path = file->src && file->src->path ? file->src->path : res->path;
+	struct tr_image_info info;
+	struct tr_blob *blob = NULL;
+	char err[256];
+
+	res->type = TR_TYPE_IMAGE;
+	/* mimeType comes from the bytes: a .png holding text is an image read that failed, but
+	 * not an image/png. */
+	if (fmt->signature(file->head, file->head_len)) {
+		res->mime_type = strdup(fmt->mime_type);
+		if (!res->mime_type)
+			return -1;
+	}
+	if (tr_image_selector_past_end(res, sel))
+		return 0;
+	if (size == 0) {
+		tr_result_fail(res, TR_E_CORRUPT, "Failed to process image file: empty file (0 bytes)");
+		return 0;
+	}
+	if (size > opts->max_image_size) {
+		tr_image_fail_too_large(res, size, opts->max_image_size);
+		return 0;
+	}
+	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0)
+		return tr_image_fail_load(res, path, errno);
+
+	if (fmt->validate(blob->data, blob->len, &info, err, sizeof(err)) < 0) {
+		tr_blob_unref(blob);
+		tr_result_fail(res, TR_E_CORRUPT, "Failed to process image file: %s", err);
+		return 0;
+	}
+
+	struct tr_image_shown shown = {
+		.format = fmt->name, .media_type = fmt->mime_type, .width = info.width,
+		.height = info.height, .summary = info.summary,
+	};
+
+	return tr_image_attach(res, blob, &shown, opts);
+}
+
+static bool has_summary(const struct tr_image_shown *img)
+{
+	return img->summary && *img->summary;
+}
+
+#if defined(TR_HAVE_VIPS)
+/* The note of content on which frame of a multi-frame source is shown ("" for one frame). */
+static void frame_note(const struct tr_fit *fit, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (fit->frames > 1 && fit->largest)
+		snprintf(buf, size, " The largest of its %u images is shown.", fit->frames);
+	else if (fit->frames > 1)
+		snprintf(buf, size, " Only the first of its %u frames is shown.", fit->frames);
+}
+
+/* Attaches the fitted (downscaled or converted) image and says in content how to map
+ * coordinates back. */
+static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
+			 const struct tr_image_shown *img, const struct tr_options *opts)
+{
+	struct tr_fit fit;
+	char err[512], size_text[32], frames[96];
+	uint64_t size = blob->len;
+	enum tr_error code = tr_fit_image(blob, opts, &fit, err, sizeof(err));
+
+	tr_blob_unref(blob);
+	if (code == TR_E_UNSUPPORTED) {
+		tr_result_fail(res, code, "Unsupported image format: %s (%s)", img->format, err);
+		return 0;
+	}
+	if (code == TR_E_TOO_LARGE) {
+		tr_result_fail(res, code, "Image cannot be made to fit: %s", err);
+		return 0;
+	}
+	if (code != TR_OK) {
+		tr_result_fail(res, code == TR_E_IO ? TR_E_IO : TR_E_CORRUPT,
+			       "Failed to process image file: %s", err);
+		return 0;
+	}
+	bool resized = fit.width != fit.from_width || fit.height != fit.from_height;
+	bool png = strcmp(fit.media_type, "image/png") == 0;
+	const char *shown_as = png ? "PNG" : "JPEG";
+	bool same_type = strcmp(fit.media_type, img->media_type) == 0;
+
+	tr_format_size(size, size_text, sizeof(size_text));
+	frame_note(&fit, frames, sizeof(frames));
+	if (tr_result_add_image(res, fit.data, fit.media_type, fit.width, fit.height, 0, 0) < 0)
+		return -1;
+	tr_buf_printf(&res->content, "%s image, %ux%u pixels%s%s, %s.", img->format, fit.from_width,
+		      fit.from_height, has_summary(img) ? ", " : "",
+		      has_summary(img) ? img->summary : "", size_text);
+	if (resized) {
+		res->meta.has_resized = true;
+		res->meta.from_width = fit.from_width;
+		res->meta.from_height = fit.from_height;
+		res->meta.to_width = fit.width;
+		res->meta.to_height = fit.height;
+		res->meta.scale = fit.scale;
+		tr_buf_printf(&res->content,
+			      " [Image: original %ux%u, shown at %ux%u; multiply coordinates by %.3f to map back]",
+			      fit.from_width, fit.from_height, fit.width, fit.height, fit.scale);
+	}
+	tr_buf_printf(&res->content, "%s", frames);
+	if (!same_type)
+		tr_buf_printf(&res->content, " Converted to %s for viewing.", shown_as);
+	else if (!resized)
+		tr_buf_printf(&res->content, " Re-encoded as %s to fit the size limit.", shown_as);
+	tr_buf_printf(&res->content, " The image is attached.");
+	if (res->content.oom)
+		return -1;
+	res->meta.has_dimensions = true;
+	res->meta.width = fit.from_width;
+	res->meta.height = fit.from_height;
+	if (resized)
+		tr_result_set_short(res, "Read %s image %ux%u (%s), shown at %ux%u", img->format,
+				    fit.from_width, fit.from_height, size_text, fit.width, fit.height);
+	else
+		tr_result_set_short(res, "Read %s image %ux%u (%s), %s %s", img->format,
+				    fit.from_width, fit.from_height, size_text,
+				    same_type ? "re-encoded as" : "converted to", shown_as);
+	res->success = true;
+	return 0;
+}
+#endif
+
+int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr_image_shown *img,
+		    const struct tr_options *opts)
+{
+	char size_text[32];
+
+#if defined(TR_HAVE_VIPS)
+	if (img->must_convert || tr_fit_needed(img->width, img->height, blob->len, opts))
+		return attach_fitted(res, blob, img, opts);
+#else
+	(void)opts;
+	if (img->must_convert) {
+		tr_blob_unref(blob);
+		tr_result_fail(res, TR_E_UNSUPPORTED,
+			       "Unsupported image format: %s (this build has no libvips to convert it)",
+			       img->format);
+		return 0;
+	}
+#endif
+	res->meta.has_dimensions = true;
+	res->meta.width = img->width;
+	res->meta.height = img->height;
+	tr_format_size(blob->len, size_text, sizeof(size_text));
+	if (tr_result_add_image(res, blob, img->media_type, img->width, img->height, 0, 0) < 0)
+		return -1;
+	tr_buf_printf(&res->content, "%s image, %ux%u pixels%s%s, %s. The image is attached.",
+		      img->format, img->width, img->height, has_summary(img) ? ", " : "",
+		      has_summary(img) ? img->summary : "", size_text);
+	if (res->content.oom)
+		return -1;
+	tr_result_set_short(res, "Read %s image %ux%u (%s)", img->format, img->width, img->height,
+			    size_text);
+	res->success = true;
+	return 0;
+}

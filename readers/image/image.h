@@ -1,0 +1,198 @@
+/* image.h - the image readers' shared part (private to readers/): structural validators, the
+ * common read path, and fitting images to what vision APIs accept (libvips). */
+#ifndef TR_IMAGE_PRIVATE_H
+#define TR_IMAGE_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader.h"
+#include "tr_blob.h"
+#include "tr_options.h"
+#include "tr_result.h"
+
+/* --- image --- */
+/* the image readers' shared part: structural validators and the common read path. */
+
+/* The readers of png.c, jpeg.c, gif.c, webp.c and raster.c (BMP, TIFF, ICO, HEIC, AVIF:
+ * converted with libvips, errorCode unsupported when it has no loader), for registry.c. */
+extern const struct tr_reader tr_reader_png;
+extern const struct tr_reader tr_reader_jpeg;
+extern const struct tr_reader tr_reader_gif;
+extern const struct tr_reader tr_reader_webp;
+extern const struct tr_reader tr_reader_raster;
+
+/* What a validator learns of a well-formed image. */
+struct tr_image_info {
+	uint32_t width, height; /* pixels (GIF, animated WebP: the canvas) */
+	uint32_t frames;        /* 1 for a still image */
+	char summary[96];       /* format details for the description, e.g. "8-bit RGBA, non-interlaced" */
+};
+
+/* A validator checks the structure of data[0..len) without decoding pixels. On success it fills
+ * *info and returns 0. On failure it writes into err (always NUL-terminated, truncated to
+ * err_size) one sentence saying what is wrong and at which byte offset, e.g. "PNG chunk IDAT CRC
+ * mismatch at offset 8123", and returns -1; *info is then unspecified. Pure: no I/O, no
+ * allocation, thread-safe. */
+typedef int (*tr_image_validate_fn)(const unsigned char *data, size_t len,
+				    struct tr_image_info *info, char *err, size_t err_size);
+
+/* Checks SPEC §3: signature; IHDR first (length 13, width and height 1..2^31-1, bit depth legal
+ * for the colour type, compression 0, filter 0, interlace 0/1); every chunk inside the file with
+ * a correct CRC; PLTE before IDAT for colour type 3; one or more consecutive IDATs; IEND (bytes
+ * after it are ignored). "Truncated" errors give the whole chunk's size (12 + length). */
+int tr_png_validate(const unsigned char *data, size_t len, struct tr_image_info *info, char *err,
+		    size_t err_size);
+
+/* Checks SOI; every segment's length (fill bytes and standalone markers allowed); one SOF0-15
+ * frame header (not DHT/DAC/JPG) with non-zero width and height and 1-4 components; SOS after
+ * it, scanning entropy-coded data (0xFF00 stuffing, RSTn) to the next marker, several scans
+ * allowed; EOI. "Truncated" errors give the segment's length field, e.g. "JPEG truncated:
+ * segment DQT at offset 20 needs 67 bytes, file ends at 50". */
+int tr_jpeg_validate(const unsigned char *data, size_t len, struct tr_image_info *info, char *err,
+		     size_t err_size);
+
+/* Checks GIF87a/GIF89a, the logical screen descriptor, the global colour table, then image
+ * descriptors (local colour table, LZW minimum code size 1..11, data sub-blocks to the
+ * terminator) and extensions (sub-blocks) up to the 0x3B trailer; at least one image. Counts the
+ * images as frames. */
+int tr_gif_validate(const unsigned char *data, size_t len, struct tr_image_info *info, char *err,
+		    size_t err_size);
+
+/* Checks the RIFF header (RIFF size + 8 within the file; bytes after it are ignored), "WEBP", a
+ * first chunk VP8 (key frame, start code 9d 01 2a, non-zero 14-bit size), VP8L (signature 0x2f,
+ * version 0) or VP8X (canvas size, and the chunks its flags announce: ANIM and ANMF frames when
+ * animated, otherwise a VP8/VP8L image), and every chunk's length within the RIFF data (odd
+ * lengths padded). */
+int tr_webp_validate(const unsigned char *data, size_t len, struct tr_image_info *info, char *err,
+		     size_t err_size);
+
+/* Signature tests over the first len bytes of a file (a probe's head). */
+bool tr_png_signature(const unsigned char *head, size_t len);
+bool tr_jpeg_signature(const unsigned char *head, size_t len);
+bool tr_gif_signature(const unsigned char *head, size_t len);
+bool tr_webp_signature(const unsigned char *head, size_t len);
+
+/* One displayable image format, as png.c, jpeg.c, gif.c and webp.c describe theirs. */
+struct tr_image_format {
+	const char *name;      /* "PNG", as shown in sentences */
+	const char *mime_type; /* static, e.g. "image/png" */
+	const char *const *extensions; /* NULL-terminated, without the dot */
+	bool (*signature)(const unsigned char *head, size_t len);
+	tr_image_validate_fn validate;
+};
+
+/* TR_PROBE_CONTENT when file->head carries fmt's signature, TR_PROBE_EXTENSION when the file's
+ * name has one of fmt's extensions, otherwise TR_PROBE_NO. */
+enum tr_probe tr_image_probe(const struct tr_file *file, const struct tr_image_format *fmt);
+
+/* The read of SPEC §3 "Images" for fmt: empty file -> corrupt; over opts->max_image_size ->
+ * too_large (without reading); otherwise loads the file once (setting sha256), validates it, and
+ * on success attaches it as images[0] with dimensions, mimeType, shortResult and a one-paragraph
+ * content. A selector beyond part 1 is out_of_range. Failures go into res. Returns 0, or -1 when
+ * out of memory. */
+int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
+		  const struct tr_options *opts, struct tr_result *res,
+		  const struct tr_image_format *fmt);
+
+/* What tr_image_attach shows of an image. */
+struct tr_image_shown {
+	const char *format;     /* "PNG" */
+	const char *media_type; /* of the file's bytes */
+	uint32_t width, height;
+	const char *summary;    /* details for the description, or NULL */
+	bool must_convert;      /* a format vision APIs do not take (BMP, TIFF ...): always convert */
+};
+
+/* Attaches blob (the whole file; the reference is taken over) as images[0] of res and fills
+ * dimensions, content, shortResult and success. An image over opts->image_max_dim or
+ * opts->image_max_b64, or one that must be converted, goes through tr_fit_image (libvips):
+ * metadata.resized and content then give the scale factor. A fit that fails takes its error
+ * code (corrupt, unsupported, too_large, io_error); without libvips, must_convert ->
+ * unsupported and oversized images are attached as they are.
+ * Returns 0, or -1 when out of memory. */
+int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr_image_shown *img,
+		    const struct tr_options *opts);
+
+/* An image is one part: a selector starting past 1 records out_of_range and returns true. */
+bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector *sel);
+
+/* Records too_large: "Image file exceeds 20MB limit (actual: 25.30MB)" (the limit in whole MB
+ * when it is one, else with two decimals). */
+void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit);
+
+/* Records a failed load of path with errno err: permission_denied or io_error. Returns 0, or -1
+ * when err is ENOMEM (the caller's out-of-memory return). */
+int tr_image_fail_load(struct tr_result *res, const char *path, int err);
+
+/* Writes a printf-formatted sentence into err (err_size > 0) and returns -1, for validators. */
+int tr_image_error(char *err, size_t err_size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Big- and little-endian loads for validators; p must hold the bytes. */
+static inline uint32_t tr_be16(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static inline uint32_t tr_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint32_t tr_le16(const unsigned char *p)
+{
+	return (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline uint32_t tr_le24(const unsigned char *p)
+{
+	return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline uint32_t tr_le32(const unsigned char *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+
+/* --- fit --- */
+/* making images fit what vision APIs accept (SPEC §3 "Images"): downscale and re-encode with libvips, or convert formats the APIs do not take (BMP, TIFF, ICO, HEIC, AVIF). */
+
+struct tr_fit {
+	struct tr_blob *data;   /* owned: the bytes to send */
+	const char *media_type; /* static: "image/png" or "image/jpeg" */
+	uint32_t width, height; /* of data */
+	uint32_t from_width, from_height; /* of the source (first frame) */
+	uint32_t frames;        /* frames (pages, icon sizes) of the source; one is in data */
+	bool largest;           /* data shows the largest of the frames (icons), not the first */
+	double scale;           /* from long edge / to long edge (1.0 when only converted) */
+};
+
+/* True when an image of this size and byte length must be fitted: its long edge exceeds
+ * opts->image_max_dim or its base64 would exceed opts->image_max_b64. */
+bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_options *opts);
+
+/* True when this libvips has a loader of the given nickname, e.g. "heifload_buffer", and it is
+ * not blocked (VIPS_BLOCK_UNTRUSTED=1 blocks ImageMagick's). Starts libvips if needed. */
+bool tr_fit_has_loader(const char *nickname);
+
+/* Decodes src (any format libvips loads; the first frame of an animation or the first page; of
+ * an icon holding several sizes, the largest),
+ * shrinks it (on load where the format allows) so its long edge is at most opts->image_max_dim,
+ * keeping the aspect ratio, and encodes it without metadata: a JPEG source as JPEG, any other as
+ * PNG when that fits in opts->image_max_b64 of base64, else as JPEG with falling qualities (alpha
+ * flattened on white), then at smaller sizes until it fits. An image already within the limits
+ * is only re-encoded at its own size. The pixel grid is kept as stored (EXIF orientation is not
+ * applied), so coordinates map back by scale alone.
+ * Returns TR_OK and fills out (caller owns out->data), or an error code with one sentence in
+ * err (out->data NULL): TR_E_CORRUPT when libvips cannot decode the bytes (its reason quoted),
+ * TR_E_UNSUPPORTED when its loader lacks the codec (e.g. HEIC without an HEVC decoder),
+ * TR_E_TOO_LARGE when the source has more pixels than toolfs decodes or no size fits,
+ * TR_E_IO when libvips cannot start or encode. */
+enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
+			   struct tr_fit *out, char *err, size_t err_size);
+
+
+#endif

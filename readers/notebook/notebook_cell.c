@@ -1,0 +1,579 @@
+/* notebook_cell.c - renders one notebook cell: header, source, attachments and outputs. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "notebook.h"
+
+/* Room kept for a "[... truncated: X of N chars shown; ...]" note when cutting to a byte budget. */
+#define NOTE_RESERVE 160
+
+/* The outputs section while it is built: its text and where each image reference ends in it. */
+struct outputs_text {
+	struct tr_buf text;
+	size_t *ref_ends;
+	size_t n_refs, cap_refs;
+};
+
+static const cJSON *field(const cJSON *obj, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static bool is_type(const char *type, const char *name)
+{
+	return strcmp(type, name) == 0;
+}
+
+/* A string or a list of strings (nbformat's "multiline string"). */
+static bool is_multiline(const cJSON *value)
+{
+	const cJSON *piece;
+
+	if (cJSON_IsString(value))
+		return true;
+	if (!cJSON_IsArray(value))
+		return false;
+	cJSON_ArrayForEach(piece, value) {
+		if (!cJSON_IsString(piece))
+			return false;
+	}
+	return true;
+}
+
+static int append_string(struct tr_buf *buf, const char *s)
+{
+	size_t len = strlen(s);
+
+	return len ? tr_buf_append(buf, s, len) : 0;
+}
+
+/* Appends a multiline string joined as-is; other values append nothing. */
+static int append_multiline(struct tr_buf *buf, const cJSON *value)
+{
+	const cJSON *piece;
+
+	if (cJSON_IsString(value))
+		return append_string(buf, value->valuestring);
+	if (cJSON_IsArray(value)) {
+		cJSON_ArrayForEach(piece, value) {
+			if (cJSON_IsString(piece) && append_string(buf, piece->valuestring) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Appends a multiline string cleaned of terminal escapes (see tr_nb_append_clean). */
+static int append_clean_multiline(struct tr_buf *buf, const cJSON *value, bool overwrite)
+{
+	struct tr_buf joined = { 0 };
+	int rc = append_multiline(&joined, value);
+
+	if (rc == 0)
+		rc = tr_nb_append_clean(buf, joined.data, joined.len, overwrite);
+	if (rc < 0)
+		buf->oom = true;
+	tr_buf_free(&joined);
+	return rc;
+}
+
+/* Ends the text appended since offset from with a newline, when it does not end in one. */
+static int end_line(struct tr_buf *buf, size_t from)
+{
+	if (buf->len > from && buf->data[buf->len - 1] != '\n')
+		return tr_buf_append(buf, "\n", 1);
+	return 0;
+}
+
+/* Bytes still free in the cell's budget after used bytes, keeping room for a note. */
+static uint64_t budget_left(const struct tr_nb_context *ctx, size_t used)
+{
+	uint64_t need = (uint64_t)used + NOTE_RESERVE;
+
+	return ctx->byte_budget > need ? ctx->byte_budget - need : 0;
+}
+
+static const char *source_key(const char *type, int nbformat)
+{
+	return nbformat == 3 && is_type(type, "code") ? "input" : "source";
+}
+
+static const char *count_key(int nbformat)
+{
+	return nbformat == 3 ? "prompt_number" : "execution_count";
+}
+
+bool tr_nb_cell_check(const cJSON *cell, uint64_t index, int nbformat, char *reason, size_t size)
+{
+	const cJSON *type, *source, *outputs, *output;
+	const char *key;
+	uint64_t k = 0;
+
+	if (!cJSON_IsObject(cell)) {
+		snprintf(reason, size, "cell %" PRIu64 " is not an object", index);
+		return false;
+	}
+	type = field(cell, "cell_type");
+	if (!cJSON_IsString(type)) {
+		snprintf(reason, size, "cell %" PRIu64 " has no \"cell_type\"", index);
+		return false;
+	}
+	key = source_key(type->valuestring, nbformat);
+	source = field(cell, key);
+	if (source && !is_multiline(source)) {
+		snprintf(reason, size, "cell %" PRIu64 ": \"%s\" is not a string or a list of strings",
+			 index, key);
+		return false;
+	}
+	outputs = field(cell, "outputs");
+	if (!outputs)
+		return true;
+	if (!cJSON_IsArray(outputs)) {
+		snprintf(reason, size, "cell %" PRIu64 ": \"outputs\" is not a list", index);
+		return false;
+	}
+	cJSON_ArrayForEach(output, outputs) {
+		k++;
+		if (!cJSON_IsObject(output) || !cJSON_IsString(field(output, "output_type"))) {
+			snprintf(reason, size, "cell %" PRIu64 ": output %" PRIu64
+				 " has no \"output_type\"", index, k);
+			return false;
+		}
+	}
+	return true;
+}
+
+static int push_image(struct tr_nb_cell *out, const struct tr_nb_image *image)
+{
+	if (out->n_images == out->cap_images) {
+		size_t cap = out->cap_images ? out->cap_images * 2 : 4;
+		struct tr_nb_image *grown = realloc(out->images, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		out->images = grown;
+		out->cap_images = cap;
+	}
+	out->images[out->n_images++] = *image;
+	return 0;
+}
+
+#if defined(TR_HAVE_VIPS)
+/* Replaces an image over image_max_dim or image_max_b64 by its fitted version and writes into
+ * fitted the words of its reference, e.g. ", shown at 2000x1500 as image/jpeg; multiply
+ * coordinates by 2.000 to map back" ("" when it is within the limits). Returns 0, or 1 with a
+ * reason in fitted when it could not be fitted (the image is left as it was). */
+static int fit_image(const struct tr_nb_context *ctx, struct tr_nb_image *image, char *fitted,
+		     size_t size)
+{
+	struct tr_fit fit;
+	char err[256];
+
+	fitted[0] = '\0';
+	if (!ctx->opts ||
+	    !tr_fit_needed(image->width, image->height, image->blob->len, ctx->opts))
+		return 0;
+	if (tr_fit_image(image->blob, ctx->opts, &fit, err, sizeof(err)) != TR_OK) {
+		snprintf(fitted, size, "%s", err);
+		return 1;
+	}
+	if (fit.width != image->width || fit.height != image->height)
+		snprintf(fitted, size, ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates"
+			 " by %.3f to map back", fit.width, fit.height, fit.media_type, fit.scale);
+	else
+		snprintf(fitted, size, ", re-encoded as %s to fit the size limit", fit.media_type);
+	tr_blob_unref(image->blob);
+	image->blob = fit.data;
+	image->media_type = fit.media_type;
+	image->width = fit.width;
+	image->height = fit.height;
+	return 0;
+}
+#endif
+
+/* Decodes an image value and appends its reference line to buf:
+ * "[<prefix>image 2: image/png 640x480, attached]", with the size it is shown at when it had to
+ * be fitted ("[image 2: image/png 4000x3000, shown at 2000x1500 as image/png; multiply
+ * coordinates by 2.000 to map back, attached]"), or why it is not attached. Returns 1 when the
+ * image was attached, 0 when not, -1 when out of memory. */
+static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
+			struct tr_buf *buf, const cJSON *value, const char *prefix, const char *noun)
+{
+	struct tr_nb_image image;
+	const char *reason;
+	char size[32], limit[32], fitted[320] = "";
+	const char *media_type;
+	uint32_t width, height;
+	int rc = tr_nb_image_decode(value, &image, &reason);
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		return tr_buf_printf(buf, "[%s%s could not be decoded: %s]\n", prefix, noun, reason) < 0
+			       ? -1 : 0;
+	if (image.blob->len > ctx->max_image_size) {
+		tr_nb_format_limit(ctx->max_image_size, image.blob->len, limit, size, sizeof(size));
+		rc = tr_buf_printf(buf, "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
+				   ", %s exceeds the %s image limit]\n", prefix, noun,
+				   image.media_type, image.width, image.height, size, limit);
+		tr_blob_unref(image.blob);
+		return rc < 0 ? -1 : 0;
+	}
+	media_type = image.media_type;
+	width = image.width;
+	height = image.height;
+#if defined(TR_HAVE_VIPS)
+	if (fit_image(ctx, &image, fitted, sizeof(fitted)) > 0) {
+		rc = tr_buf_printf(buf, "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
+				   " is over the image limits and could not be downscaled: %s]\n",
+				   prefix, noun, media_type, width, height, fitted);
+		tr_blob_unref(image.blob);
+		return rc < 0 ? -1 : 0;
+	}
+#endif
+	if (tr_buf_printf(buf, "[%simage %zu: %s %" PRIu32 "x%" PRIu32 "%s, attached]\n", prefix,
+			  (size_t)ctx->first_image + out->n_images, media_type, width, height,
+			  fitted) < 0 ||
+	    push_image(out, &image) < 0) {
+		tr_blob_unref(image.blob);
+		return -1;
+	}
+	return 1;
+}
+
+static bool is_image_mime(const char *mime)
+{
+	return is_type(mime, "image/png") || is_type(mime, "image/jpeg");
+}
+
+/* The source, verbatim; cut (with a note) only when it alone overflows the cell's budget. */
+static int render_source(const cJSON *cell, const char *type, const struct tr_nb_context *ctx,
+			 struct tr_nb_cell *out)
+{
+	struct tr_buf source = { 0 };
+	struct tr_buf *text = &out->text;
+	uint64_t avail;
+	size_t keep;
+	int rc = append_multiline(&source, field(cell, source_key(type, ctx->nbformat)));
+
+	if (rc < 0 || source.len == 0)
+		goto out;
+	avail = budget_left(ctx, text->len);
+	if (source.len <= avail) {
+		size_t from = text->len;
+
+		rc = tr_buf_append(text, source.data, source.len);
+		if (rc == 0)
+			rc = end_line(text, from);
+		goto out;
+	}
+	keep = tr_nb_utf8_prefix(source.data, source.len, UINT64_MAX, avail);
+	if ((keep && tr_buf_append(text, source.data, keep) < 0) ||
+	    (keep && end_line(text, text->len - 1) < 0) ||
+	    tr_buf_printf(text, "[... source truncated: %" PRIu64 " of %" PRIu64
+			  " chars shown; the rest is in the raw notebook]\n",
+			  tr_nb_utf8_count(source.data, keep),
+			  tr_nb_utf8_count(source.data, source.len)) < 0)
+		rc = -1;
+	out->truncated = true;
+out:
+	tr_buf_free(&source);
+	return rc;
+}
+
+/* Markdown and raw cells may carry images as attachments: {"name.png": {"image/png": B64}}. */
+static int render_attachments(const cJSON *cell, const struct tr_nb_context *ctx,
+			      struct tr_nb_cell *out)
+{
+	const cJSON *attachments = field(cell, "attachments"), *attachment, *entry;
+	char prefix[512];
+
+	if (!cJSON_IsObject(attachments))
+		return 0;
+	cJSON_ArrayForEach(attachment, attachments) {
+		if (!cJSON_IsObject(attachment))
+			continue;
+		snprintf(prefix, sizeof(prefix), "attachment %s: ", attachment->string);
+		cJSON_ArrayForEach(entry, attachment) {
+			if (is_image_mime(entry->string)) {
+				if (append_image(ctx, out, &out->text, entry, prefix, "image") < 0)
+					return -1;
+			} else if (tr_buf_printf(&out->text, "[%s%s omitted]\n", prefix,
+						 entry->string) < 0) {
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* nbformat 3 keeps a result's representations at the output's top level, by short names. */
+static const char *v3_mime(const char *key)
+{
+	static const char *const names[][2] = {
+		{ "text", "text/plain" },         { "html", "text/html" },
+		{ "svg", "image/svg+xml" },       { "png", "image/png" },
+		{ "jpeg", "image/jpeg" },         { "latex", "text/latex" },
+		{ "json", "application/json" },   { "javascript", "application/javascript" },
+		{ "pdf", "application/pdf" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (is_type(key, names[i][0]))
+			return names[i][1];
+	return strchr(key, '/') ? key : NULL;
+}
+
+/* Code points of a representation that is not shown. Returns -1 when out of memory. */
+static int64_t value_chars(const cJSON *value)
+{
+	struct tr_buf joined = { 0 };
+	int64_t n = -1;
+
+	if (is_multiline(value)) {
+		if (append_multiline(&joined, value) == 0)
+			n = (int64_t)tr_nb_utf8_count(joined.data, joined.len);
+		tr_buf_free(&joined);
+		return n;
+	}
+	char *printed = cJSON_PrintUnformatted(value);
+
+	if (printed) {
+		n = (int64_t)tr_nb_utf8_count(printed, strlen(printed));
+		cJSON_free(printed);
+	}
+	return n;
+}
+
+static int note_image_ref(struct outputs_text *os)
+{
+	if (os->n_refs == os->cap_refs) {
+		size_t cap = os->cap_refs ? os->cap_refs * 2 : 4;
+		size_t *grown = realloc(os->ref_ends, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		os->ref_ends = grown;
+		os->cap_refs = cap;
+	}
+	os->ref_ends[os->n_refs++] = os->text.len;
+	return 0;
+}
+
+enum bundle_pass { PASS_TEXT, PASS_IMAGES, PASS_OTHERS, PASS_COUNT };
+
+static enum bundle_pass pass_of(const char *mime)
+{
+	if (is_type(mime, "text/plain"))
+		return PASS_TEXT;
+	return is_image_mime(mime) ? PASS_IMAGES : PASS_OTHERS;
+}
+
+/* A mime bundle: text/plain first, then PNG/JPEG images, then the other types named with their
+ * size, each group in the bundle's order. */
+static int render_bundle(const cJSON *bundle, bool short_keys, const struct tr_nb_context *ctx,
+			 struct tr_nb_cell *out, struct outputs_text *os)
+{
+	const cJSON *entry;
+
+	for (int pass = 0; pass < PASS_COUNT; pass++) {
+		cJSON_ArrayForEach(entry, bundle) {
+			const char *mime = short_keys ? v3_mime(entry->string) : entry->string;
+			size_t from = os->text.len;
+			int64_t chars;
+			int rc = 0;
+
+			if (!mime || pass_of(mime) != (enum bundle_pass)pass)
+				continue;
+			switch (pass) {
+			case PASS_TEXT:
+				rc = append_clean_multiline(&os->text, entry, false);
+				if (rc == 0)
+					rc = end_line(&os->text, from);
+				break;
+			case PASS_IMAGES:
+				rc = append_image(ctx, out, &os->text, entry, "", "image output");
+				if (rc > 0)
+					rc = note_image_ref(os);
+				break;
+			default:
+				chars = value_chars(entry);
+				rc = chars < 0 ? -1
+					       : tr_buf_printf(&os->text, "[%s output omitted; %" PRId64
+							       " chars]\n", mime, chars);
+			}
+			if (rc < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int render_error(const cJSON *output, struct tr_buf *text)
+{
+	const cJSON *ename = field(output, "ename"), *evalue = field(output, "evalue");
+	const cJSON *traceback = field(output, "traceback"), *line;
+	size_t from = text->len;
+
+	if (cJSON_IsString(ename) || cJSON_IsString(evalue)) {
+		if ((cJSON_IsString(ename) && tr_nb_append_clean(text, ename->valuestring,
+								 strlen(ename->valuestring), false) < 0) ||
+		    tr_buf_append(text, ": ", 2) < 0 ||
+		    (cJSON_IsString(evalue) && tr_nb_append_clean(text, evalue->valuestring,
+								  strlen(evalue->valuestring), false) < 0) ||
+		    end_line(text, from) < 0)
+			return -1;
+	}
+	if (!cJSON_IsArray(traceback))
+		return 0;
+	cJSON_ArrayForEach(line, traceback) {
+		if (!cJSON_IsString(line))
+			continue;
+		from = text->len;
+		if (tr_nb_append_clean(text, line->valuestring, strlen(line->valuestring), false) < 0 ||
+		    end_line(text, from) < 0 || (text->len == from && tr_buf_append(text, "\n", 1) < 0))
+			return -1;
+	}
+	return 0;
+}
+
+static int render_output(const cJSON *output, uint64_t k, const struct tr_nb_context *ctx,
+			 struct tr_nb_cell *out, struct outputs_text *os)
+{
+	const char *type = field(output, "output_type")->valuestring;
+	const cJSON *name = field(output, ctx->nbformat == 3 ? "stream" : "name");
+	const cJSON *count = field(output, count_key(ctx->nbformat)), *data;
+	struct tr_buf *text = &os->text;
+	bool stream = is_type(type, "stream"), result = false;
+	size_t from;
+
+	if (tr_buf_printf(text, "--- Output %" PRIu64 " (%s", k, type) < 0 ||
+	    (stream && cJSON_IsString(name) && tr_buf_printf(text, " %s", name->valuestring) < 0))
+		return -1;
+	if (is_type(type, "execute_result") || is_type(type, "pyout")) {
+		result = true;
+		if (cJSON_IsNumber(count)) {
+			if (tr_buf_printf(text, ") Out [%d] ---\n", count->valueint) < 0)
+				return -1;
+		} else if (tr_buf_append(text, ") ---\n", 6) < 0) {
+			return -1;
+		}
+	} else if (tr_buf_append(text, ") ---\n", 6) < 0) {
+		return -1;
+	}
+	if (stream) {
+		from = text->len;
+		if (append_clean_multiline(text, field(output, "text"), true) < 0 ||
+		    end_line(text, from) < 0)
+			return -1;
+		return 0;
+	}
+	if (is_type(type, "error") || is_type(type, "pyerr"))
+		return render_error(output, text);
+	if (result || is_type(type, "display_data")) {
+		data = field(output, "data");
+		if (cJSON_IsObject(data))
+			return render_bundle(data, false, ctx, out, os);
+		return render_bundle(output, true, ctx, out, os);
+	}
+	return tr_buf_printf(text, "[output of type %s omitted]\n", type) < 0 ? -1 : 0;
+}
+
+/* Renders all outputs, then keeps what the cap allows; images whose reference was cut off are
+ * released so that images[] matches the text. */
+static int render_outputs(const cJSON *outputs, const struct tr_nb_context *ctx,
+			  struct tr_nb_cell *out, uint64_t index)
+{
+	struct outputs_text os = { 0 };
+	size_t first_image = out->n_images, keep;
+	const cJSON *output;
+	uint64_t k = 0;
+	int rc = -1;
+
+	cJSON_ArrayForEach(output, outputs) {
+		if (render_output(output, ++k, ctx, out, &os) < 0)
+			goto out;
+	}
+	if (os.text.oom)
+		goto out;
+	if (ctx->single_cell)
+		keep = tr_nb_utf8_prefix(os.text.data, os.text.len, UINT64_MAX,
+					 budget_left(ctx, out->text.len));
+	else
+		keep = tr_nb_utf8_prefix(os.text.data, os.text.len, TR_NB_CELL_OUTPUT_CHARS,
+					 SIZE_MAX);
+	if (keep == os.text.len) {
+		rc = os.text.len ? tr_buf_append(&out->text, os.text.data, os.text.len) : 0;
+		goto out;
+	}
+	if (keep && (tr_buf_append(&out->text, os.text.data, keep) < 0 ||
+		     end_line(&out->text, out->text.len - 1) < 0))
+		goto out;
+	uint64_t shown = tr_nb_utf8_count(os.text.data, keep);
+	uint64_t total = tr_nb_utf8_count(os.text.data, os.text.len);
+
+	if (ctx->single_cell)
+		rc = tr_buf_printf(&out->text, "[... output truncated: %" PRIu64 " of %" PRIu64
+				   " chars shown; the rest is in the raw notebook]\n", shown, total);
+	else
+		rc = tr_buf_printf(&out->text, "[... output truncated: %" PRIu64 " of %" PRIu64
+				   " chars shown; read %s:%" PRIu64 ".tool.json for all of it]\n",
+				   shown, total, ctx->name, index);
+	for (size_t i = 0; i < os.n_refs; i++) {
+		if (os.ref_ends[i] <= keep)
+			continue;
+		for (size_t j = first_image + i; j < out->n_images; j++)
+			tr_blob_unref(out->images[j].blob);
+		out->n_images = first_image + i;
+		break;
+	}
+	out->truncated = true;
+out:
+	tr_buf_free(&os.text);
+	free(os.ref_ends);
+	return rc < 0 ? -1 : 0;
+}
+
+int tr_nb_cell_render(const cJSON *cell, uint64_t index, const struct tr_nb_context *ctx,
+		      struct tr_nb_cell *out)
+{
+	const char *type = field(cell, "cell_type")->valuestring;
+	const cJSON *level = field(cell, "level"), *count = field(cell, count_key(ctx->nbformat));
+	const cJSON *outputs = field(cell, "outputs");
+	struct tr_buf *text = &out->text;
+
+	if (tr_buf_printf(text, "\n--- Cell %" PRIu64 " [%s", index, type) < 0)
+		return -1;
+	if (is_type(type, "heading") && cJSON_IsNumber(level) &&
+	    tr_buf_printf(text, " %d", level->valueint) < 0)
+		return -1;
+	if (tr_buf_append(text, "]", 1) < 0)
+		return -1;
+	if (is_type(type, "code")) {
+		if (cJSON_IsNumber(count)) {
+			if (tr_buf_printf(text, " In [%d]", count->valueint) < 0)
+				return -1;
+		} else if (tr_buf_append(text, " In [ ]", 7) < 0) {
+			return -1;
+		}
+	}
+	if (tr_buf_append(text, " ---\n", 5) < 0 || render_source(cell, type, ctx, out) < 0 ||
+	    render_attachments(cell, ctx, out) < 0)
+		return -1;
+	if (cJSON_IsArray(outputs) && cJSON_GetArraySize(outputs) > 0 &&
+	    render_outputs(outputs, ctx, out, index) < 0)
+		return -1;
+	return text->oom ? -1 : 0;
+}
+
+void tr_nb_cell_destroy(struct tr_nb_cell *out)
+{
+	tr_buf_free(&out->text);
+	for (size_t i = 0; i < out->n_images; i++)
+		tr_blob_unref(out->images[i].blob);
+	free(out->images);
+	memset(out, 0, sizeof(*out));
+}

@@ -1,0 +1,96 @@
+/* pdf.h - the PDF reader's private parts: the poppler read, page rendering, text tidying and the
+ * page window. */
+#ifndef TR_PDF_PRIVATE_H
+#define TR_PDF_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader.h"
+#include "tr_blob.h"
+#include "tr_result.h"
+#include "tr_selector.h"
+
+/* --- pdf_text --- */
+/* tidying of the text poppler extracts from a PDF page (pure string work). */
+
+/* True when text (NUL-terminated, may be NULL) holds nothing but ASCII whitespace and Unicode
+ * bidi embedding marks (U+202A-U+202E): a page without a text layer. */
+bool tr_pdf_text_is_blank(const char *text);
+
+/* Appends text[0..len) to out as the page text a model reads: poppler wraps each right-to-left
+ * word in U+202B ... U+202C and sometimes drops the space between two such words, so a space
+ * is put back wherever one embedding closes and the next opens (U+202C then U+202A/U+202B);
+ * trailing whitespace is dropped. Returns 0, or -1 when out of memory (out->oom). */
+int tr_pdf_text_append(struct tr_buf *out, const char *text, size_t len);
+
+/* --- pdf_window --- */
+/* which pages a PDF result shows and which sibling continues it (pure math). */
+
+/* Pages of the default view (SPEC §3: pages 1-10 as text). */
+#define TR_PDF_DEFAULT_PAGES 10
+/* The default view attaches the whole document only up to this many pages (and max_pdf_size). */
+#define TR_PDF_ATTACH_MAX_PAGES 100
+
+/* 1-based inclusive page span; first = last = 0 for a document without pages. */
+struct tr_pdf_window {
+	uint64_t first, last;
+};
+
+/* Fills win with the pages that sel (the default view when !sel->present) shows of a document of
+ * total pages: the default view is 1..default_pages; A is A; A-B is A..B; A- is
+ * A..A+max_pages-1; every span is clamped to the last page and to max_pages pages (0 counts as
+ * 1). The column form (sel->column) must be rejected by the caller. Returns 0, or -1 when a
+ * selector starts past the last page (win is then left zeroed). */
+int tr_pdf_window(const struct tr_selector *sel, uint64_t total, uint64_t default_pages,
+		  uint64_t max_pages, struct tr_pdf_window *win);
+
+/* Writes into buf (canonical SEL, e.g. "11-20" or "12") the window of up to step pages that
+ * follows page last in a document of total pages. Returns its length, or -1 when last is the
+ * final page (nothing follows; buf untouched) or buf is too small. */
+int tr_pdf_next_selector(uint64_t last, uint64_t total, uint64_t step, char *buf, size_t size);
+
+#if defined(TR_HAVE_POPPLER)
+#include <poppler.h>
+
+/* --- pdf_poppler --- */
+/* the PDF read on poppler-glib + cairo (built only when both are available). */
+
+/* The read of SPEC §3 "PDFs" (the tr_reader.read contract; type and mimeType are already set):
+ * the default view (pages 1-10 as text, renders of pages without a text layer, the whole file
+ * as documents[0] when within 100 pages and opts->max_pdf_size) or a page selector (text and a
+ * render of each page, at most opts->max_pdf_pages pages). Sets metadata.pageCount whenever the
+ * document opens. Failures (encrypted, corrupt, too_large, out_of_range, io_error) go into res.
+ * Returns 0, or -1 when out of memory. */
+int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *sel,
+			const struct tr_options *opts, struct tr_result *res);
+
+/* --- pdf_render --- */
+/* renders one PDF page (poppler + cairo) into an encoded image for images[]. */
+
+/* SPEC §3: page renders have this long edge in pixels. */
+#define TR_PDF_RENDER_LONG_EDGE 1568
+
+/* An encoded page image. */
+struct tr_pdf_render {
+	struct tr_blob *data;   /* owned reference: PNG or JPEG bytes */
+	const char *media_type; /* static: "image/png" or "image/jpeg" */
+	uint32_t width, height; /* pixels */
+};
+
+/* Pixel size of page (its rotation applied) scaled so that the long edge is long_edge: the long
+ * side gets exactly long_edge, the other side its rounded share (at least 1). */
+void tr_pdf_render_size(PopplerPage *page, uint32_t long_edge, uint32_t *width, uint32_t *height);
+
+/* Renders page with its rotation on white at long_edge pixels (tr_pdf_render_size) and encodes
+ * it as PNG; when the PNG's base64 would exceed max_b64 bytes and libvips is built in, as JPEG
+ * instead (quality lowered until it fits, down to a floor). The pixel surface is freed before
+ * returning, so only one page's pixels exist at a time. On success fills *out (the caller owns
+ * out->data) and returns 0. Returns 1 when cairo cannot render or encode the page (*out
+ * untouched; err gets a short reason, NUL-terminated), -1 when out of memory. */
+int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64,
+		       struct tr_pdf_render *out, char *err, size_t err_size);
+#endif
+
+#endif

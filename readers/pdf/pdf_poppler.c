@@ -1,0 +1,325 @@
+/* pdf_poppler.c - the PDF read on poppler-glib: page text, page renders, the attached document. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <poppler.h>
+
+#include "util.h"
+#include "pdf.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* One read in progress. */
+struct pdf_read {
+	const struct tr_file *file;
+	const struct tr_options *opts;
+	PopplerDocument *doc;
+	struct tr_result *res;
+	bool render_all;   /* a page selector: every shown page is rendered */
+	uint64_t rendered; /* images added so far (at most opts->max_pdf_pages) */
+	bool cut;          /* a page's text was cut to fit opts->max_output */
+};
+
+static pthread_once_t silence_once = PTHREAD_ONCE_INIT;
+
+/* The core never prints: poppler-glib reports syntax errors of damaged files (and its own
+ * g_return_if_fail checks) through g_log in the "Poppler" domain, which would reach stderr. */
+static void silence_poppler(void)
+{
+	tr_glib_quiet_domain("Poppler");
+}
+
+static void unref_blob(gpointer blob)
+{
+	tr_blob_unref(blob);
+}
+
+/* Opens the document from the loaded file; the GBytes holds a reference on blob, so the bytes
+ * outlive the document however long poppler keeps them. */
+static PopplerDocument *open_from_blob(struct tr_blob *blob, GError **error)
+{
+	GBytes *bytes = g_bytes_new_with_free_func(blob->data, blob->len, unref_blob,
+						   tr_blob_ref(blob));
+	PopplerDocument *doc = poppler_document_new_from_bytes(bytes, NULL, error);
+
+	g_bytes_unref(bytes);
+	return doc;
+}
+
+/* Opens the document from the file itself: poppler reads what it needs with pread, so a file
+ * over max_pdf_size is never loaded whole. poppler takes ownership of the descriptor (closing it
+ * also on failure), hence a duplicate, numbered >= 3 because poppler treats fd 0 as stdin. */
+static PopplerDocument *open_from_fd(int fd, GError **error)
+{
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	if (own < 0) {
+		int err = errno;
+
+		g_set_error_literal(error, G_FILE_ERROR, g_file_error_from_errno(err),
+				    g_strerror(err));
+		return NULL;
+	}
+	return poppler_document_new_from_fd(own, NULL, error);
+}
+
+static void fail_open(struct tr_result *res, const GError *error)
+{
+	if (error && error->domain == POPPLER_ERROR && error->code == POPPLER_ERROR_ENCRYPTED)
+		tr_result_fail(res, TR_E_ENCRYPTED, "PDF is password-protected: %s", res->path);
+	else if (error && error->domain == G_FILE_ERROR)
+		tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", res->path, error->message);
+	else
+		tr_result_fail(res, TR_E_CORRUPT, "Failed to parse PDF: %s",
+			       error && error->message ? error->message : "unknown error");
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void fail_too_large(struct pdf_read *rd, uint64_t n_pages)
+{
+	struct tr_result *res = rd->res;
+	uint64_t size = (uint64_t)rd->file->st.st_size, limit = rd->opts->max_pdf_size;
+	char limit_text[48], hint[128] = "", sel[48];
+
+	if (limit % (1024 * 1024) == 0)
+		snprintf(limit_text, sizeof(limit_text), "%lluMB",
+			 (unsigned long long)(limit / (1024 * 1024)));
+	else
+		snprintf(limit_text, sizeof(limit_text), "%.2fMB", (double)limit / MIB);
+	/* Page selectors open the file without loading it, so they still work. */
+	if (tr_pdf_next_selector(0, n_pages, TR_PDF_DEFAULT_PAGES, sel, sizeof(sel)) >= 0)
+		snprintf(hint, sizeof(hint), "; read %s:%s.tool.json for the text and page images",
+			 rd->file->src->name, sel);
+	tr_result_fail(res, TR_E_TOO_LARGE, "PDF file exceeds %s limit (actual: %.2fMB)%s",
+		       limit_text, (double)size / MIB, hint);
+}
+
+/* Length of the longest prefix of text[0..len) within max bytes that ends on a UTF-8 sequence
+ * boundary. */
+static size_t utf8_cut(const char *text, size_t len, size_t max)
+{
+	size_t n = len < max ? len : max;
+
+	if (n == len)
+		return n;
+	while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* Renders page p into images[]; a page cairo cannot render is noted in content instead.
+ * Returns 0, or -1 when out of memory. */
+static int add_render(struct pdf_read *rd, PopplerPage *page, uint64_t p)
+{
+	struct tr_pdf_render img;
+	char err[160] = "";
+	/* SPEC §3: 1568 px, or less when image_max_dim says so. */
+	uint32_t long_edge = rd->opts->image_max_dim < TR_PDF_RENDER_LONG_EDGE
+				     ? (uint32_t)rd->opts->image_max_dim : TR_PDF_RENDER_LONG_EDGE;
+	int rc = tr_pdf_render_page(page, long_edge ? long_edge : 1, rd->opts->image_max_b64, &img,
+				    err, sizeof(err));
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		return tr_buf_printf(&rd->res->content, "[page %llu: could not be rendered: %s]\n",
+				     (unsigned long long)p, err);
+	rd->rendered++;
+	return tr_result_add_image(rd->res, img.data, img.media_type, img.width, img.height,
+				   (uint32_t)p, 0);
+}
+
+/* The page's text in reading order. poppler_page_get_text selects glyph by glyph from the
+ * top-left corner and so loses whole lines of right-to-left pages; selecting by line over the
+ * whole page keeps every line. Returns a g_malloc'd string or NULL. */
+static char *page_text(PopplerPage *page)
+{
+	PopplerRectangle all = {0, 0, 0, 0};
+
+	poppler_page_get_size(page, &all.x2, &all.y2);
+	return poppler_page_get_selected_text(page, POPPLER_SELECTION_LINE, &all);
+}
+
+/* Appends page p (its header and text, or a note when it has none) and, when it is due, its
+ * render. The first page of a result is always shown, its text cut to fit max_output; a later
+ * page that does not fit is left out. Returns 0 when shown, 1 when left out, -1 out of memory. */
+static int add_page(struct pdf_read *rd, uint64_t p, bool first)
+{
+	struct tr_buf *content = &rd->res->content, body = {0};
+	uint64_t max_output = rd->opts->max_output;
+	PopplerPage *page = poppler_document_get_page(rd->doc, (int)(p - 1));
+	char *text = page ? page_text(page) : NULL;
+	bool blank = tr_pdf_text_is_blank(text);
+	bool render = page && (rd->render_all || blank) && rd->rendered < rd->opts->max_pdf_pages;
+	char header[64];
+	size_t header_len, room;
+	int rc = 0;
+
+	header_len = (size_t)snprintf(header, sizeof(header), "%s--- Page %llu ---\n",
+				      first ? "" : "\n", (unsigned long long)p);
+	if (!page)
+		tr_buf_printf(&body, "[page %llu: could not be loaded]", (unsigned long long)p);
+	else if (blank && render)
+		tr_buf_printf(&body, "[page %llu: no text layer; see the page image]",
+			      (unsigned long long)p);
+	else if (blank)
+		tr_buf_printf(&body,
+			      "[page %llu: no text layer; read %s:%llu.tool.json for the page image]",
+			      (unsigned long long)p, rd->file->src->name, (unsigned long long)p);
+	else
+		tr_pdf_text_append(&body, text, strlen(text));
+	if (body.oom) {
+		rc = -1;
+		goto out;
+	}
+	room = content->len < max_output ? (size_t)(max_output - content->len) : 0;
+	if (header_len + body.len + 1 > room && !first) {
+		rc = 1;
+		goto out;
+	}
+	tr_buf_append(content, header, header_len);
+	if (header_len + body.len + 1 > room && !blank) {
+		size_t shown = utf8_cut(body.data, body.len, room > header_len ? room - header_len : 0);
+
+		tr_buf_append(content, body.data, shown);
+		tr_buf_printf(content, "%s[... page %llu text truncated: %zu of %zu bytes shown]\n",
+			      shown && body.data[shown - 1] != '\n' ? "\n" : "",
+			      (unsigned long long)p, shown, body.len);
+		rd->cut = true;
+	} else {
+		tr_buf_append(content, body.data, body.len);
+		tr_buf_append(content, "\n", 1);
+	}
+	if (render && add_render(rd, page, p) < 0)
+		rc = -1;
+	if (content->oom)
+		rc = -1;
+out:
+	tr_buf_free(&body);
+	g_free(text);
+	if (page)
+		g_object_unref(page);
+	return rc;
+}
+
+/* Fills the successful result: the window's pages, range, truncation, next, short result. */
+static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64_t n_pages,
+		      struct tr_blob *whole)
+{
+	struct tr_result *res = rd->res;
+	struct tr_pdf_window win;
+	uint64_t last = 0;
+	char next[48], size_text[32];
+
+	if (sel->present && sel->column) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Column selectors (%llu.%llu-) apply to text files only; select PDF "
+			       "pages with N, A-B or A-",
+			       (unsigned long long)sel->start, (unsigned long long)sel->column);
+		return 0;
+	}
+	if (tr_pdf_window(sel, n_pages, TR_PDF_DEFAULT_PAGES, rd->opts->max_pdf_pages, &win) < 0) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Page %llu is past the end of the document (%llu %s)",
+			       (unsigned long long)sel->start, (unsigned long long)n_pages,
+			       plural(n_pages, "page", "pages"));
+		return 0;
+	}
+	rd->render_all = sel->present;
+	for (uint64_t p = win.first; p && p <= win.last; p++) {
+		int rc = add_page(rd, p, p == win.first);
+
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			break;
+		last = p;
+	}
+	if (whole && n_pages <= TR_PDF_ATTACH_MAX_PAGES &&
+	    tr_result_add_document(res, tr_blob_ref(whole), "application/pdf") < 0)
+		return -1;
+	res->success = true;
+	res->range_unit = TR_UNIT_PAGE;
+	res->range_start = win.first;
+	res->range_end = last;
+	res->range_total = n_pages;
+	res->truncated = rd->cut || (n_pages > 0 && (win.first != 1 || last != n_pages));
+	if (tr_pdf_next_selector(last, n_pages, sel->present ? rd->opts->max_pdf_pages
+							      : TR_PDF_DEFAULT_PAGES,
+				 next, sizeof(next)) >= 0) {
+		tr_result_set_next(res, rd->file->src->name, next);
+		if (!res->next)
+			return -1;
+	}
+	tr_format_size(res->meta.size, size_text, sizeof(size_text));
+	if (n_pages == 0)
+		tr_result_set_short(res, "Read PDF: no pages, %s", size_text);
+	else if (res->n_images)
+		tr_result_set_short(res, "Read PDF: %llu of %llu %s (%llu-%llu), %s, %zu page %s",
+				    (unsigned long long)(last - win.first + 1),
+				    (unsigned long long)n_pages, plural(n_pages, "page", "pages"),
+				    (unsigned long long)win.first,
+				    (unsigned long long)last, size_text, res->n_images,
+				    plural(res->n_images, "image", "images"));
+	else
+		tr_result_set_short(res, "Read PDF: %llu of %llu %s (%llu-%llu), %s",
+				    (unsigned long long)(last - win.first + 1),
+				    (unsigned long long)n_pages, plural(n_pages, "page", "pages"),
+				    (unsigned long long)win.first,
+				    (unsigned long long)last, size_text);
+	return res->short_result ? 0 : -1;
+}
+
+int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *sel,
+			const struct tr_options *opts, struct tr_result *res)
+{
+	struct pdf_read rd = {.file = file, .opts = opts, .res = res};
+	uint64_t size = (uint64_t)file->st.st_size;
+	/* The default view of a file within max_pdf_size loads it once: poppler parses it from
+	 * memory, it is hashed on the way and attached as documents[0]. */
+	bool load = !sel->present && size <= opts->max_pdf_size;
+	struct tr_blob *whole = NULL;
+	GError *error = NULL;
+	int rc = 0, n_pages;
+
+	pthread_once(&silence_once, silence_poppler);
+	if (load) {
+		if (tr_load_file(file->fd, size, &whole, &res->meta) < 0) {
+			if (errno == ENOMEM)
+				return -1;
+			tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", res->path,
+				       strerror(errno));
+			return 0;
+		}
+		rd.doc = open_from_blob(whole, &error);
+	} else {
+		rd.doc = open_from_fd(file->fd, &error);
+	}
+	if (!rd.doc) {
+		fail_open(res, error);
+		goto out;
+	}
+	n_pages = poppler_document_get_n_pages(rd.doc);
+	if (n_pages < 0)
+		n_pages = 0;
+	res->meta.page_count = n_pages;
+	if (!sel->present && !load)
+		fail_too_large(&rd, (uint64_t)n_pages);
+	else
+		rc = read_pages(&rd, sel, (uint64_t)n_pages, whole);
+out:
+	g_clear_error(&error);
+	if (rd.doc)
+		g_object_unref(rd.doc);
+	tr_blob_unref(whole);
+	return rc;
+}

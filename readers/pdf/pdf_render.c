@@ -1,0 +1,234 @@
+/* pdf_render.c - page renders with cairo, encoded as PNG (cairo) or, for photos, JPEG (libvips). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cairo.h>
+#include <poppler.h>
+#if defined(TR_HAVE_VIPS)
+#include <pthread.h>
+#include <vips/vips.h>
+#endif
+
+#include "pdf.h"
+#include "util.h"
+#include "tr_result.h"
+#if defined(TR_HAVE_VIPS)
+#include "image.h"
+#include "tr_options.h"
+#endif
+
+/* A side of the render: side * scale rounded, at least 1 and at most long_edge. */
+static uint32_t scaled_side(double side, double scale, uint32_t long_edge)
+{
+	double px = floor(side * scale + 0.5);
+
+	if (!(px >= 1))
+		return 1;
+	return px > long_edge ? long_edge : (uint32_t)px;
+}
+
+void tr_pdf_render_size(PopplerPage *page, uint32_t long_edge, uint32_t *width, uint32_t *height)
+{
+	double w = 0, h = 0;
+
+	/* The size poppler reports is the crop box with the page's /Rotate applied. */
+	poppler_page_get_size(page, &w, &h);
+	if (!(w > 0) || !(h > 0) || !isfinite(w) || !isfinite(h))
+		w = h = 1;
+	if (w >= h) {
+		*width = long_edge;
+		*height = scaled_side(h, long_edge / w, long_edge);
+	} else {
+		*height = long_edge;
+		*width = scaled_side(w, long_edge / h, long_edge);
+	}
+}
+
+static cairo_status_t png_append(void *closure, const unsigned char *data, unsigned int len)
+{
+	return tr_buf_append(closure, data, len) == 0 ? CAIRO_STATUS_SUCCESS
+						      : CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* Encodes surface as PNG into a new blob. Returns 0, 1 on a cairo error, -1 out of memory. */
+static int encode_png(cairo_surface_t *surface, struct tr_blob **out, char *err, size_t err_size)
+{
+	struct tr_buf png = {0};
+	cairo_status_t status = cairo_surface_write_to_png_stream(surface, png_append, &png);
+
+	if (png.oom || status == CAIRO_STATUS_NO_MEMORY) {
+		tr_buf_free(&png);
+		return -1;
+	}
+	if (status != CAIRO_STATUS_SUCCESS) {
+		snprintf(err, err_size, "PNG encoding failed: %s", cairo_status_to_string(status));
+		tr_buf_free(&png);
+		return 1;
+	}
+	*out = tr_blob_adopt(png.data, png.len);
+	return *out ? 0 : -1;
+}
+
+#if defined(TR_HAVE_VIPS)
+static uint64_t base64_len(size_t n)
+{
+	return 4 * (((uint64_t)n + 2) / 3);
+}
+
+/* JPEG qualities tried in turn until the base64 fits. */
+static const int jpeg_qualities[] = {85, 75, 60, 45};
+
+/* Encodes an opaque RGB24 surface as JPEG, lowering the quality until its base64 is within
+ * max_b64 (the last try is kept even when larger). Returns 0, 1 when libvips fails, -1 out of
+ * memory. */
+static int encode_jpeg(cairo_surface_t *surface, uint64_t max_b64, struct tr_blob **out,
+		       char *err, size_t err_size)
+{
+	int w = cairo_image_surface_get_width(surface);
+	int h = cairo_image_surface_get_height(surface);
+	int stride = cairo_image_surface_get_stride(surface);
+	const unsigned char *pixels = cairo_image_surface_get_data(surface);
+	unsigned char *rgb;
+	VipsImage *image;
+	void *jpeg = NULL;
+	size_t jpeg_len = 0;
+	int rc = 1;
+
+	if (!tr_vips_start()) {
+		snprintf(err, err_size, "libvips failed to start");
+		return 1;
+	}
+	rgb = malloc((size_t)w * (size_t)h * 3);
+	if (!rgb)
+		return -1;
+	/* RGB24 pixels are native-endian 32-bit words 0x00RRGGBB. */
+	for (int y = 0; y < h; y++) {
+		const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * stride);
+		unsigned char *dst = rgb + (size_t)y * (size_t)w * 3;
+
+		for (int x = 0; x < w; x++) {
+			dst[3 * x] = (unsigned char)(row[x] >> 16);
+			dst[3 * x + 1] = (unsigned char)(row[x] >> 8);
+			dst[3 * x + 2] = (unsigned char)row[x];
+		}
+	}
+	/* A copy, not a wrapper: libvips may keep the image alive (its operation cache) after we
+	 * are done with the pixels. */
+	image = vips_image_new_from_memory_copy(rgb, (size_t)w * (size_t)h * 3, w, h, 3,
+						VIPS_FORMAT_UCHAR);
+	free(rgb);
+	if (!image) {
+		snprintf(err, err_size, "libvips could not take the page pixels");
+		vips_error_clear();
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(jpeg_qualities) / sizeof(jpeg_qualities[0]); i++) {
+		g_free(jpeg);
+		jpeg = NULL;
+		if (vips_jpegsave_buffer(image, &jpeg, &jpeg_len, "Q", jpeg_qualities[i],
+					 "strip", TRUE, NULL) != 0) {
+			snprintf(err, err_size, "JPEG encoding failed");
+			vips_error_clear();
+			goto out_image;
+		}
+		if (base64_len(jpeg_len) <= max_b64)
+			break;
+	}
+	*out = tr_blob_copy(jpeg, jpeg_len);
+	rc = *out ? 0 : -1;
+out_image:
+	g_free(jpeg);
+	g_object_unref(image);
+	return rc;
+}
+#endif
+
+int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64,
+		       struct tr_pdf_render *out, char *err, size_t err_size)
+{
+	uint32_t width, height;
+	double page_w = 0, page_h = 0;
+	cairo_surface_t *surface;
+	cairo_status_t status;
+	struct tr_blob *blob = NULL;
+	const char *media_type = "image/png";
+	cairo_t *cr;
+	int rc;
+
+	tr_pdf_render_size(page, long_edge, &width, &height);
+	poppler_page_get_size(page, &page_w, &page_h);
+	/* RGB24: pages are painted on white, so no alpha channel is needed in the PNG. */
+	surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
+	status = cairo_surface_status(surface);
+	if (status != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(surface);
+		if (status == CAIRO_STATUS_NO_MEMORY)
+			return -1;
+		snprintf(err, err_size, "%s", cairo_status_to_string(status));
+		return 1;
+	}
+	cr = cairo_create(surface);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	if (page_w > 0 && page_h > 0 && isfinite(page_w) && isfinite(page_h))
+		cairo_scale(cr, width / page_w, height / page_h);
+	poppler_page_render(page, cr);
+	status = cairo_status(cr);
+	cairo_destroy(cr);
+	if (status != CAIRO_STATUS_SUCCESS) {
+		rc = status == CAIRO_STATUS_NO_MEMORY ? -1 : 1;
+		snprintf(err, err_size, "%s", cairo_status_to_string(status));
+		goto out_surface;
+	}
+	cairo_surface_flush(surface);
+	rc = encode_png(surface, &blob, err, err_size);
+#if defined(TR_HAVE_VIPS)
+	/* A photo (a scan in colour) compresses badly as PNG: trade it for JPEG when the PNG would
+	 * break the provider's base64 limit. */
+	if (rc == 0 && base64_len(blob->len) > max_b64) {
+		struct tr_blob *jpeg = NULL;
+		char jpeg_err[128];
+
+		rc = encode_jpeg(surface, max_b64, &jpeg, jpeg_err, sizeof(jpeg_err));
+		if (rc == 0) {
+			tr_blob_unref(blob);
+			blob = jpeg;
+			media_type = "image/jpeg";
+		} else if (rc == 1) {
+			rc = 0; /* keep the PNG */
+		}
+	}
+	/* Still over (a tiny image_max_b64): the fit of every other image, at smaller sizes. */
+	if (rc == 0 && base64_len(blob->len) > max_b64) {
+		struct tr_options fit_opts;
+		struct tr_fit fit;
+		char fit_err[128];
+
+		tr_options_init(&fit_opts);
+		fit_opts.image_max_dim = long_edge;
+		fit_opts.image_max_b64 = max_b64;
+		if (tr_fit_image(blob, &fit_opts, &fit, fit_err, sizeof(fit_err)) == TR_OK) {
+			tr_blob_unref(blob);
+			blob = fit.data;
+			media_type = fit.media_type;
+			width = fit.width;
+			height = fit.height;
+		}
+	}
+#else
+	(void)max_b64;
+#endif
+	if (rc == 0) {
+		out->data = blob;
+		out->media_type = media_type;
+		out->width = width;
+		out->height = height;
+		blob = NULL;
+	}
+	tr_blob_unref(blob);
+out_surface:
+	cairo_surface_destroy(surface);
+	return rc;
+}

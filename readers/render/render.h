@@ -1,0 +1,87 @@
+/* render.h - the renderers of a ToolResult (private to readers/): the streaming JSON writer, the
+ * canonical .tool.json object and the provider-ready shapes. */
+#ifndef TR_RENDER_PRIVATE_H
+#define TR_RENDER_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_blob.h"
+#include "tr_doc.h"
+#include "tr_result.h"
+#include "tr_selector.h"
+
+/* --- json_writer --- */
+/* a streaming JSON writer onto a tr_doc: compact, keys in call order, strings escaped with invalid UTF-8 replaced by U+FFFD, base64 payloads left unencoded until read. */
+
+#define TR_JSON_MAX_DEPTH 32
+
+struct tr_json {
+	struct tr_doc *doc; /* borrowed */
+	unsigned depth;
+	bool need_comma[TR_JSON_MAX_DEPTH];
+	bool after_key;
+};
+
+/* Starts writing onto doc (borrowed). Errors (out of memory) are sticky in the doc. */
+void tr_json_init(struct tr_json *j, struct tr_doc *doc);
+
+void tr_json_begin_object(struct tr_json *j);
+void tr_json_end_object(struct tr_json *j);
+void tr_json_begin_array(struct tr_json *j);
+void tr_json_end_array(struct tr_json *j);
+
+/* Writes an object key (a plain ASCII literal; not escaped). */
+void tr_json_key(struct tr_json *j, const char *key);
+
+/* Scalar values. */
+void tr_json_string(struct tr_json *j, const char *s, size_t len);
+void tr_json_cstring(struct tr_json *j, const char *s);
+void tr_json_uint(struct tr_json *j, uint64_t v);
+void tr_json_int(struct tr_json *j, int64_t v);
+void tr_json_bool(struct tr_json *j, bool v);
+/* A number with exactly `decimals` digits after the point, e.g. 2.000. */
+void tr_json_fixed(struct tr_json *j, double v, int decimals);
+
+/* A string built of parts: begin, any number of escaped text parts and base64 payloads, end.
+ * tr_json_base64(j, blob) is begin + base64 part + end. */
+void tr_json_string_begin(struct tr_json *j);
+void tr_json_string_part(struct tr_json *j, const char *s, size_t len);
+void tr_json_string_base64(struct tr_json *j, struct tr_blob *blob);
+void tr_json_string_end(struct tr_json *j);
+void tr_json_base64(struct tr_json *j, struct tr_blob *blob);
+/* A string of digest's 64 hex digits, written when the document is read (see tr_doc.h). */
+void tr_json_digest(struct tr_json *j, struct tr_digest *digest);
+
+/* Appends s escaped as JSON string content (no quotes) to doc; invalid UTF-8 -> U+FFFD. */
+void tr_json_escape_into(struct tr_doc *doc, const char *s, size_t len);
+
+/* Length of the longest prefix of s[0..len) that is valid UTF-8 sequences; *bad_len gets the
+ * length of the invalid sequence that follows (0 at the end). */
+size_t tr_utf8_valid_prefix(const unsigned char *s, size_t len, size_t *bad_len);
+
+
+/* --- render --- */
+/* writers of a ToolResult into JSON, shared by the provider formats. */
+
+/* Writes res as the ToolResult object of SPEC §2 onto j. Without payloads, images[] and
+ * documents[] entries omit "data" (MCP structuredContent). */
+void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool with_payloads);
+
+/* Writes res in provider format fmt (SPEC §6) onto j: the first text block is the content (or
+ * the error; for an empty file, its shortResult, since providers reject empty text blocks);
+ * images, then documents follow; a truncated result ends with a text block naming the sibling
+ * to read next in the same format (e.g. main.c:2001-4000.tool.anthropic.json). */
+void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt);
+
+/* Completes doc (doc.c): its segment table and every literal run (built by doubling) move into
+ * one exact-size block, so a cached document is two allocations holding about tr_doc_size()
+ * bytes (what the daemon's cache counts), made once it is whole instead of left where its
+ * growing buffers happened to be. Appends after it fail. The bytes are unchanged; out of memory
+ * leaves doc as it was built. */
+struct tr_doc;
+void tr_doc_seal(struct tr_doc *doc);
+
+
+#endif

@@ -1,0 +1,170 @@
+/* file_io.c - positional reads, whole-file loads, SHA-256 and name helpers for the readers. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "util.h"
+#include "tr_digest.h"
+
+ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, offset + (off_t)done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static void to_hex(const unsigned char *digest, unsigned len, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < len; i++) {
+		hex[2 * i] = digits[digest[i] >> 4];
+		hex[2 * i + 1] = digits[digest[i] & 15];
+	}
+	hex[2 * len] = '\0';
+}
+
+struct tr_sha256 *tr_sha256_new(void)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return NULL;
+	}
+	return (struct tr_sha256 *)ctx;
+}
+
+void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len)
+{
+	if (ctx && len)
+		EVP_DigestUpdate((EVP_MD_CTX *)ctx, data, len);
+}
+
+void tr_sha256_finish(struct tr_sha256 *ctx, char *hex)
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+
+	if (!ctx)
+		return;
+	EVP_DigestFinal_ex((EVP_MD_CTX *)ctx, digest, &len);
+	to_hex(digest, len, hex);
+	EVP_MD_CTX_free((EVP_MD_CTX *)ctx);
+}
+
+void tr_sha256_free(struct tr_sha256 *ctx)
+{
+	EVP_MD_CTX_free((EVP_MD_CTX *)ctx);
+}
+
+void tr_sha256_hex(const void *data, size_t len, char *hex)
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned dlen = 0;
+
+	EVP_Digest(data, len, digest, &dlen, EVP_sha256(), NULL);
+	to_hex(digest, dlen, hex);
+}
+
+int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta)
+{
+	enum {
+		CHUNK = 1 << 20,       /* hashed inline while it is still in the CPU's cache */
+		DEFER_FROM = 4 << 20,  /* from here on, hashed in a thread beside the caller's work */
+	};
+	bool defer = meta && size >= DEFER_FROM;
+	struct tr_sha256 *sha = NULL;
+	struct tr_blob *blob;
+	uint64_t at = 0;
+
+	if (size > SIZE_MAX - 1) {
+		errno = EFBIG;
+		return -1;
+	}
+	blob = tr_blob_new_writable((size_t)size);
+	if (!blob || (meta && !defer && !(sha = tr_sha256_new()))) {
+		tr_blob_unref(blob);
+		errno = ENOMEM;
+		return -1;
+	}
+	while (at < size) {
+		size_t want = size - at < CHUNK ? (size_t)(size - at) : CHUNK;
+		ssize_t n = tr_pread_full(fd, blob->data + at, want, (off_t)at);
+
+		if (n < 0 || (size_t)n != want) {
+			int err = n < 0 ? errno : EIO; /* EIO: the file shrank while it was read */
+
+			tr_sha256_free(sha);
+			tr_blob_unref(blob);
+			errno = err;
+			return -1;
+		}
+		tr_sha256_update(sha, blob->data + at, want);
+		at += want;
+	}
+	if (meta) {
+		tr_digest_unref(meta->sha256_later);
+		meta->sha256_later = defer ? tr_digest_start(blob) : NULL;
+		if (defer && !meta->sha256_later)
+			tr_sha256_hex(blob->data, blob->len, meta->sha256);
+		if (sha)
+			tr_sha256_finish(sha, meta->sha256);
+		meta->has_sha256 = true;
+	}
+	*out = blob;
+	return 0;
+}
+
+int tr_sha256_fd(int fd, uint64_t size, char *hex)
+{
+	enum { CHUNK = 1 << 20 };
+	struct tr_sha256 *ctx = tr_sha256_new();
+	unsigned char *buf = malloc(CHUNK);
+	uint64_t at = 0;
+
+	if (!ctx || !buf)
+		goto fail;
+	while (at < size) {
+		size_t want = size - at < CHUNK ? (size_t)(size - at) : CHUNK;
+		ssize_t n = tr_pread_full(fd, buf, want, (off_t)at);
+
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		tr_sha256_update(ctx, buf, (size_t)n);
+		at += (uint64_t)n;
+	}
+	free(buf);
+	tr_sha256_finish(ctx, hex);
+	return 0;
+fail:
+	free(buf);
+	tr_sha256_free(ctx);
+	return -1;
+}
+
+bool tr_has_extension(const char *name, const char *ext)
+{
+	size_t len = strlen(name), ext_len = strlen(ext);
+
+	return len > ext_len + 1 && name[len - ext_len - 1] == '.' &&
+	       strcasecmp(name + len - ext_len, ext) == 0;
+}

@@ -1,0 +1,219 @@
+/* util.h - the shared helpers of the reader core (private to readers/): file I/O, SHA-256, the
+ * hash pipe, libmagic and its memo, base64, UTF-8, charsets, and the GLib/libvips start-up glue. */
+#ifndef TR_UTIL_PRIVATE_H
+#define TR_UTIL_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tr_blob.h"
+#include "tr_result.h"
+
+/* --- file_io --- */
+/* small I/O, hashing and naming helpers shared by the readers. */
+
+/* Reads exactly len bytes at offset unless EOF comes first, retrying EINTR and short reads.
+ * Returns the count read, or -1 with errno. */
+ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
+
+/* Reads the whole file (size bytes as of fstat; a file that grew is read to size, one that
+ * shrank is an EIO error) into a new blob and, when meta is non-NULL, records the SHA-256 of
+ * those bytes in it (has_sha256; for files of 4 MiB and more as sha256_later, computed in a
+ * thread while the caller goes on). Returns 0, or -1 with errno. */
+int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
+
+/* Hex SHA-256 (65 bytes with NUL) of a buffer. */
+void tr_sha256_hex(const void *data, size_t len, char *hex);
+
+/* Incremental SHA-256 for streaming readers; ctx is opaque (an EVP_MD_CTX). */
+struct tr_sha256;
+struct tr_sha256 *tr_sha256_new(void);
+void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len);
+/* Writes the hex digest and frees ctx. NULL ctx is a no-op. */
+void tr_sha256_finish(struct tr_sha256 *ctx, char *hex);
+void tr_sha256_free(struct tr_sha256 *ctx);
+
+/* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
+int tr_sha256_fd(int fd, uint64_t size, char *hex);
+
+/* True when name ends in "." followed by ext, compared case-insensitively ("a.PNG", "png"). */
+bool tr_has_extension(const char *name, const char *ext);
+
+/* libmagic, one cookie per thread, loaded on first use. Return malloc'd strings or NULL. */
+char *tr_magic_description_fd(int fd);
+char *tr_magic_mime_fd(int fd);
+char *tr_magic_mime_buffer(const void *data, size_t len);
+
+
+/* --- hash_pipe --- */
+/* SHA-256 of a file's chunks in a helper thread, while the caller scans them. */
+
+struct tr_hash_pipe;
+
+/* Starts a hashing thread that owns n_slots buffers of slot_size bytes, used in turn. Returns
+ * NULL when memory or the thread cannot be had (the caller then hashes inline). */
+struct tr_hash_pipe *tr_hash_pipe_new(size_t n_slots, size_t slot_size);
+
+/* Returns the next buffer to fill (slot_size bytes), waiting until the thread has hashed what
+ * it held before. Borrowed: valid until n_slots further acquires. */
+unsigned char *tr_hash_pipe_acquire(struct tr_hash_pipe *pipe);
+
+/* Queues the first len bytes of the last acquired buffer for hashing. The caller may go on
+ * reading them (not writing) while they are hashed. */
+void tr_hash_pipe_submit(struct tr_hash_pipe *pipe, size_t len);
+
+/* Waits for everything submitted to be hashed, writes the hex digest (65 bytes with NUL) when
+ * hex is non-NULL, stops the thread and frees pipe. NULL is a no-op. */
+void tr_hash_pipe_finish(struct tr_hash_pipe *pipe, char *hex);
+
+
+/* --- mime_memo --- */
+/* libmagic's mime answers for byte strings, remembered by their SHA-256. */
+
+/* A key is the first 128 bits of the SHA-256 of the bytes: collisions stay out of reach at the
+ * memo's size. */
+enum { TR_MIME_MEMO_KEY_LEN = 16 };
+
+/* Fills key with the memo key of the len bytes of data. Returns false when the digest could not
+ * be computed (then nothing may be remembered or looked up for these bytes). */
+bool tr_mime_memo_key(const void *data, size_t len, unsigned char key[TR_MIME_MEMO_KEY_LEN]);
+
+/* Returns a new copy (caller frees) of the mime type remembered for key, or NULL. Thread-safe. */
+char *tr_mime_memo_get(const unsigned char key[TR_MIME_MEMO_KEY_LEN]);
+
+/* Remembers mime (borrowed; each distinct type is copied once) for key, replacing whatever
+ * shared its slot; out of memory remembers nothing. The memo is a fixed table of
+ * TR_MIME_MEMO_SLOTS slots, so its memory is bounded. Thread-safe. */
+void tr_mime_memo_put(const unsigned char key[TR_MIME_MEMO_KEY_LEN], const char *mime);
+
+enum { TR_MIME_MEMO_SLOTS = 32768 }; /* 20 bytes each, touched only when used */
+
+
+/* --- base64 --- */
+/* standard base64 (RFC 4648, "+/") of whole 3-byte groups, as fast as the CPU allows. */
+
+/* Encodes groups whole 3-byte groups of in into 4 * groups characters at out (no padding, no
+ * NUL). Uses AVX2 when the CPU has it; the output is the same either way. */
+void tr_base64_groups(const unsigned char *in, size_t groups, unsigned char *out);
+
+/* The portable path alone, for tests that compare the two. */
+void tr_base64_groups_scalar(const unsigned char *in, size_t groups, unsigned char *out);
+
+
+/* --- utf8 --- */
+/* UTF-8 validation, code point counting and byte counting for the text reader. */
+
+/* The UTF-8 bytes of U+FFFD, which stands for every invalid byte sequence shown. */
+#define TR_UTF8_REPLACEMENT "\xEF\xBF\xBD"
+
+/* Classifies the sequence that starts at s[0] (len >= 1). Returns its length (1-4) when it is a
+ * complete valid sequence; 0 when s[0..len) is a valid but unfinished prefix of one; or minus
+ * the length of its maximal invalid subpart (Unicode's "U+FFFD substitution of maximal
+ * subparts", as Python's errors="replace" does), which one U+FFFD replaces. */
+int tr_utf8_check_seq(const unsigned char *s, size_t len);
+
+/* Length of the longest prefix of s[0..len) made only of complete, valid sequences. */
+size_t tr_utf8_valid_len(const unsigned char *s, size_t len);
+
+/* Number of code points in the valid UTF-8 s[0..len). */
+uint64_t tr_utf8_count(const unsigned char *s, size_t len);
+
+/* Advances over at most n code points of the valid UTF-8 s[0..len): returns the byte offset
+ * reached and stores the number of code points passed in *passed. */
+size_t tr_utf8_advance(const unsigned char *s, size_t len, uint64_t n, uint64_t *passed);
+
+/* Number of bytes equal to c in s[0..len) (vectorised). */
+uint64_t tr_count_byte(const unsigned char *s, size_t len, unsigned char c);
+
+/* Streaming repair of UTF-8: feeds arbitrary byte pieces, hands valid UTF-8 pieces on to a
+ * sink, with one U+FFFD per maximal invalid subpart; a sequence split between two pieces is
+ * held back (at most 3 bytes) until the next piece or the flush. */
+struct tr_utf8_repair {
+	unsigned char pending[4];
+	size_t n_pending;
+};
+
+/* Receives a piece of valid UTF-8 (never split inside a sequence); returns 0, or -1 to stop. */
+typedef int (*tr_utf8_sink)(void *ctx, const unsigned char *data, size_t len);
+
+/* Feeds s[0..len) through rep to sink. Returns 0, or -1 when the sink did. */
+int tr_utf8_repair_feed(struct tr_utf8_repair *rep, const unsigned char *s, size_t len,
+			tr_utf8_sink sink, void *ctx);
+
+/* Ends the stream: an unfinished held-back sequence becomes one U+FFFD. Returns as feed. */
+int tr_utf8_repair_flush(struct tr_utf8_repair *rep, tr_utf8_sink sink, void *ctx);
+
+
+/* --- charset --- */
+/* text or binary, which encoding, and streaming transcoding to UTF-8. */
+
+/* Bytes of the file's start that encoding detection looks at (cut at a sequence boundary). */
+#define TR_CHARSET_SAMPLE (64 * 1024)
+
+enum tr_bom { TR_BOM_NONE, TR_BOM_UTF8, TR_BOM_UTF16LE, TR_BOM_UTF16BE, TR_BOM_UTF32LE,
+	      TR_BOM_UTF32BE };
+
+/* The byte order mark s[0..len) starts with (UTF-32LE wins over UTF-16LE); *bom_len gets its
+ * length (0 for none). */
+enum tr_bom tr_bom_detect(const unsigned char *s, size_t len, size_t *bom_len);
+
+/* SPEC §3: true when head (the file's first bytes, up to 8 KiB) holds a NUL byte and no
+ * UTF-16/32 byte order mark, or more than 30% control bytes (below 0x20 except \t \n \v \f \r
+ * and ESC, plus 0x7f). A UTF-16/32 BOM makes it text; an empty head is text. */
+bool tr_head_is_binary(const unsigned char *head, size_t len);
+
+/* Receives decoded text (UTF-8; not necessarily valid when the source claims UTF-8). */
+typedef int (*tr_decoder_sink)(void *ctx, const unsigned char *data, size_t len);
+
+/* A streaming decoder from the file's encoding to UTF-8. */
+struct tr_decoder {
+	const char *encoding; /* static: "utf-8", "utf-8-bom", "utf-16le", "windows-1252", ... */
+	void *cd;             /* iconv_t; NULL for UTF-8 sources, which pass through unchanged */
+	size_t unit;          /* bytes skipped per undecodable unit: 1, or 2/4 for UTF-16/32 */
+	size_t skip;          /* BOM bytes still to drop */
+	unsigned char carry[32]; /* an unfinished sequence held over to the next piece */
+	size_t n_carry;
+	unsigned char *out;   /* owned iconv output buffer */
+	size_t out_cap;
+};
+
+/* Chooses the encoding from sample (the file's first bytes: at least TR_CHARSET_SAMPLE of them
+ * unless the file is shorter): a BOM; else UTF-8 when the first 64 KiB are valid UTF-8; else
+ * uchardet's guess, transcoded with iconv; else UTF-8. Returns 0, or -1 when out of memory
+ * (dec is then safe to destroy). */
+int tr_decoder_init(struct tr_decoder *dec, const unsigned char *sample, size_t len);
+
+/* Decodes the next piece of the file, data[0..len), handing the UTF-8 to sink in order. Bytes
+ * that cannot be decoded become one U+FFFD per bad byte (per unit for UTF-16/32). A sequence
+ * split between pieces is held over. Returns 0, or -1 when sink failed. */
+int tr_decoder_feed(struct tr_decoder *dec, const unsigned char *data, size_t len,
+		    tr_decoder_sink sink, void *ctx);
+
+/* Ends the file: a held-over unfinished sequence becomes one U+FFFD, a stateful encoding is
+ * reset. Returns as feed. */
+int tr_decoder_finish(struct tr_decoder *dec, tr_decoder_sink sink, void *ctx);
+
+/* Frees what dec owns. Safe on a zeroed or failed decoder. */
+void tr_decoder_destroy(struct tr_decoder *dec);
+
+
+/* --- glib_quiet --- */
+/* keeps the GLib-based libraries (poppler-glib, libvips) from printing. */
+
+/* Drops every g_log message of domain (borrowed; GLib copies it),
+ * fatal ones included: the core never prints, and a library's complaint about a damaged file
+ * is already reported in the result. Call once per domain, before the library's first use. */
+void tr_glib_quiet_domain(const char *domain);
+
+
+/* --- vips_start --- */
+/* one start-up of libvips for the whole process, shared by every reader. */
+
+/* Starts libvips once (thread-safe), with its operation cache off (toolfs caches results
+ * itself) and its log messages dropped (the core never prints). Returns true when it is usable. */
+bool tr_vips_start(void);
+
+
+#endif
