@@ -11,7 +11,7 @@
 struct cache_entry {
 	struct tfs_doc_key key; /* owned copy */
 	uint64_t hash;
-	struct tr_doc *doc;     /* owned reference */
+	struct tr_doc *doc; /* owned reference */
 	uint64_t size;
 	struct cache_entry *bucket_next;
 	struct cache_entry *newer, *older; /* the LRU list */
@@ -52,10 +52,20 @@ uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int64_t num[] = {
-		(int64_t)key->dev, (int64_t)key->ino, key->size, key->mtime.tv_sec,
-		key->mtime.tv_nsec, key->ctime.tv_sec, key->ctime.tv_nsec, key->outcome,
-		(int64_t)key->unstable, key->sel.present, (int64_t)key->sel.start,
-		(int64_t)key->sel.end, (int64_t)key->sel.column, key->fmt,
+		(int64_t)key->dev,
+		(int64_t)key->ino,
+		key->size,
+		key->mtime.tv_sec,
+		key->mtime.tv_nsec,
+		key->ctime.tv_sec,
+		key->ctime.tv_nsec,
+		key->outcome,
+		(int64_t)key->unstable,
+		key->sel.present,
+		(int64_t)key->sel.start,
+		(int64_t)key->sel.end,
+		(int64_t)key->sel.column,
+		key->fmt,
 	};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
@@ -69,8 +79,11 @@ static uint64_t name_hash(const struct tfs_doc_key *key)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int64_t num[] = {
-		key->sel.present, (int64_t)key->sel.start, (int64_t)key->sel.end,
-		(int64_t)key->sel.column, key->fmt,
+		key->sel.present,
+		(int64_t)key->sel.start,
+		(int64_t)key->sel.end,
+		(int64_t)key->sel.column,
+		key->fmt,
 	};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
@@ -91,9 +104,8 @@ bool tfs_doc_key_equal(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
 	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
 	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec &&
 	       a->outcome == b->outcome && a->unstable == b->unstable &&
-	       a->sel.present == b->sel.present &&
-	       a->sel.start == b->sel.start && a->sel.end == b->sel.end &&
-	       a->sel.column == b->sel.column && a->fmt == b->fmt &&
+	       a->sel.present == b->sel.present && a->sel.start == b->sel.start &&
+	       a->sel.end == b->sel.end && a->sel.column == b->sel.column && a->fmt == b->fmt &&
 	       strcmp(a->path, b->path) == 0;
 }
 
@@ -276,9 +288,9 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 	while (*slot) {
 		struct cache_entry *other = *slot;
 
-		if (other->hash == hash && (tfs_doc_key_equal(&other->key, key) ||
-					    (other->size >= SUPERSEDED_DROP_FROM &&
-					     same_name(&other->key, key)))) {
+		if (other->hash == hash &&
+		    (tfs_doc_key_equal(&other->key, key) ||
+		     (other->size >= SUPERSEDED_DROP_FROM && same_name(&other->key, key)))) {
 			evict(cache, other); /* unlinks it: *slot now holds the next entry */
 			continue;
 		}

@@ -19,7 +19,7 @@
 struct list_entry {
 	char *name;
 	ino_t ino;
-	mode_t type;  /* S_IFMT bits; 0 when unknown */
+	mode_t type; /* S_IFMT bits; 0 when unknown */
 	bool sibling;
 };
 
@@ -61,7 +61,7 @@ static int listing_push(struct dir_handle *d, char *name, ino_t ino, mode_t type
 		free(name);
 		return -1;
 	}
-	d->entries[d->n++] = (struct list_entry){ name, ino, type, sibling };
+	d->entries[d->n++] = (struct list_entry){name, ino, type, sibling};
 	return 0;
 }
 
@@ -75,7 +75,7 @@ static int compare_names(const void *a, const void *b)
 static int push_sibling(struct tfs_fs *fs, struct tfs_inode *dir, struct dir_handle *d,
 			const struct list_entry *e, char **real_names, size_t n_real)
 {
-	static const struct tr_selector no_sel = { .present = false };
+	static const struct tr_selector no_sel = {.present = false};
 	char *name;
 
 	if (fs->opts.hide_siblings || !e->type || !tfs_name_has_sibling(e->type, &fs->opts))
@@ -88,8 +88,8 @@ static int push_sibling(struct tfs_fs *fs, struct tfs_inode *dir, struct dir_han
 		free(name);
 		return 0;
 	}
-	return listing_push(d, name, tfs_sibling_ino(dir->dev, dir->ino, e->name, &no_sel,
-						     TR_FORMAT_TOOL),
+	return listing_push(d, name,
+			    tfs_sibling_ino(dir->dev, dir->ino, e->name, &no_sel, TR_FORMAT_TOOL),
 			    S_IFREG, true);
 }
 
@@ -220,12 +220,12 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		size_t entsize;
 
 		if (!plus) {
-			struct stat st = { .st_ino = ent->ino, .st_mode = ent->type };
+			struct stat st = {.st_ino = ent->ino, .st_mode = ent->type};
 
 			entsize = fuse_add_direntry(req, p, rem, ent->name, &st, i + 1);
 		} else {
-			struct fuse_entry_param e = { .attr.st_ino = ent->ino,
-						      .attr.st_mode = ent->type };
+			struct fuse_entry_param e = {.attr.st_ino = ent->ino,
+						     .attr.st_mode = ent->type};
 
 			/* Siblings go with node id 0: the kernel shows the name and looks it up
 			 * when it is used, so listing never generates a document. */
@@ -253,13 +253,13 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 }
 
 void tfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-			   struct fuse_file_info *fi)
+		    struct fuse_file_info *fi)
 {
 	do_readdir(req, ino, size, off, fi, false);
 }
 
 void tfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-			       struct fuse_file_info *fi)
+			struct fuse_file_info *fi)
 {
 	do_readdir(req, ino, size, off, fi, true);
 }

@@ -150,7 +150,7 @@ static void replace_fd(int *cur, int fresh)
 enum tfs_follow tfs_follow(const struct tfs_root *root, int dirfd, int link_fd, int *target_fd,
 			   int *err)
 {
-	struct pending p = { NULL, 0 };
+	struct pending p = {NULL, 0};
 	enum tfs_follow outcome = TFS_FOLLOW_ERROR;
 	int links = 1, cur, next;
 	char *target = NULL;

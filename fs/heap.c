@@ -17,7 +17,7 @@ struct tfs_trimmer {
 	pthread_cond_t wake; /* signalled by tfs_trimmer_stop */
 	bool stop;           /* under lock */
 	unsigned interval_ms;
-	uint64_t notes;      /* atomic */
+	uint64_t notes; /* atomic */
 };
 
 void tfs_heap_set_policy(void)

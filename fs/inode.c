@@ -190,10 +190,10 @@ static struct tr_doc *unhold(struct tfs_inodes *tab, struct tfs_inode *inode)
 
 	if (!doc)
 		return NULL;
-	*(inode->held_older ? &inode->held_older->held_newer : &tab->held_oldest) =
-		inode->held_newer;
-	*(inode->held_newer ? &inode->held_newer->held_older : &tab->held_newest) =
-		inode->held_older;
+	*(inode->held_older ? &inode->held_older->held_newer
+			    : &tab->held_oldest) = inode->held_newer;
+	*(inode->held_newer ? &inode->held_newer->held_older
+			    : &tab->held_newest) = inode->held_older;
 	tab->held_bytes -= tr_doc_size(doc);
 	inode->held = NULL;
 	inode->held_older = inode->held_newer = NULL;
@@ -300,7 +300,7 @@ static void unlink_inode(struct tfs_inodes *tab, struct tfs_inode *inode)
 
 void tfs_inodes_forget(struct tfs_inodes *tab, struct tfs_inode *inode, uint64_t n)
 {
-	struct tfs_inode *dead[2] = { NULL, NULL };
+	struct tfs_inode *dead[2] = {NULL, NULL};
 
 	pthread_mutex_lock(&tab->lock);
 	inode->refs = inode->refs > n ? inode->refs - n : 0;

@@ -19,7 +19,7 @@
  * fstat) stays a snapshot. */
 struct tfs_inode {
 	struct tfs_inode *bucket_next; /* table internals */
-	uint64_t refs;  /* kernel lookups + siblings naming this directory; under the table lock */
+	uint64_t refs; /* kernel lookups + siblings naming this directory; under the table lock */
 	bool is_sibling;
 
 	/* Real inodes. */
@@ -44,7 +44,7 @@ struct tfs_inode {
 	 * it); the hold is what lets the open after a lookup find the version that lookup made.
 	 * All under the table lock. */
 	struct tr_doc *held;
-	uint64_t held_opens; /* lookups not yet followed by an open */
+	uint64_t held_opens;                       /* lookups not yet followed by an open */
 	struct tfs_inode *held_older, *held_newer; /* the table's list of holding inodes */
 };
 
@@ -54,7 +54,8 @@ struct tfs_inodes {
 	struct tfs_inode **real, **sibling; /* hash buckets */
 	size_t n_real_buckets, n_sibling_buckets, n_real, n_sibling;
 	struct tfs_inode *held_oldest, *held_newest; /* sibling inodes holding a document */
-	uint64_t held_bytes, held_budget; /* sum of their tr_doc_size(held); the most it may reach */
+	uint64_t held_bytes,
+		held_budget; /* sum of their tr_doc_size(held); the most it may reach */
 };
 
 /* Initialises the table with the root inode, which takes ownership of root_fd (O_PATH of SOURCE)

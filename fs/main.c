@@ -29,18 +29,18 @@ struct cmdline {
 static const struct {
 	const char *name, *help;
 } option_help[] = {
-	{ "max_lines=N", "lines in a default text window (2000)" },
-	{ "max_line_chars=N", "characters shown of one line (2000)" },
-	{ "max_output=SIZE", "cap on a result's content (100K)" },
-	{ "max_image_size=SIZE", "larger images are too_large (20M)" },
-	{ "image_max_dim=N", "images with a longer edge are downscaled (2000)" },
-	{ "image_max_b64=SIZE", "images with more base64 are downscaled (5M)" },
-	{ "max_pdf_size=SIZE", "larger PDFs are not attached whole (32M)" },
-	{ "max_pdf_pages=N", "pages rendered per result (20)" },
-	{ "max_notebook_size=SIZE", "larger notebooks are too_large (64M)" },
-	{ "cache_size=SIZE", "memory for rendered siblings (256M)" },
-	{ "symlinks=inside|none", "symlinks' siblings follow targets inside the tree (inside)" },
-	{ "hide_siblings", "do not list NAME.tool.json (still readable by name)" },
+	{"max_lines=N", "lines in a default text window (2000)"},
+	{"max_line_chars=N", "characters shown of one line (2000)"},
+	{"max_output=SIZE", "cap on a result's content (100K)"},
+	{"max_image_size=SIZE", "larger images are too_large (20M)"},
+	{"image_max_dim=N", "images with a longer edge are downscaled (2000)"},
+	{"image_max_b64=SIZE", "images with more base64 are downscaled (5M)"},
+	{"max_pdf_size=SIZE", "larger PDFs are not attached whole (32M)"},
+	{"max_pdf_pages=N", "pages rendered per result (20)"},
+	{"max_notebook_size=SIZE", "larger notebooks are too_large (64M)"},
+	{"cache_size=SIZE", "memory for rendered siblings (256M)"},
+	{"symlinks=inside|none", "symlinks' siblings follow targets inside the tree (inside)"},
+	{"hide_siblings", "do not list NAME.tool.json (still readable by name)"},
 };
 
 static void usage(FILE *out)
@@ -415,7 +415,7 @@ static int run_session(struct fuse_session *se, const struct cmdline *cmd)
 
 int main(int argc, char **argv)
 {
-	struct cmdline cmd = { 0 };
+	struct cmdline cmd = {0};
 	struct tfs_fs fs;
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_session *se = NULL;
@@ -436,7 +436,8 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 	tfs_heap_set_policy();
 	fs.cache = tfs_cache_new(fs.opts.cache_size);
-	if (!fs.cache || tfs_inodes_init(&fs.inodes, root_fd, &root_st, held_budget(&fs.opts)) < 0) {
+	if (!fs.cache ||
+	    tfs_inodes_init(&fs.inodes, root_fd, &root_st, held_budget(&fs.opts)) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");
 		goto out_cache;
 	}

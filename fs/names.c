@@ -55,7 +55,7 @@ int tfs_name_parse_sibling(int dirfd, const char *name, const struct tr_options 
 
 		if (entry_has_sibling(dirfd, name, whole_len, opts)) {
 			out->base_len = whole_len;
-			out->sel = (struct tr_selector){ .present = false };
+			out->sel = (struct tr_selector){.present = false};
 			out->fmt = fmt;
 			return 0;
 		}

@@ -55,7 +55,7 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 }
 
 int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, int fd,
-		       struct fuse_entry_param *e)
+		    struct fuse_entry_param *e)
 {
 	struct tfs_inode *inode;
 	char *path = NULL;
@@ -103,8 +103,7 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *
 	free(base);
 	if (err)
 		return err;
-	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr, sib.doc,
-				       sib.cached);
+	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr, sib.doc, sib.cached);
 	tfs_sibling_destroy(&sib);
 	if (!inode)
 		return ENOMEM;
@@ -434,8 +433,8 @@ static void tfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, 
 	fuse_reply_err(req, EROFS);
 }
 
-static void tfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
-			  fuse_ino_t newparent, const char *newname, unsigned int flags)
+static void tfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+			  const char *newname, unsigned int flags)
 {
 	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
 	fuse_reply_err(req, EROFS);

@@ -19,12 +19,12 @@ static uint64_t unstable_serial;
 
 /* What a sibling shows, resolved now. */
 struct source {
-	int fd;               /* O_PATH of the regular file to read (outcome TR_OK), or -1 */
-	struct stat st;       /* the state shown: the file, a followed link's target, or the link */
+	int fd;         /* O_PATH of the regular file to read (outcome TR_OK), or -1 */
+	struct stat st; /* the state shown: the file, a followed link's target, or the link */
 	enum tr_error outcome;
-	bool loop;            /* TR_E_NOT_REGULAR: a symbolic link loop */
-	struct stat target;   /* TR_E_NOT_REGULAR otherwise: the link's target's stat */
-	int err;              /* the errno of other failures */
+	bool loop;          /* TR_E_NOT_REGULAR: a symbolic link loop */
+	struct stat target; /* TR_E_NOT_REGULAR otherwise: the link's target's stat */
+	int err;            /* the errno of other failures */
 };
 
 static void source_destroy(struct source *src)
@@ -55,12 +55,8 @@ static void follow_link(struct tfs_fs *fs, struct tfs_inode *dir, struct source 
 			src->st = src->target;
 		}
 		return;
-	case TFS_FOLLOW_OUTSIDE:
-		src->outcome = TR_E_OUTSIDE_ROOT;
-		break;
-	case TFS_FOLLOW_DANGLING:
-		src->outcome = TR_E_NOT_FOUND;
-		break;
+	case TFS_FOLLOW_OUTSIDE: src->outcome = TR_E_OUTSIDE_ROOT; break;
+	case TFS_FOLLOW_DANGLING: src->outcome = TR_E_NOT_FOUND; break;
 	case TFS_FOLLOW_LOOP:
 		src->outcome = TR_E_NOT_REGULAR;
 		src->loop = true;
@@ -129,9 +125,7 @@ static struct tr_doc *failure_doc(const struct source *src, const char *path, en
 		else
 			tr_result_not_regular(&res, &src->target);
 		break;
-	default:
-		tr_result_fail_errno(&res, src->err ? src->err : EIO);
-		break;
+	default: tr_result_fail_errno(&res, src->err ? src->err : EIO); break;
 	}
 	doc = tr_render(&res, fmt);
 out:
@@ -154,7 +148,7 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 			       struct tfs_doc_key *key)
 {
 	char proc_path[64];
-	struct tr_source tsrc = { .path = key->path, .name = base };
+	struct tr_source tsrc = {.path = key->path, .name = base};
 	struct tr_result res;
 	struct tr_doc *doc = NULL;
 	struct stat after;
@@ -214,13 +208,13 @@ static void fill_attr(struct stat *attr, const struct stat *st, uint64_t size, i
 	attr->st_ctim = st->st_ctim;
 }
 
-ino_t tfs_sibling_ino(dev_t dir_dev, ino_t dir_ino, const char *base,
-		      const struct tr_selector *sel, enum tr_format fmt)
+ino_t tfs_sibling_ino(dev_t dir_dev, ino_t dir_ino, const char *base, const struct tr_selector *sel,
+		      enum tr_format fmt)
 {
 	struct tfs_doc_key key = {
 		.dev = dir_dev,
 		.ino = dir_ino,
-		.sel = sel->present ? *sel : (struct tr_selector){ .present = false },
+		.sel = sel->present ? *sel : (struct tr_selector){.present = false},
 		.fmt = fmt,
 		.path = (char *)base,
 	};
@@ -233,7 +227,7 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 {
 	struct source src;
 	struct tfs_doc_key key = {
-		.sel = sel->present ? *sel : (struct tr_selector){ .present = false },
+		.sel = sel->present ? *sel : (struct tr_selector){.present = false},
 		.fmt = fmt,
 	};
 	struct tr_doc *doc;

@@ -30,7 +30,7 @@ void tfs_sibling_destroy(struct tfs_sibling *s);
 /* The stable inode number of the virtual file base[:sel].tool[.fmt].json in directory (dev,
  * ino): a hash of them with the top bit set, so it never meets a real inode number of SOURCE in
  * practice. */
-ino_t tfs_sibling_ino(dev_t dir_dev, ino_t dir_ino, const char *base,
-		      const struct tr_selector *sel, enum tr_format fmt);
+ino_t tfs_sibling_ino(dev_t dir_dev, ino_t dir_ino, const char *base, const struct tr_selector *sel,
+		      enum tr_format fmt);
 
 #endif

@@ -11,7 +11,7 @@
 
 /* The mounted tree as symbolic links are confined to it (see follow.h). */
 struct tfs_root {
-	int fd;          /* O_PATH of SOURCE; borrowed from the root inode */
+	int fd; /* O_PATH of SOURCE; borrowed from the root inode */
 	dev_t dev;
 	ino_t ino;
 	char *real_path; /* realpath(SOURCE); owned */
@@ -23,7 +23,8 @@ struct tfs_fs {
 	struct tfs_root root;
 	struct tfs_inodes inodes;
 	struct tfs_cache *cache; /* owned */
-	struct tfs_trimmer *trimmer; /* owned; NULL before the session runs or when it could not start */
+	struct tfs_trimmer
+		*trimmer; /* owned; NULL before the session runs or when it could not start */
 };
 
 #endif

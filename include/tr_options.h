@@ -8,18 +8,18 @@
 enum tr_symlink_policy { TR_SYMLINKS_INSIDE, TR_SYMLINKS_NONE };
 
 struct tr_options {
-	uint64_t max_lines;         /* 2000: lines in a default text window */
-	uint64_t max_line_chars;    /* 2000: code points shown of one line */
-	uint64_t max_output;        /* 100 KiB: cap on content bytes */
-	uint64_t max_image_size;    /* 20 MiB */
-	uint64_t image_max_dim;     /* 2000 px */
-	uint64_t image_max_b64;     /* 5 MiB of base64 */
-	uint64_t max_pdf_size;      /* 32 MiB */
-	uint64_t max_pdf_pages;     /* 20 rendered pages per result */
-	uint64_t max_notebook_size; /* 64 MiB */
-	uint64_t cache_size;        /* 256 MiB (daemon) */
+	uint64_t max_lines;              /* 2000: lines in a default text window */
+	uint64_t max_line_chars;         /* 2000: code points shown of one line */
+	uint64_t max_output;             /* 100 KiB: cap on content bytes */
+	uint64_t max_image_size;         /* 20 MiB */
+	uint64_t image_max_dim;          /* 2000 px */
+	uint64_t image_max_b64;          /* 5 MiB of base64 */
+	uint64_t max_pdf_size;           /* 32 MiB */
+	uint64_t max_pdf_pages;          /* 20 rendered pages per result */
+	uint64_t max_notebook_size;      /* 64 MiB */
+	uint64_t cache_size;             /* 256 MiB (daemon) */
 	enum tr_symlink_policy symlinks; /* inside (daemon) */
-	bool hide_siblings;         /* false (daemon) */
+	bool hide_siblings;              /* false (daemon) */
 };
 
 /* Fills opts with the defaults of SPEC §4. */

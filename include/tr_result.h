@@ -60,21 +60,21 @@ struct tr_buf {
 };
 
 struct tr_metadata {
-	bool has_stat;        /* false when the file could not be stat'ed: size/modified omitted */
+	bool has_stat; /* false when the file could not be stat'ed: size/modified omitted */
 	uint64_t size;
 	int64_t modified_sec; /* source mtime, seconds since the epoch (UTC) */
 	bool has_sha256;
-	char sha256[65];           /* when has_sha256 and not sha256_later */
+	char sha256[65];                /* when has_sha256 and not sha256_later */
 	struct tr_digest *sha256_later; /* owned or NULL: sha256 is still being computed (a large
 					 * file); tr_metadata_sha256() waits for it */
-	char *description; /* owned, libmagic's text, or NULL */
-	const char *encoding;    /* static, or NULL */
-	const char *line_ending; /* static "lf", "crlf", "cr", "mixed", "none", or NULL */
+	char *description;              /* owned, libmagic's text, or NULL */
+	const char *encoding;           /* static, or NULL */
+	const char *line_ending;        /* static "lf", "crlf", "cr", "mixed", "none", or NULL */
 	bool has_dimensions;
 	uint32_t width, height;
 	int64_t page_count, cell_count; /* -1 when absent */
-	char *language; /* owned or NULL */
-	char *nbformat; /* owned or NULL, e.g. "4.5" */
+	char *language;                 /* owned or NULL */
+	char *nbformat;                 /* owned or NULL, e.g. "4.5" */
 	bool has_resized;
 	uint32_t from_width, from_height, to_width, to_height;
 	double scale;
@@ -89,7 +89,7 @@ struct tr_result {
 	struct tr_buf content;
 	char *short_result; /* owned */
 	bool truncated;
-	char *next; /* owned or NULL */
+	char *next;                    /* owned or NULL */
 	enum tr_range_unit range_unit; /* TR_UNIT_NONE: no range */
 	uint64_t range_start, range_end, range_total;
 	int64_t line_count; /* -1 when absent */

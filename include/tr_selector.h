@@ -7,10 +7,10 @@
 #include <stdint.h>
 
 struct tr_selector {
-	bool present;     /* false: the default view */
-	uint64_t start;   /* 1-based first line/cell/page */
-	uint64_t end;     /* inclusive last; 0 when open-ended (A- and A.C-) */
-	uint64_t column;  /* A.C-: 1-based code point column; 0 otherwise */
+	bool present;    /* false: the default view */
+	uint64_t start;  /* 1-based first line/cell/page */
+	uint64_t end;    /* inclusive last; 0 when open-ended (A- and A.C-) */
+	uint64_t column; /* A.C-: 1-based code point column; 0 otherwise */
 };
 
 enum tr_format { TR_FORMAT_TOOL, TR_FORMAT_ANTHROPIC, TR_FORMAT_OPENAI, TR_FORMAT_MCP };

@@ -97,8 +97,8 @@ int main(int argc, char **argv)
 						   value);
 		} else if (strcmp(name, "format") == 0) {
 			if (tr_format_parse(value, &fmt) < 0)
-				return usage_error("unknown format: %s (tool, anthropic, openai, mcp)",
-						   value);
+				return usage_error(
+					"unknown format: %s (tool, anthropic, openai, mcp)", value);
 		} else {
 			int rc = tr_options_set(&opts, name, value);
 

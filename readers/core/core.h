@@ -2,8 +2,6 @@
 #ifndef TR_CORE_PRIVATE_H
 #define TR_CORE_PRIVATE_H
 
-
-
 #include "tr_result.h"
 
 /* --- suggest --- */
@@ -13,6 +11,5 @@
  * missing one, rewrites res's not_found error as "File not found: P. Did you mean A, B or C?"
  * with each name shown in path's folder. Leaves res unchanged when none is close. */
 void tr_suggest_similar(struct tr_result *res, int dirfd, const char *path);
-
 
 #endif

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
 #include "tr_digest.h"
+#include "util.h"
 
 struct tr_digest {
 	pthread_mutex_t lock;

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
 #include "render.h"
 #include "tr_doc.h"
+#include "util.h"
 
 /* A segment is literal bytes, the base64 of blob, or the 64 hex digits of digest. */
 struct doc_segment {
@@ -14,7 +14,7 @@ struct doc_segment {
 	uint64_t len;   /* encoded length */
 	struct tr_blob *blob;
 	struct tr_digest *digest;
-	char *bytes;    /* literal bytes (owned) */
+	char *bytes; /* literal bytes (owned) */
 	size_t cap;
 };
 
@@ -179,7 +179,7 @@ uint64_t tr_doc_size(const struct tr_doc *doc)
 /* Encodes group index (the last may be partial, then padded) of blob into quad. */
 static void encode_one(const struct tr_blob *blob, uint64_t index, unsigned char quad[4])
 {
-	unsigned char in[3] = { 0, 0, 0 };
+	unsigned char in[3] = {0, 0, 0};
 	size_t have = blob->len - index * 3 < 3 ? blob->len - index * 3 : 3;
 
 	memcpy(in, blob->data + index * 3, have);

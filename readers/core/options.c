@@ -14,27 +14,34 @@ struct option_spec {
 	size_t offset;
 };
 
-#define OPT(name, kind) {#name, kind, offsetof(struct tr_options, name)}
+#define OPT(name, kind)                                        \
+	{                                                      \
+#name, kind, offsetof(struct tr_options, name) \
+	}
 static const struct option_spec option_specs[] = {
-	OPT(max_lines, KIND_COUNT),
-	OPT(max_line_chars, KIND_COUNT),
-	OPT(max_output, KIND_SIZE),
-	OPT(max_image_size, KIND_SIZE),
-	OPT(image_max_dim, KIND_COUNT),
-	OPT(image_max_b64, KIND_SIZE),
-	OPT(max_pdf_size, KIND_SIZE),
-	OPT(max_pdf_pages, KIND_COUNT),
-	OPT(max_notebook_size, KIND_SIZE),
-	OPT(cache_size, KIND_SIZE),
-	OPT(symlinks, KIND_SYMLINKS),
-	OPT(hide_siblings, KIND_FLAG),
+	OPT(max_lines, KIND_COUNT),        OPT(max_line_chars, KIND_COUNT),
+	OPT(max_output, KIND_SIZE),        OPT(max_image_size, KIND_SIZE),
+	OPT(image_max_dim, KIND_COUNT),    OPT(image_max_b64, KIND_SIZE),
+	OPT(max_pdf_size, KIND_SIZE),      OPT(max_pdf_pages, KIND_COUNT),
+	OPT(max_notebook_size, KIND_SIZE), OPT(cache_size, KIND_SIZE),
+	OPT(symlinks, KIND_SYMLINKS),      OPT(hide_siblings, KIND_FLAG),
 };
 #undef OPT
 
 const char *const tr_option_names[] = {
-	"max_lines", "max_line_chars", "max_output", "max_image_size", "image_max_dim",
-	"image_max_b64", "max_pdf_size", "max_pdf_pages", "max_notebook_size", "cache_size",
-	"symlinks", "hide_siblings", NULL,
+	"max_lines",
+	"max_line_chars",
+	"max_output",
+	"max_image_size",
+	"image_max_dim",
+	"image_max_b64",
+	"max_pdf_size",
+	"max_pdf_pages",
+	"max_notebook_size",
+	"cache_size",
+	"symlinks",
+	"hide_siblings",
+	NULL,
 };
 
 void tr_options_init(struct tr_options *opts)
@@ -98,9 +105,12 @@ static int parse_number(const char *value, bool allow_suffix, uint64_t *out)
 		unsigned shift = 0;
 
 		switch (*end) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
+		case 'k':
+		case 'K': shift = 10; break;
+		case 'm':
+		case 'M': shift = 20; break;
+		case 'g':
+		case 'G': shift = 30; break;
 		default: return -1;
 		}
 		end++;
@@ -141,8 +151,7 @@ int tr_options_set(struct tr_options *opts, const char *name, const char *value)
 			return -1;
 		return 0;
 	case KIND_COUNT:
-	case KIND_SIZE:
-		return parse_number(value, spec->kind == KIND_SIZE, (uint64_t *)field);
+	case KIND_SIZE: return parse_number(value, spec->kind == KIND_SIZE, (uint64_t *)field);
 	}
 	return -1;
 }

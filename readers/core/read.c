@@ -8,9 +8,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "reader.h"
 #include "core.h"
+#include "reader.h"
+#include "util.h"
 
 /* SPEC §2: sha256 is given for files up to 256 MiB. */
 #define SHA256_MAX_SIZE (256ull * 1024 * 1024)
@@ -57,8 +57,8 @@ void tr_result_not_regular(struct tr_result *res, const struct stat *st)
 /* "image file", "PDF file" ... for messages, guessed from the name. */
 static const char *name_kind(const char *name)
 {
-	static const char *const image_exts[] = {"png", "jpg", "jpeg", "gif", "webp", "bmp",
-						 "tif", "tiff", "ico", "heic", "avif", NULL};
+	static const char *const image_exts[] = {"png", "jpg",  "jpeg", "gif",  "webp", "bmp",
+						 "tif", "tiff", "ico",  "heic", "avif", NULL};
 
 	for (size_t i = 0; image_exts[i]; i++)
 		if (tr_has_extension(name, image_exts[i]))
@@ -75,9 +75,7 @@ void tr_result_fail_errno(struct tr_result *res, int err)
 	enum tr_error code = tr_error_from_errno(err);
 
 	switch (code) {
-	case TR_E_NOT_FOUND:
-		tr_result_fail(res, code, "File not found: %s", res->path);
-		break;
+	case TR_E_NOT_FOUND: tr_result_fail(res, code, "File not found: %s", res->path); break;
 	case TR_E_PERMISSION_DENIED:
 		tr_result_fail(res, code, "Permission denied accessing %s: %s",
 			       name_kind(res->path), res->path);
@@ -86,16 +84,14 @@ void tr_result_fail_errno(struct tr_result *res, int err)
 		tr_result_fail(res, code, "Not a regular file: %s (%s)", res->path,
 			       err == ELOOP ? "symbolic link loop" : strerror(err));
 		break;
-	default:
-		tr_result_fail(res, code, "I/O error reading %s: %s", res->path, strerror(err));
+	default: tr_result_fail(res, code, "I/O error reading %s: %s", res->path, strerror(err));
 	}
 }
 
 static bool same_version(const struct stat *a, const struct stat *b)
 {
 	return a->st_size == b->st_size && a->st_ino == b->st_ino &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
@@ -192,8 +188,8 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 	}
 	if (reader->read(&file, sel ? sel : &default_view, opts, res) < 0)
 		return -1;
-	if (!res->meta.has_sha256 && res->meta.size <= SHA256_MAX_SIZE &&
-	    res->error != TR_E_IO && res->error != TR_E_PERMISSION_DENIED) {
+	if (!res->meta.has_sha256 && res->meta.size <= SHA256_MAX_SIZE && res->error != TR_E_IO &&
+	    res->error != TR_E_PERMISSION_DENIED) {
 		if (tr_sha256_fd(fd, res->meta.size, res->meta.sha256) == 0)
 			res->meta.has_sha256 = true;
 	}
@@ -233,8 +229,8 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 		if (same_version(&before, &after))
 			return 0;
 	}
-	tr_result_fail(res, TR_E_IO, "I/O error reading %s: the file kept changing while it was read",
-		       src->path);
+	tr_result_fail(res, TR_E_IO,
+		       "I/O error reading %s: the file kept changing while it was read", src->path);
 	return 0;
 }
 

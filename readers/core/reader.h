@@ -15,10 +15,10 @@
 
 /* The file being read, as the dispatcher hands it to probes and readers. All borrowed. */
 struct tr_file {
-	int fd;                     /* open for reading; use pread */
-	struct stat st;             /* fstat at the start of this read */
+	int fd;         /* open for reading; use pread */
+	struct stat st; /* fstat at the start of this read */
 	const struct tr_source *src;
-	const unsigned char *head;  /* the first head_len bytes (head_len = min(size, 8 KiB)) */
+	const unsigned char *head; /* the first head_len bytes (head_len = min(size, 8 KiB)) */
 	size_t head_len;
 };
 

@@ -13,14 +13,6 @@ extern const struct tr_reader tr_reader_binary;
 extern const struct tr_reader tr_reader_text;
 
 const struct tr_reader *const tr_readers[] = {
-	&tr_reader_png,
-	&tr_reader_jpeg,
-	&tr_reader_gif,
-	&tr_reader_webp,
-	&tr_reader_raster,
-	&tr_reader_pdf,
-	&tr_reader_notebook,
-	&tr_reader_binary,
-	&tr_reader_text,
-	NULL,
+	&tr_reader_png, &tr_reader_jpeg,     &tr_reader_gif,    &tr_reader_webp, &tr_reader_raster,
+	&tr_reader_pdf, &tr_reader_notebook, &tr_reader_binary, &tr_reader_text, NULL,
 };

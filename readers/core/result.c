@@ -178,16 +178,19 @@ int tr_result_add_image(struct tr_result *res, struct tr_blob *blob, const char 
 	}
 	res->images = images;
 	images[res->n_images++] = (struct tr_image){
-		.data = blob, .media_type = media_type, .width = width, .height = height,
-		.page = page, .cell = cell,
+		.data = blob,
+		.media_type = media_type,
+		.width = width,
+		.height = height,
+		.page = page,
+		.cell = cell,
 	};
 	return 0;
 }
 
 int tr_result_add_document(struct tr_result *res, struct tr_blob *blob, const char *media_type)
 {
-	struct tr_document *docs =
-		realloc(res->documents, (res->n_documents + 1) * sizeof(*docs));
+	struct tr_document *docs = realloc(res->documents, (res->n_documents + 1) * sizeof(*docs));
 
 	if (!docs) {
 		tr_blob_unref(blob);
@@ -234,19 +237,14 @@ enum tr_error tr_error_from_errno(int err)
 {
 	switch (err) {
 	case ENOENT:
-	case ENOTDIR:
-		return TR_E_NOT_FOUND;
+	case ENOTDIR: return TR_E_NOT_FOUND;
 	case EACCES:
-	case EPERM:
-		return TR_E_PERMISSION_DENIED;
+	case EPERM: return TR_E_PERMISSION_DENIED;
 	case ELOOP:
 	case EISDIR:
-	case ENXIO:
-		return TR_E_NOT_REGULAR;
-	case EFBIG:
-		return TR_E_TOO_LARGE;
-	default:
-		return TR_E_IO;
+	case ENXIO: return TR_E_NOT_REGULAR;
+	case EFBIG: return TR_E_TOO_LARGE;
+	default: return TR_E_IO;
 	}
 }
 

@@ -106,9 +106,8 @@ int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector
 	stem = len - (sizeof(json_suffix) - 1);
 	/* NAME[:SEL].tool.json, or NAME[:SEL].tool.FMT.json */
 	*fmt = TR_FORMAT_TOOL;
-	if (stem >= sizeof(tool_marker) - 1 &&
-	    memcmp(name + stem - (sizeof(tool_marker) - 1), tool_marker,
-		   sizeof(tool_marker) - 1) == 0) {
+	if (stem >= sizeof(tool_marker) - 1 && memcmp(name + stem - (sizeof(tool_marker) - 1),
+						      tool_marker, sizeof(tool_marker) - 1) == 0) {
 		stem -= sizeof(tool_marker) - 1;
 	} else {
 		const char *dot = NULL;

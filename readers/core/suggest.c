@@ -36,7 +36,8 @@ static size_t edit_distance(const char *a, const char *b, size_t limit)
 
 		cur[0] = best = i;
 		for (size_t j = 1; j <= lb; j++) {
-			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+			int ca = tolower((unsigned char)a[i - 1]),
+			    cb = tolower((unsigned char)b[j - 1]);
 			size_t v = prev[j - 1] + (ca != cb);
 
 			if (prev[j] + 1 < v)
@@ -65,8 +66,9 @@ static void consider(struct candidate *best, size_t *n, const char *name, size_t
 {
 	size_t at = *n;
 
-	while (at > 0 && (best[at - 1].distance > distance ||
-			  (best[at - 1].distance == distance && strcmp(best[at - 1].name, name) > 0)))
+	while (at > 0 &&
+	       (best[at - 1].distance > distance ||
+		(best[at - 1].distance == distance && strcmp(best[at - 1].name, name) > 0)))
 		at--;
 	if (at >= MAX_SUGGESTIONS)
 		return;

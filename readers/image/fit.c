@@ -71,7 +71,8 @@ static bool codec_missing(void)
 {
 	const char *detail = vips_error_buffer();
 
-	return detail && (strstr(detail, "Unsupported feature") || strstr(detail, "Unsupported codec"));
+	return detail &&
+	       (strstr(detail, "Unsupported feature") || strstr(detail, "Unsupported codec"));
 }
 
 static bool is_grey(VipsImage *in)
@@ -143,7 +144,7 @@ static struct tr_blob *encode(VipsImage *img, bool jpeg, int quality)
 struct source {
 	uint32_t width, height; /* of the frame shown */
 	uint32_t frames;
-	int page;               /* the frame shown, 0-based */
+	int page; /* the frame shown, 0-based */
 	bool largest;
 };
 

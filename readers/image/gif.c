@@ -19,7 +19,8 @@ static int skip_sub_blocks(const unsigned char *p, size_t len, size_t *off, cons
 	for (;;) {
 		if (at >= len)
 			return tr_image_error(err, es,
-					      "GIF truncated: %s at offset %zu has no block terminator, file ends at %zu",
+					      "GIF truncated: %s at offset %zu has no block "
+					      "terminator, file ends at %zu",
 					      what, start, len);
 		unsigned size = p[at];
 
@@ -27,7 +28,8 @@ static int skip_sub_blocks(const unsigned char *p, size_t len, size_t *off, cons
 			break;
 		if (size + 1 > len - at)
 			return tr_image_error(err, es,
-					      "GIF truncated: sub-block at offset %zu needs %u bytes, file ends at %zu",
+					      "GIF truncated: sub-block at offset %zu needs %u "
+					      "bytes, file ends at %zu",
 					      at, size + 1, len);
 		at += size + 1;
 	}
@@ -50,7 +52,8 @@ static int check_image(const unsigned char *p, size_t len, size_t *off, uint32_t
 
 	if (len - at < 10)
 		return tr_image_error(err, es,
-				      "GIF truncated: image descriptor at offset %zu needs 10 bytes, file ends at %zu",
+				      "GIF truncated: image descriptor at offset %zu needs 10 "
+				      "bytes, file ends at %zu",
 				      start, len);
 	*width = tr_le16(p + at + 5);
 	*height = tr_le16(p + at + 7);
@@ -58,19 +61,22 @@ static int check_image(const unsigned char *p, size_t len, size_t *off, uint32_t
 	at += 10;
 	if (table > len - at)
 		return tr_image_error(err, es,
-				      "GIF truncated: local colour table at offset %zu needs %zu bytes, file ends at %zu",
+				      "GIF truncated: local colour table at offset %zu needs %zu "
+				      "bytes, file ends at %zu",
 				      at, table, len);
 	at += table;
 	if (at >= len)
-		return tr_image_error(err, es,
-				      "GIF truncated: image at offset %zu has no image data, file ends at %zu",
-				      start, len);
+		return tr_image_error(
+			err, es,
+			"GIF truncated: image at offset %zu has no image data, file ends at %zu",
+			start, len);
 	/* The format says 2..8; decoders accept 1..11, and so do we. */
 	min_code = p[at];
 	if (min_code < 1 || min_code > 11)
-		return tr_image_error(err, es,
-				      "GIF image at offset %zu has invalid LZW minimum code size %u at offset %zu",
-				      start, min_code, at);
+		return tr_image_error(
+			err,
+			es, "GIF image at offset %zu has invalid LZW minimum code size %u at offset %zu",
+			start, min_code, at);
 	at++;
 	if (skip_sub_blocks(p, len, &at, "image data", start, err, es) < 0)
 		return -1;
@@ -89,7 +95,8 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 		return tr_image_error(err, es, "not a GIF file: bad signature at offset 0");
 	if (len < 13)
 		return tr_image_error(err, es,
-				      "GIF truncated: logical screen descriptor at offset 6 needs 7 bytes, file ends at %zu",
+				      "GIF truncated: logical screen descriptor at offset 6 needs "
+				      "7 bytes, file ends at %zu",
 				      len);
 	info->width = tr_le16(p + 6);
 	info->height = tr_le16(p + 8);
@@ -97,13 +104,14 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 	off = 13;
 	if (table > len - off)
 		return tr_image_error(err, es,
-				      "GIF truncated: global colour table at offset 13 needs %zu bytes, file ends at %zu",
+				      "GIF truncated: global colour table at offset 13 needs %zu "
+				      "bytes, file ends at %zu",
 				      table, len);
 	off += table;
 	while (!trailer) {
 		if (off >= len)
-			return tr_image_error(err, es, "missing GIF trailer (file ends at offset %zu)",
-					      len);
+			return tr_image_error(err, es,
+					      "missing GIF trailer (file ends at offset %zu)", len);
 		size_t start = off;
 
 		switch (p[off]) {
@@ -122,7 +130,8 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 		case 0x21:
 			if (len - off < 2)
 				return tr_image_error(err, es,
-						      "GIF truncated: extension at offset %zu has no label, file ends at %zu",
+						      "GIF truncated: extension at offset %zu has "
+						      "no label, file ends at %zu",
 						      off, len);
 			off += 2;
 			if (skip_sub_blocks(p, len, &off, "extension", start, err, es) < 0)
@@ -130,13 +139,14 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 			break;
 		case 0x3b:
 			if (frames == 0)
-				return tr_image_error(err, es,
-						      "GIF has no image before the trailer at offset %zu", off);
+				return tr_image_error(
+					err, es,
+					"GIF has no image before the trailer at offset %zu", off);
 			trailer = true;
 			break;
 		default:
-			return tr_image_error(err, es, "GIF unknown block 0x%02X at offset %zu", p[off],
-					      off);
+			return tr_image_error(err, es, "GIF unknown block 0x%02X at offset %zu",
+					      p[off], off);
 		}
 	}
 	/* Decoders size a 0x0 logical screen from the first image. */
@@ -156,7 +166,7 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 	return 0;
 }
 
-static const char *const gif_extensions[] = { "gif", NULL };
+static const char *const gif_extensions[] = {"gif", NULL};
 
 static const struct tr_image_format gif_format = {
 	.name = "GIF",

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
 #include "image.h"
+#include "util.h"
 #define MIB 1048576.0
 
 int tr_image_error(char *err, size_t err_size, const char *fmt, ...)
@@ -43,10 +43,12 @@ void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limi
 	/* SPEC prints the limit in whole MB ("20MB"); a limit that is not a whole number of MiB
 	 * (e.g. max_image_size=1500K) keeps two decimals rather than rounding to a wrong figure. */
 	if (limit % 1048576 == 0)
-		tr_result_fail(res, TR_E_TOO_LARGE, "Image file exceeds %lluMB limit (actual: %.2fMB)",
+		tr_result_fail(res, TR_E_TOO_LARGE,
+			       "Image file exceeds %lluMB limit (actual: %.2fMB)",
 			       (unsigned long long)(limit / 1048576), (double)size / MIB);
 	else
-		tr_result_fail(res, TR_E_TOO_LARGE, "Image file exceeds %.2fMB limit (actual: %.2fMB)",
+		tr_result_fail(res, TR_E_TOO_LARGE,
+			       "Image file exceeds %.2fMB limit (actual: %.2fMB)",
 			       (double)limit / MIB, (double)size / MIB);
 }
 
@@ -84,7 +86,8 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 	if (tr_image_selector_past_end(res, sel))
 		return 0;
 	if (size == 0) {
-		tr_result_fail(res, TR_E_CORRUPT, "Failed to process image file: empty file (0 bytes)");
+		tr_result_fail(res, TR_E_CORRUPT,
+			       "Failed to process image file: empty file (0 bytes)");
 		return 0;
 	}
 	if (size > opts->max_image_size) {
@@ -101,8 +104,11 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 	}
 
 	struct tr_image_shown shown = {
-		.format = fmt->name, .media_type = fmt->mime_type, .width = info.width,
-		.height = info.height, .summary = info.summary,
+		.format = fmt->name,
+		.media_type = fmt->mime_type,
+		.width = info.width,
+		.height = info.height,
+		.summary = info.summary,
 	};
 
 	return tr_image_attach(res, blob, &shown, opts);
@@ -168,7 +174,8 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 		res->meta.to_height = fit.height;
 		res->meta.scale = fit.scale;
 		tr_buf_printf(&res->content,
-			      " [Image: original %ux%u, shown at %ux%u; multiply coordinates by %.3f to map back]",
+			      " [Image: original %ux%u, shown at %ux%u; multiply coordinates by "
+			      "%.3f to map back]",
 			      fit.from_width, fit.from_height, fit.width, fit.height, fit.scale);
 	}
 	tr_buf_printf(&res->content, "%s", frames);
@@ -184,7 +191,8 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 	res->meta.height = fit.from_height;
 	if (resized)
 		tr_result_set_short(res, "Read %s image %ux%u (%s), shown at %ux%u", img->format,
-				    fit.from_width, fit.from_height, size_text, fit.width, fit.height);
+				    fit.from_width, fit.from_height, size_text, fit.width,
+				    fit.height);
 	else
 		tr_result_set_short(res, "Read %s image %ux%u (%s), %s %s", img->format,
 				    fit.from_width, fit.from_height, size_text,
@@ -206,9 +214,10 @@ int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr
 	(void)opts;
 	if (img->must_convert) {
 		tr_blob_unref(blob);
-		tr_result_fail(res, TR_E_UNSUPPORTED,
-			       "Unsupported image format: %s (this build has no libvips to convert it)",
-			       img->format);
+		tr_result_fail(
+			res, TR_E_UNSUPPORTED,
+			"Unsupported image format: %s (this build has no libvips to convert it)",
+			img->format);
 		return 0;
 	}
 #endif

@@ -27,7 +27,7 @@ extern const struct tr_reader tr_reader_raster;
 struct tr_image_info {
 	uint32_t width, height; /* pixels (GIF, animated WebP: the canvas) */
 	uint32_t frames;        /* 1 for a still image */
-	char summary[96];       /* format details for the description, e.g. "8-bit RGBA, non-interlaced" */
+	char summary[96]; /* format details for the description, e.g. "8-bit RGBA, non-interlaced" */
 };
 
 /* A validator checks the structure of data[0..len) without decoding pixels. On success it fills
@@ -76,8 +76,8 @@ bool tr_webp_signature(const unsigned char *head, size_t len);
 
 /* One displayable image format, as png.c, jpeg.c, gif.c and webp.c describe theirs. */
 struct tr_image_format {
-	const char *name;      /* "PNG", as shown in sentences */
-	const char *mime_type; /* static, e.g. "image/png" */
+	const char *name;              /* "PNG", as shown in sentences */
+	const char *mime_type;         /* static, e.g. "image/png" */
 	const char *const *extensions; /* NULL-terminated, without the dot */
 	bool (*signature)(const unsigned char *head, size_t len);
 	tr_image_validate_fn validate;
@@ -101,8 +101,8 @@ struct tr_image_shown {
 	const char *format;     /* "PNG" */
 	const char *media_type; /* of the file's bytes */
 	uint32_t width, height;
-	const char *summary;    /* details for the description, or NULL */
-	bool must_convert;      /* a format vision APIs do not take (BMP, TIFF ...): always convert */
+	const char *summary; /* details for the description, or NULL */
+	bool must_convert;   /* a format vision APIs do not take (BMP, TIFF ...): always convert */
 };
 
 /* Attaches blob (the whole file; the reference is taken over) as images[0] of res and fills
@@ -156,18 +156,17 @@ static inline uint32_t tr_le32(const unsigned char *p)
 	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
-
 /* --- fit --- */
 /* making images fit what vision APIs accept (SPEC §3 "Images"): downscale and re-encode with libvips, or convert formats the APIs do not take (BMP, TIFF, ICO, HEIC, AVIF). */
 
 struct tr_fit {
-	struct tr_blob *data;   /* owned: the bytes to send */
-	const char *media_type; /* static: "image/png" or "image/jpeg" */
-	uint32_t width, height; /* of data */
+	struct tr_blob *data;             /* owned: the bytes to send */
+	const char *media_type;           /* static: "image/png" or "image/jpeg" */
+	uint32_t width, height;           /* of data */
 	uint32_t from_width, from_height; /* of the source (first frame) */
-	uint32_t frames;        /* frames (pages, icon sizes) of the source; one is in data */
-	bool largest;           /* data shows the largest of the frames (icons), not the first */
-	double scale;           /* from long edge / to long edge (1.0 when only converted) */
+	uint32_t frames; /* frames (pages, icon sizes) of the source; one is in data */
+	bool largest;    /* data shows the largest of the frames (icons), not the first */
+	double scale;    /* from long edge / to long edge (1.0 when only converted) */
 };
 
 /* True when an image of this size and byte length must be fitted: its long edge exceeds
@@ -193,6 +192,5 @@ bool tr_fit_has_loader(const char *nickname);
  * TR_E_IO when libvips cannot start or encode. */
 enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
 			   struct tr_fit *out, char *err, size_t err_size);
-
 
 #endif

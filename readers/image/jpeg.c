@@ -39,8 +39,7 @@ static const char *marker_name(unsigned m, char *buf, size_t size)
 }
 
 /* Frame header: s = the segment's payload (after the length field), n its size. */
-static int check_sof(unsigned m, const unsigned char *s, size_t n, size_t off, char *err,
-		     size_t es)
+static int check_sof(unsigned m, const unsigned char *s, size_t n, size_t off, char *err, size_t es)
 {
 	unsigned precision, components;
 	uint32_t height, width;
@@ -57,9 +56,10 @@ static int check_sof(unsigned m, const unsigned char *s, size_t n, size_t off, c
 				      "JPEG SOF%u at offset %zu has invalid component count %u",
 				      m - 0xc0, off, components);
 	if (n != 6 + 3 * (size_t)components)
-		return tr_image_error(err, es,
-				      "JPEG SOF%u at offset %zu has length %zu, expected %u for %u components",
-				      m - 0xc0, off, n + 2, 8 + 3 * components, components);
+		return tr_image_error(
+			err, es,
+			"JPEG SOF%u at offset %zu has length %zu, expected %u for %u components",
+			m - 0xc0, off, n + 2, 8 + 3 * components, components);
 	if (width == 0 || height == 0)
 		return tr_image_error(err, es, "JPEG SOF%u at offset %zu has zero size (%ux%u)",
 				      m - 0xc0, off, width, height);
@@ -72,7 +72,8 @@ static int check_sof(unsigned m, const unsigned char *s, size_t n, size_t off, c
 
 		if (h < 1 || h > 4 || v < 1 || v > 4)
 			return tr_image_error(err, es,
-					      "JPEG SOF%u at offset %zu: component %u has invalid sampling factors %ux%u",
+					      "JPEG SOF%u at offset %zu: component %u has invalid "
+					      "sampling factors %ux%u",
 					      m - 0xc0, off, i + 1, h, v);
 	}
 	return 0;
@@ -89,7 +90,8 @@ static int skip_scan_data(const unsigned char *p, size_t len, size_t *off, char 
 
 		if (!ff || (size_t)(ff - p) + 1 >= len)
 			return tr_image_error(err, es,
-					      "missing EOI marker: scan data from offset %zu runs to the end of the file at %zu",
+					      "missing EOI marker: scan data from offset %zu runs "
+					      "to the end of the file at %zu",
 					      start, len);
 		at = (size_t)(ff - p);
 		unsigned next = p[at + 1];
@@ -137,17 +139,17 @@ int tr_jpeg_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 		return tr_image_error(err, es, "not a JPEG file: missing SOI marker at offset 0");
 	for (;;) {
 		if (off >= len)
-			return tr_image_error(err, es, "missing EOI marker (file ends at offset %zu)",
-					      len);
-		if (p[off] != 0xff)
 			return tr_image_error(err, es,
-					      "JPEG expected a marker at offset %zu, found byte 0x%02X",
-					      off, p[off]);
+					      "missing EOI marker (file ends at offset %zu)", len);
+		if (p[off] != 0xff)
+			return tr_image_error(
+				err, es, "JPEG expected a marker at offset %zu, found byte 0x%02X",
+				off, p[off]);
 		while (off < len && p[off] == 0xff)
 			off++;
 		if (off >= len)
-			return tr_image_error(err, es, "missing EOI marker (file ends at offset %zu)",
-					      len);
+			return tr_image_error(err, es,
+					      "missing EOI marker (file ends at offset %zu)", len);
 
 		unsigned m = p[off];
 		size_t moff = off - 1; /* the 0xFF right before the code; earlier ones are fill */
@@ -155,35 +157,42 @@ int tr_jpeg_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 		off++;
 		marker_name(m, name, sizeof(name));
 		if (m == 0x00)
-			return tr_image_error(err, es, "JPEG invalid marker 0xFF00 at offset %zu", moff);
+			return tr_image_error(err, es, "JPEG invalid marker 0xFF00 at offset %zu",
+					      moff);
 		if (m == 0xd9) {
 			if (!sof)
 				return tr_image_error(err, es,
-						      "missing SOF marker: no frame header before EOI at offset %zu",
+						      "missing SOF marker: no frame header before "
+						      "EOI at offset %zu",
 						      moff);
 			if (!scans)
-				return tr_image_error(err, es,
-						      "missing SOS marker: no scan before EOI at offset %zu",
-						      moff);
+				return tr_image_error(
+					err, es,
+					"missing SOS marker: no scan before EOI at offset %zu",
+					moff);
 			break;
 		}
 		if (m == 0xd8)
-			return tr_image_error(err, es, "JPEG unexpected SOI marker at offset %zu", moff);
+			return tr_image_error(err, es, "JPEG unexpected SOI marker at offset %zu",
+					      moff);
 		if (m == 0x01 || (m >= 0xd0 && m <= 0xd7))
 			continue; /* TEM, RSTn: no length */
 		if (len - off < 2)
 			return tr_image_error(err, es,
-					      "JPEG truncated: segment %s at offset %zu has no length field, file ends at %zu",
+					      "JPEG truncated: segment %s at offset %zu has no "
+					      "length field, file ends at %zu",
 					      name, moff, len);
 
 		uint32_t seglen = tr_be16(p + off);
 
 		if (seglen < 2)
-			return tr_image_error(err, es, "JPEG segment %s at offset %zu has invalid length %u",
+			return tr_image_error(err, es,
+					      "JPEG segment %s at offset %zu has invalid length %u",
 					      name, moff, seglen);
 		if (seglen > len - off)
 			return tr_image_error(err, es,
-					      "JPEG truncated: segment %s at offset %zu needs %u bytes, file ends at %zu",
+					      "JPEG truncated: segment %s at offset %zu needs %u "
+					      "bytes, file ends at %zu",
 					      name, moff, seglen, len);
 
 		const unsigned char *s = p + off + 2;
@@ -193,7 +202,8 @@ int tr_jpeg_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 		if (is_sof(m)) {
 			if (sof)
 				return tr_image_error(err, es,
-						      "JPEG second frame header %s at offset %zu", name, moff);
+						      "JPEG second frame header %s at offset %zu",
+						      name, moff);
 			if (check_sof(m, s, n, moff, err, es) < 0)
 				return -1;
 			sof = m;
@@ -203,13 +213,15 @@ int tr_jpeg_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 			components = s[5];
 		} else if (m == 0xda) {
 			if (!sof)
-				return tr_image_error(err, es,
-						      "JPEG SOS at offset %zu comes before any SOF frame header",
-						      moff);
+				return tr_image_error(
+					err, es,
+					"JPEG SOS at offset %zu comes before any SOF frame header",
+					moff);
 			if (n < 1 || s[0] < 1 || s[0] > 4 || n != 4 + 2 * (size_t)s[0])
-				return tr_image_error(err, es,
-						      "JPEG SOS at offset %zu has an invalid header (length %u)",
-						      moff, seglen);
+				return tr_image_error(
+					err, es,
+					"JPEG SOS at offset %zu has an invalid header (length %u)",
+					moff, seglen);
 			scans++;
 			if (skip_scan_data(p, len, &off, err, es) < 0)
 				return -1;
@@ -226,7 +238,7 @@ int tr_jpeg_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 	return 0;
 }
 
-static const char *const jpeg_extensions[] = { "jpg", "jpeg", "jpe", NULL };
+static const char *const jpeg_extensions[] = {"jpg", "jpeg", "jpe", NULL};
 
 static const struct tr_image_format jpeg_format = {
 	.name = "JPEG",

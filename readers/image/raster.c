@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "util.h"
 #include "image.h"
+#include "util.h"
 struct raster_format {
 	const char *name;
 	const char *mime_type;
@@ -12,26 +12,26 @@ struct raster_format {
 	const char *const *loaders;    /* libvips loaders that read it, NULL-terminated */
 };
 
-static const char *const bmp_extensions[] = { "bmp", NULL };
-static const char *const tiff_extensions[] = { "tif", "tiff", NULL };
-static const char *const ico_extensions[] = { "ico", NULL };
-static const char *const heic_extensions[] = { "heic", "heif", NULL };
-static const char *const avif_extensions[] = { "avif", NULL };
+static const char *const bmp_extensions[] = {"bmp", NULL};
+static const char *const tiff_extensions[] = {"tif", "tiff", NULL};
+static const char *const ico_extensions[] = {"ico", NULL};
+static const char *const heic_extensions[] = {"heic", "heif", NULL};
+static const char *const avif_extensions[] = {"avif", NULL};
 
 /* libvips 8.14 reads BMP and ICO only through ImageMagick; TIFF and HEIF have loaders of their
  * own (libheif decodes AVIF too when it has an AV1 decoder). */
-static const char *const magick_loaders[] = { "magickload_buffer", NULL };
-static const char *const tiff_loaders[] = { "tiffload_buffer", "magickload_buffer", NULL };
-static const char *const heif_loaders[] = { "heifload_buffer", "magickload_buffer", NULL };
+static const char *const magick_loaders[] = {"magickload_buffer", NULL};
+static const char *const tiff_loaders[] = {"tiffload_buffer", "magickload_buffer", NULL};
+static const char *const heif_loaders[] = {"heifload_buffer", "magickload_buffer", NULL};
 
 enum raster_kind { RASTER_BMP, RASTER_TIFF, RASTER_ICO, RASTER_HEIC, RASTER_AVIF, RASTER_NONE };
 
 static const struct raster_format raster_formats[] = {
-	[RASTER_BMP] = { "BMP", "image/bmp", bmp_extensions, magick_loaders },
-	[RASTER_TIFF] = { "TIFF", "image/tiff", tiff_extensions, tiff_loaders },
-	[RASTER_ICO] = { "ICO", "image/vnd.microsoft.icon", ico_extensions, magick_loaders },
-	[RASTER_HEIC] = { "HEIC", "image/heic", heic_extensions, heif_loaders },
-	[RASTER_AVIF] = { "AVIF", "image/avif", avif_extensions, heif_loaders },
+	[RASTER_BMP] = {"BMP", "image/bmp", bmp_extensions, magick_loaders},
+	[RASTER_TIFF] = {"TIFF", "image/tiff", tiff_extensions, tiff_loaders},
+	[RASTER_ICO] = {"ICO", "image/vnd.microsoft.icon", ico_extensions, magick_loaders},
+	[RASTER_HEIC] = {"HEIC", "image/heic", heic_extensions, heif_loaders},
+	[RASTER_AVIF] = {"AVIF", "image/avif", avif_extensions, heif_loaders},
 };
 
 /* "BM" alone is too weak (text can start with it): also require a known DIB header size. */
@@ -40,8 +40,14 @@ static bool is_bmp(const unsigned char *h, size_t len)
 	if (len < 18 || h[0] != 'B' || h[1] != 'M')
 		return false;
 	switch (tr_le32(h + 14)) {
-	case 12: case 16: case 40: case 52: case 56: case 64: case 108: case 124:
-		return true;
+	case 12:
+	case 16:
+	case 40:
+	case 52:
+	case 56:
+	case 64:
+	case 108:
+	case 124: return true;
 	}
 	return false;
 }
@@ -49,8 +55,9 @@ static bool is_bmp(const unsigned char *h, size_t len)
 static bool is_tiff(const unsigned char *h, size_t len)
 {
 	/* Classic TIFF (42) and BigTIFF (43), either byte order. */
-	return len >= 4 && ((h[0] == 'I' && h[1] == 'I' && (h[2] == 42 || h[2] == 43) && h[3] == 0) ||
-			    (h[0] == 'M' && h[1] == 'M' && h[2] == 0 && (h[3] == 42 || h[3] == 43)));
+	return len >= 4 &&
+	       ((h[0] == 'I' && h[1] == 'I' && (h[2] == 42 || h[2] == 43) && h[3] == 0) ||
+		(h[0] == 'M' && h[1] == 'M' && h[2] == 0 && (h[3] == 42 || h[3] == 43)));
 }
 
 static bool is_ico(const unsigned char *h, size_t len)
@@ -70,9 +77,9 @@ static bool brand_in(const unsigned char *brand, const char *const *set)
  * HEIF brand (mif1, msf1) defers to the others: AVIF files list mif1 too. */
 static enum raster_kind heif_kind(const unsigned char *h, size_t len)
 {
-	static const char *const avif[] = { "avif", "avis", NULL };
-	static const char *const heic[] = { "heic", "heix", "heim", "heis", "hevc", "hevx", NULL };
-	static const char *const generic[] = { "mif1", "msf1", NULL };
+	static const char *const avif[] = {"avif", "avis", NULL};
+	static const char *const heic[] = {"heic", "heix", "heim", "heis", "hevc", "hevx", NULL};
+	static const char *const generic[] = {"mif1", "msf1", NULL};
 	bool any_heif;
 	size_t box;
 
@@ -143,15 +150,17 @@ static bool can_load(const struct raster_format *fmt)
 }
 
 /* Loads the file and converts it to PNG (or JPEG, by the fit rule) with libvips. */
-static int convert(const struct tr_file *file, const struct tr_options *opts,
-		   struct tr_result *res, const struct raster_format *fmt)
+static int convert(const struct tr_file *file, const struct tr_options *opts, struct tr_result *res,
+		   const struct raster_format *fmt)
 {
 	uint64_t size = (uint64_t)file->st.st_size;
 	uint64_t limit = opts->max_image_size;
 	const char *path = file->src && file->src->path ? file->src->path : res->path;
 	struct tr_blob *blob = NULL;
 	struct tr_image_shown shown = {
-		.format = fmt->name, .media_type = fmt->mime_type, .must_convert = true,
+		.format = fmt->name,
+		.media_type = fmt->mime_type,
+		.must_convert = true,
 	};
 
 	if (size > limit) {
@@ -177,8 +186,10 @@ static int raster_read(const struct tr_file *file, const struct tr_selector *sel
 				       "Failed to process image file: empty file (0 bytes)");
 		else
 			tr_result_fail(res, TR_E_CORRUPT,
-				       "Failed to process image file: not a %s file: bad signature at offset 0",
-				       kind == RASTER_NONE ? "known image" : raster_formats[kind].name);
+				       "Failed to process image file: not a %s file: bad signature "
+				       "at offset 0",
+				       kind == RASTER_NONE ? "known image"
+							   : raster_formats[kind].name);
 		return 0;
 	}
 	res->mime_type = strdup(raster_formats[kind].mime_type);
@@ -187,13 +198,14 @@ static int raster_read(const struct tr_file *file, const struct tr_selector *sel
 	if (tr_image_selector_past_end(res, sel))
 		return 0;
 	if (!can_load(&raster_formats[kind])) {
-		tr_result_fail(res, TR_E_UNSUPPORTED,
+		tr_result_fail(
+			res, TR_E_UNSUPPORTED,
 #if defined(TR_HAVE_VIPS)
-			       "Unsupported image format: %s (no libvips loader for it is available)",
+			"Unsupported image format: %s (no libvips loader for it is available)",
 #else
-			       "Unsupported image format: %s (this build has no libvips to convert it)",
+			"Unsupported image format: %s (this build has no libvips to convert it)",
 #endif
-			       raster_formats[kind].name);
+			raster_formats[kind].name);
 		return 0;
 	}
 	return convert(file, opts, res, &raster_formats[kind]);

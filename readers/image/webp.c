@@ -8,7 +8,7 @@
 #define VP8X_ALPHA 0x10
 
 struct webp_chunk {
-	size_t off;  /* of the chunk header */
+	size_t off; /* of the chunk header */
 	uint32_t size;
 	const unsigned char *data;
 	char name[16]; /* fourcc without trailing blanks ("VP8"), or hex */
@@ -46,17 +46,19 @@ static int next_chunk(const unsigned char *p, size_t end, size_t *off, const cha
 	size_t at = *off;
 
 	if (end - at < 8)
-		return tr_image_error(err, es,
-				      "WebP truncated: chunk header at offset %zu needs 8 bytes, %s ends at %zu",
-				      at, what, end);
+		return tr_image_error(
+			err, es,
+			"WebP truncated: chunk header at offset %zu needs 8 bytes, %s ends at %zu",
+			at, what, end);
 	c->off = at;
 	c->size = tr_le32(p + at + 4);
 	c->data = p + at + 8;
 	fourcc_name(p + at, c->name, sizeof(c->name));
 	if (c->size > end - at - 8)
-		return tr_image_error(err, es,
-				      "WebP truncated: chunk %s at offset %zu needs %llu bytes, %s ends at %zu",
-				      c->name, at, (unsigned long long)c->size + 8, what, end);
+		return tr_image_error(
+			err, es,
+			"WebP truncated: chunk %s at offset %zu needs %llu bytes, %s ends at %zu",
+			c->name, at, (unsigned long long)c->size + 8, what, end);
 	at += 8 + (size_t)c->size;
 	/* Odd sizes are padded to even; tolerate a missing pad byte at the very end. */
 	if ((c->size & 1) && at < end)
@@ -72,7 +74,8 @@ static int check_vp8(const struct webp_chunk *c, uint32_t *width, uint32_t *heig
 	uint32_t tag, first_partition;
 
 	if (c->size < 10)
-		return tr_image_error(err, es, "WebP VP8 chunk at offset %zu is too short (%u bytes)",
+		return tr_image_error(err, es,
+				      "WebP VP8 chunk at offset %zu is too short (%u bytes)",
 				      c->off, c->size);
 	tag = tr_le24(d);
 	first_partition = tag >> 5;
@@ -80,17 +83,19 @@ static int check_vp8(const struct webp_chunk *c, uint32_t *width, uint32_t *heig
 		return tr_image_error(err, es, "WebP VP8 frame at offset %zu is not a key frame",
 				      c->off + 8);
 	if (((tag >> 1) & 7) > 3)
-		return tr_image_error(err, es, "WebP VP8 frame at offset %zu has invalid version %u",
+		return tr_image_error(err, es,
+				      "WebP VP8 frame at offset %zu has invalid version %u",
 				      c->off + 8, (tag >> 1) & 7);
 	if (!((tag >> 4) & 1))
 		return tr_image_error(err, es, "WebP VP8 frame at offset %zu is not displayable",
 				      c->off + 8);
 	if (first_partition > c->size - 10)
-		return tr_image_error(err, es,
-				      "WebP VP8 first partition size %u at offset %zu exceeds the chunk",
-				      first_partition, c->off + 8);
+		return tr_image_error(
+			err, es, "WebP VP8 first partition size %u at offset %zu exceeds the chunk",
+			first_partition, c->off + 8);
 	if (d[3] != 0x9d || d[4] != 0x01 || d[5] != 0x2a)
-		return tr_image_error(err, es, "WebP VP8 bad start code at offset %zu", c->off + 11);
+		return tr_image_error(err, es, "WebP VP8 bad start code at offset %zu",
+				      c->off + 11);
 	*width = tr_le16(d + 6) & 0x3fff;
 	*height = tr_le16(d + 8) & 0x3fff;
 	if (*width == 0 || *height == 0)
@@ -106,12 +111,13 @@ static int check_vp8l(const struct webp_chunk *c, uint32_t *width, uint32_t *hei
 	uint32_t bits;
 
 	if (c->size < 5)
-		return tr_image_error(err, es, "WebP VP8L chunk at offset %zu is too short (%u bytes)",
+		return tr_image_error(err, es,
+				      "WebP VP8L chunk at offset %zu is too short (%u bytes)",
 				      c->off, c->size);
 	if (d[0] != 0x2f)
 		return tr_image_error(err, es,
-				      "WebP VP8L bad signature 0x%02x at offset %zu, expected 0x2f", d[0],
-				      c->off + 8);
+				      "WebP VP8L bad signature 0x%02x at offset %zu, expected 0x2f",
+				      d[0], c->off + 8);
 	bits = tr_le32(d + 1);
 	*width = (bits & 0x3fff) + 1;
 	*height = ((bits >> 14) & 0x3fff) + 1;
@@ -143,7 +149,8 @@ static int check_frame(const unsigned char *p, const struct webp_chunk *anmf, bo
 	bool alpha;
 
 	if (anmf->size < 16)
-		return tr_image_error(err, es, "WebP ANMF chunk at offset %zu is too short (%u bytes)",
+		return tr_image_error(err, es,
+				      "WebP ANMF chunk at offset %zu is too short (%u bytes)",
 				      anmf->off, anmf->size);
 	for (off = anmf->off + 8 + 16; off < end;) {
 		if (next_chunk(p, end, &off, "ANMF frame", &c, err, es) < 0)
@@ -151,14 +158,14 @@ static int check_frame(const unsigned char *p, const struct webp_chunk *anmf, bo
 		if (is_fourcc(&c, "VP8 ") || is_fourcc(&c, "VP8L"))
 			return check_image_chunk(&c, &width, &height, lossless, &alpha, err, es);
 	}
-	return tr_image_error(err, es, "WebP ANMF frame at offset %zu has no VP8 or VP8L image data",
-			      anmf->off);
+	return tr_image_error(
+		err, es, "WebP ANMF frame at offset %zu has no VP8 or VP8L image data", anmf->off);
 }
 
 /* The extended format: canvas from VP8X, then the chunks its flags announce. */
 static int check_extended(const unsigned char *p, size_t end, size_t off,
-			  const struct webp_chunk *vp8x, struct tr_image_info *info,
-			  bool *lossless, char *err, size_t es)
+			  const struct webp_chunk *vp8x, struct tr_image_info *info, bool *lossless,
+			  char *err, size_t es)
 {
 	const unsigned char *d = vp8x->data;
 	unsigned flags;
@@ -167,9 +174,10 @@ static int check_extended(const unsigned char *p, size_t end, size_t off,
 	struct webp_chunk c;
 
 	if (vp8x->size < 10)
-		return tr_image_error(err, es,
-				      "WebP VP8X chunk at offset %zu is too short (%u bytes, expected 10)",
-				      vp8x->off, vp8x->size);
+		return tr_image_error(
+			err, es,
+			"WebP VP8X chunk at offset %zu is too short (%u bytes, expected 10)",
+			vp8x->off, vp8x->size);
 	flags = d[0];
 	info->width = tr_le24(d + 4) + 1;
 	info->height = tr_le24(d + 7) + 1;
@@ -181,9 +189,10 @@ static int check_extended(const unsigned char *p, size_t end, size_t off,
 			return -1;
 		if (is_fourcc(&c, "ANIM")) {
 			if (c.size < 6)
-				return tr_image_error(err, es,
-						      "WebP ANIM chunk at offset %zu is too short (%u bytes)",
-						      c.off, c.size);
+				return tr_image_error(
+					err, es,
+					"WebP ANIM chunk at offset %zu is too short (%u bytes)",
+					c.off, c.size);
 			has_anim = true;
 		} else if (is_fourcc(&c, "ANMF") && (flags & VP8X_ANIMATION)) {
 			bool frame_lossless;
@@ -204,17 +213,20 @@ static int check_extended(const unsigned char *p, size_t end, size_t off,
 	}
 	if (flags & VP8X_ANIMATION) {
 		if (!has_anim)
-			return tr_image_error(err, es,
-					      "WebP VP8X at offset %zu announces animation but has no ANIM chunk",
-					      vp8x->off);
+			return tr_image_error(
+				err, es,
+				"WebP VP8X at offset %zu announces animation but has no ANIM chunk",
+				vp8x->off);
 		if (frames == 0)
-			return tr_image_error(err, es,
-					      "WebP VP8X at offset %zu announces animation but has no ANMF frame",
-					      vp8x->off);
+			return tr_image_error(
+				err, es,
+				"WebP VP8X at offset %zu announces animation but has no ANMF frame",
+				vp8x->off);
 	} else if (!has_image) {
-		return tr_image_error(err, es,
-				      "WebP VP8X at offset %zu is not followed by VP8 or VP8L image data",
-				      vp8x->off);
+		return tr_image_error(
+			err, es,
+			"WebP VP8X at offset %zu is not followed by VP8 or VP8L image data",
+			vp8x->off);
 	}
 	info->frames = frames ? frames : 1;
 	return 0;
@@ -231,18 +243,21 @@ int tr_webp_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 	if (len < 4 || memcmp(p, "RIFF", 4) != 0)
 		return tr_image_error(err, es, "not a WebP file: missing RIFF header at offset 0");
 	if (len < 12)
-		return tr_image_error(err, es,
-				      "WebP truncated: RIFF header at offset 0 needs 12 bytes, file ends at %zu",
-				      len);
+		return tr_image_error(
+			err, es,
+			"WebP truncated: RIFF header at offset 0 needs 12 bytes, file ends at %zu",
+			len);
 	if (memcmp(p + 8, "WEBP", 4) != 0)
-		return tr_image_error(err, es, "not a WebP file: RIFF type at offset 8 is not WEBP");
+		return tr_image_error(err, es,
+				      "not a WebP file: RIFF type at offset 8 is not WEBP");
 	riff_size = tr_le32(p + 4);
 	if ((uint64_t)riff_size + 8 > len)
-		return tr_image_error(err, es,
-				      "WebP RIFF size %u at offset 4 needs %llu bytes, file ends at %zu",
-				      riff_size, (unsigned long long)riff_size + 8, len);
+		return tr_image_error(
+			err, es, "WebP RIFF size %u at offset 4 needs %llu bytes, file ends at %zu",
+			riff_size, (unsigned long long)riff_size + 8, len);
 	if (riff_size < 12)
-		return tr_image_error(err, es, "WebP RIFF size %u at offset 4 is too small", riff_size);
+		return tr_image_error(err, es, "WebP RIFF size %u at offset 4 is too small",
+				      riff_size);
 	end = (size_t)riff_size + 8;
 
 	if (next_chunk(p, end, &off, "RIFF data", &first, err, es) < 0)
@@ -265,9 +280,9 @@ int tr_webp_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 		alpha = first.data[0] & VP8X_ALPHA;
 		animated = first.data[0] & VP8X_ANIMATION;
 	} else {
-		return tr_image_error(err, es,
-				      "WebP first chunk at offset 12 is %s, expected VP8, VP8L or VP8X",
-				      first.name);
+		return tr_image_error(
+			err, es, "WebP first chunk at offset 12 is %s, expected VP8, VP8L or VP8X",
+			first.name);
 	}
 	if (animated)
 		snprintf(info->summary, sizeof(info->summary), "%s%s, animated, %u frames",
@@ -278,7 +293,7 @@ int tr_webp_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 	return 0;
 }
 
-static const char *const webp_extensions[] = { "webp", NULL };
+static const char *const webp_extensions[] = {"webp", NULL};
 
 static const struct tr_image_format webp_format = {
 	.name = "WebP",

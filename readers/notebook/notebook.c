@@ -8,9 +8,9 @@
 
 #include <cJSON.h>
 
-#include "util.h"
 #include "notebook.h"
 #include "reader.h"
+#include "util.h"
 
 /*
  * The layout of content (keep it stable: agents and tests read it):
@@ -132,8 +132,7 @@ static int push_cells(struct notebook *nb, const cJSON *cells)
 	if (!grown)
 		return -1;
 	nb->cells = grown;
-	cJSON_ArrayForEach(cell, cells)
-		nb->cells[nb->n_cells++] = cell;
+	cJSON_ArrayForEach(cell, cells) nb->cells[nb->n_cells++] = cell;
 	return 0;
 }
 
@@ -151,14 +150,16 @@ static int load_notebook(const cJSON *root, struct notebook *nb, struct tr_resul
 	}
 	version = field(root, "nbformat");
 	if (!cJSON_IsNumber(version)) {
-		tr_result_fail(res, TR_E_CORRUPT, "Invalid notebook: no \"nbformat\" version number");
+		tr_result_fail(res, TR_E_CORRUPT,
+			       "Invalid notebook: no \"nbformat\" version number");
 		return 1;
 	}
 	nb->major = version->valueint;
 	if (nb->major < 3) {
-		tr_result_fail(res, TR_E_UNSUPPORTED,
-			       "Unsupported notebook format: nbformat %d (nbformat 3 and 4 are read)",
-			       nb->major);
+		tr_result_fail(
+			res, TR_E_UNSUPPORTED,
+			"Unsupported notebook format: nbformat %d (nbformat 3 and 4 are read)",
+			nb->major);
 		return 1;
 	}
 	minor = field(root, "nbformat_minor");
@@ -171,13 +172,15 @@ static int load_notebook(const cJSON *root, struct notebook *nb, struct tr_resul
 				       "Invalid notebook: no \"worksheets\" list (nbformat 3)");
 			return 1;
 		}
-		cJSON_ArrayForEach(sheet, sheets) {
+		cJSON_ArrayForEach(sheet, sheets)
+		{
 			k++;
 			cells = field(sheet, "cells");
 			if (!cJSON_IsObject(sheet) || (cells && !cJSON_IsArray(cells))) {
 				tr_result_fail(res, TR_E_CORRUPT,
 					       "Invalid notebook: worksheet %" PRIu64
-					       " has no \"cells\" list", k);
+					       " has no \"cells\" list",
+					       k);
 				return 1;
 			}
 			if (cells && push_cells(nb, cells) < 0)
@@ -227,8 +230,8 @@ static int take_images(struct tr_nb_cell *cell, uint64_t index, struct tr_result
 		struct tr_blob *blob = image->blob;
 
 		image->blob = NULL;
-		if (tr_result_add_image(res, blob, image->media_type, image->width, image->height, 0,
-					(uint32_t)index) < 0)
+		if (tr_result_add_image(res, blob, image->media_type, image->width, image->height,
+					0, (uint32_t)index) < 0)
 			return -1;
 	}
 	cell->n_images = 0;
@@ -237,16 +240,17 @@ static int take_images(struct tr_nb_cell *cell, uint64_t index, struct tr_result
 
 /* Renders cells first..last into content until max_output; sets *shown_last and *cut (a cell's
  * source or outputs were shortened). Returns 0 or -1 when out of memory. */
-static int render_cells(const struct notebook *nb, uint64_t first, uint64_t last,
-			const char *name, const struct tr_options *opts, struct tr_result *res,
-			uint64_t *shown_last, bool *cut)
+static int render_cells(const struct notebook *nb, uint64_t first, uint64_t last, const char *name,
+			const struct tr_options *opts, struct tr_result *res, uint64_t *shown_last,
+			bool *cut)
 {
 	struct tr_nb_context ctx = {
 		.name = name,
 		.nbformat = nb->major == 3 ? 3 : 4,
 		.single_cell = first == last,
 		.byte_budget = opts->max_output > res->content.len
-				       ? opts->max_output - res->content.len : 0,
+				       ? opts->max_output - res->content.len
+				       : 0,
 		.max_image_size = opts->max_image_size,
 		.opts = opts,
 	};
@@ -254,7 +258,7 @@ static int render_cells(const struct notebook *nb, uint64_t first, uint64_t last
 	*shown_last = first - 1;
 	*cut = false;
 	for (uint64_t i = first; i <= last; i++) {
-		struct tr_nb_cell cell = { 0 };
+		struct tr_nb_cell cell = {0};
 		int rc;
 
 		ctx.first_image = (uint32_t)res->n_images + 1;
@@ -291,7 +295,8 @@ static int render_notebook(const struct notebook *nb, const char *name,
 		if (sel->start > total) {
 			tr_result_fail(res, TR_E_OUT_OF_RANGE,
 				       "Cell %" PRIu64 " is past the end of the notebook (%" PRIu64
-				       " %s)", sel->start, total, plural(total, "cell", "cells"));
+				       " %s)",
+				       sel->start, total, plural(total, "cell", "cells"));
 			return 0;
 		}
 		first = sel->start;
@@ -319,16 +324,19 @@ static int render_notebook(const struct notebook *nb, const char *name,
 			return -1;
 	}
 	if (res->n_images)
-		tr_result_set_short(res, "Read notebook: %" PRIu64 " %s (%" PRIu64 "-%" PRIu64
-				    " of %" PRIu64 "), %zu %s", shown_last - first + 1,
+		tr_result_set_short(res,
+				    "Read notebook: %" PRIu64 " %s (%" PRIu64 "-%" PRIu64
+				    " of %" PRIu64 "), %zu %s",
+				    shown_last - first + 1,
 				    plural(shown_last - first + 1, "cell", "cells"), first,
 				    shown_last, total, res->n_images,
 				    plural(res->n_images, "image", "images"));
 	else
-		tr_result_set_short(res, "Read notebook: %" PRIu64 " %s (%" PRIu64 "-%" PRIu64
-				    " of %" PRIu64 ")", shown_last - first + 1,
-				    plural(shown_last - first + 1, "cell", "cells"), first,
-				    shown_last, total);
+		tr_result_set_short(
+			res,
+			"Read notebook: %" PRIu64 " %s (%" PRIu64 "-%" PRIu64 " of %" PRIu64 ")",
+			shown_last - first + 1, plural(shown_last - first + 1, "cell", "cells"),
+			first, shown_last, total);
 	return 0;
 }
 
@@ -336,7 +344,7 @@ int tr_notebook_read_buffer(const char *text, size_t len, const char *name,
 			    const struct tr_selector *sel, const struct tr_options *opts,
 			    struct tr_result *res)
 {
-	struct notebook nb = { 0 };
+	struct notebook nb = {0};
 	cJSON *root;
 	int rc;
 

@@ -3,16 +3,16 @@
 #ifndef TR_NOTEBOOK_PRIVATE_H
 #define TR_NOTEBOOK_PRIVATE_H
 
-#include <stddef.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "reader.h"
+#include "tr_blob.h"
 #include "tr_options.h"
 #include "tr_result.h"
 #include "tr_selector.h"
-#include "tr_blob.h"
 
 /* --- notebook --- */
 /* the notebook reader's entry point on a buffer (shared with its unit tests). */
@@ -32,7 +32,6 @@ int tr_notebook_read_buffer(const char *text, size_t len, const char *name,
 			    const struct tr_selector *sel, const struct tr_options *opts,
 			    struct tr_result *res);
 
-
 /* --- notebook_cell --- */
 /* renders one notebook cell (source, attachments, outputs) with its caps. */
 
@@ -41,14 +40,14 @@ int tr_notebook_read_buffer(const char *text, size_t len, const char *name,
 
 /* How cells are rendered and capped. */
 struct tr_nb_context {
-	const char *name;        /* the notebook's base name, for "read NAME:C.tool.json"; borrowed */
-	int nbformat;            /* major version: 3, or 4 (also used for later versions) */
-	bool single_cell;        /* the result holds only this cell: outputs capped by bytes */
-	uint64_t byte_budget;    /* content bytes the cell may take when it is alone in a result */
-	uint64_t max_image_size; /* larger images are mentioned in the text, not attached */
+	const char *name;     /* the notebook's base name, for "read NAME:C.tool.json"; borrowed */
+	int nbformat;         /* major version: 3, or 4 (also used for later versions) */
+	bool single_cell;     /* the result holds only this cell: outputs capped by bytes */
+	uint64_t byte_budget; /* content bytes the cell may take when it is alone in a result */
+	uint64_t max_image_size;       /* larger images are mentioned in the text, not attached */
 	const struct tr_options *opts; /* image_max_dim, image_max_b64: images over them are
 					* fitted (libvips); borrowed */
-	uint32_t first_image;    /* 1-based number in images[] of the cell's first image */
+	uint32_t first_image;          /* 1-based number in images[] of the cell's first image */
 };
 
 /* A rendered cell, waiting to be added to a result. */
@@ -56,7 +55,7 @@ struct tr_nb_cell {
 	struct tr_buf text;         /* "\n--- Cell N [type] ---\n", the source, the outputs */
 	struct tr_nb_image *images; /* owned, numbered from first_image in text order */
 	size_t n_images, cap_images;
-	bool truncated;             /* the source or the outputs were cut */
+	bool truncated; /* the source or the outputs were cut */
 };
 
 /* Checks what the renderer relies on in cell number index (1-based) of an nbformat notebook: an
@@ -76,7 +75,6 @@ int tr_nb_cell_render(const cJSON *cell, uint64_t index, const struct tr_nb_cont
 /* Frees the text and image references out holds and zeroes it. */
 void tr_nb_cell_destroy(struct tr_nb_cell *out);
 
-
 /* --- notebook_image --- */
 /* decodes the base64 image outputs of notebooks and reads their size. */
 
@@ -94,7 +92,6 @@ struct tr_nb_image {
  * memory. */
 int tr_nb_image_decode(const cJSON *value, struct tr_nb_image *image, const char **reason);
 
-
 /* --- notebook_json --- */
 /* locates a JSON syntax error where Python's json module reports it. */
 
@@ -107,7 +104,6 @@ int tr_json_find_error(const char *text, size_t len, size_t *offset);
 /* Converts a byte offset in text into Python's 1-based lineno (1 + newlines before it) and colno
  * (1 + code points since the last newline). */
 void tr_json_line_column(const char *text, size_t offset, uint64_t *line, uint64_t *column);
-
 
 /* --- notebook_text --- */
 /* text helpers of the notebook reader: terminal escapes, carriage returns, UTF-8 code point counting and cutting. */
@@ -131,6 +127,5 @@ size_t tr_nb_utf8_prefix(const char *s, size_t len, uint64_t max_chars, uint64_t
  * "33 bytes". Writes NUL-terminated texts of at most size bytes into limit_text, actual_text. */
 void tr_nb_format_limit(uint64_t limit, uint64_t actual, char *limit_text, char *actual_text,
 			size_t size);
-
 
 #endif

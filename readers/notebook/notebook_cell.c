@@ -36,7 +36,8 @@ static bool is_multiline(const cJSON *value)
 		return true;
 	if (!cJSON_IsArray(value))
 		return false;
-	cJSON_ArrayForEach(piece, value) {
+	cJSON_ArrayForEach(piece, value)
+	{
 		if (!cJSON_IsString(piece))
 			return false;
 	}
@@ -58,7 +59,8 @@ static int append_multiline(struct tr_buf *buf, const cJSON *value)
 	if (cJSON_IsString(value))
 		return append_string(buf, value->valuestring);
 	if (cJSON_IsArray(value)) {
-		cJSON_ArrayForEach(piece, value) {
+		cJSON_ArrayForEach(piece, value)
+		{
 			if (cJSON_IsString(piece) && append_string(buf, piece->valuestring) < 0)
 				return -1;
 		}
@@ -69,7 +71,7 @@ static int append_multiline(struct tr_buf *buf, const cJSON *value)
 /* Appends a multiline string cleaned of terminal escapes (see tr_nb_append_clean). */
 static int append_clean_multiline(struct tr_buf *buf, const cJSON *value, bool overwrite)
 {
-	struct tr_buf joined = { 0 };
+	struct tr_buf joined = {0};
 	int rc = append_multiline(&joined, value);
 
 	if (rc == 0)
@@ -124,8 +126,9 @@ bool tr_nb_cell_check(const cJSON *cell, uint64_t index, int nbformat, char *rea
 	key = source_key(type->valuestring, nbformat);
 	source = field(cell, key);
 	if (source && !is_multiline(source)) {
-		snprintf(reason, size, "cell %" PRIu64 ": \"%s\" is not a string or a list of strings",
-			 index, key);
+		snprintf(reason, size,
+			 "cell %" PRIu64 ": \"%s\" is not a string or a list of strings", index,
+			 key);
 		return false;
 	}
 	outputs = field(cell, "outputs");
@@ -135,11 +138,13 @@ bool tr_nb_cell_check(const cJSON *cell, uint64_t index, int nbformat, char *rea
 		snprintf(reason, size, "cell %" PRIu64 ": \"outputs\" is not a list", index);
 		return false;
 	}
-	cJSON_ArrayForEach(output, outputs) {
+	cJSON_ArrayForEach(output, outputs)
+	{
 		k++;
 		if (!cJSON_IsObject(output) || !cJSON_IsString(field(output, "output_type"))) {
-			snprintf(reason, size, "cell %" PRIu64 ": output %" PRIu64
-				 " has no \"output_type\"", index, k);
+			snprintf(reason, size,
+				 "cell %" PRIu64 ": output %" PRIu64 " has no \"output_type\"",
+				 index, k);
 			return false;
 		}
 	}
@@ -173,16 +178,17 @@ static int fit_image(const struct tr_nb_context *ctx, struct tr_nb_image *image,
 	char err[256];
 
 	fitted[0] = '\0';
-	if (!ctx->opts ||
-	    !tr_fit_needed(image->width, image->height, image->blob->len, ctx->opts))
+	if (!ctx->opts || !tr_fit_needed(image->width, image->height, image->blob->len, ctx->opts))
 		return 0;
 	if (tr_fit_image(image->blob, ctx->opts, &fit, err, sizeof(err)) != TR_OK) {
 		snprintf(fitted, size, "%s", err);
 		return 1;
 	}
 	if (fit.width != image->width || fit.height != image->height)
-		snprintf(fitted, size, ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates"
-			 " by %.3f to map back", fit.width, fit.height, fit.media_type, fit.scale);
+		snprintf(fitted, size,
+			 ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates"
+			 " by %.3f to map back",
+			 fit.width, fit.height, fit.media_type, fit.scale);
 	else
 		snprintf(fitted, size, ", re-encoded as %s to fit the size limit", fit.media_type);
 	tr_blob_unref(image->blob);
@@ -199,8 +205,8 @@ static int fit_image(const struct tr_nb_context *ctx, struct tr_nb_image *image,
  * be fitted ("[image 2: image/png 4000x3000, shown at 2000x1500 as image/png; multiply
  * coordinates by 2.000 to map back, attached]"), or why it is not attached. Returns 1 when the
  * image was attached, 0 when not, -1 when out of memory. */
-static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
-			struct tr_buf *buf, const cJSON *value, const char *prefix, const char *noun)
+static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out, struct tr_buf *buf,
+			const cJSON *value, const char *prefix, const char *noun)
 {
 	struct tr_nb_image image;
 	const char *reason;
@@ -212,13 +218,17 @@ static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		return tr_buf_printf(buf, "[%s%s could not be decoded: %s]\n", prefix, noun, reason) < 0
-			       ? -1 : 0;
+		return tr_buf_printf(buf, "[%s%s could not be decoded: %s]\n", prefix, noun,
+				     reason) < 0
+			       ? -1
+			       : 0;
 	if (image.blob->len > ctx->max_image_size) {
 		tr_nb_format_limit(ctx->max_image_size, image.blob->len, limit, size, sizeof(size));
-		rc = tr_buf_printf(buf, "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
-				   ", %s exceeds the %s image limit]\n", prefix, noun,
-				   image.media_type, image.width, image.height, size, limit);
+		rc = tr_buf_printf(buf,
+				   "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
+				   ", %s exceeds the %s image limit]\n",
+				   prefix, noun, image.media_type, image.width, image.height, size,
+				   limit);
 		tr_blob_unref(image.blob);
 		return rc < 0 ? -1 : 0;
 	}
@@ -227,7 +237,8 @@ static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
 	height = image.height;
 #if defined(TR_HAVE_VIPS)
 	if (fit_image(ctx, &image, fitted, sizeof(fitted)) > 0) {
-		rc = tr_buf_printf(buf, "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
+		rc = tr_buf_printf(buf,
+				   "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
 				   " is over the image limits and could not be downscaled: %s]\n",
 				   prefix, noun, media_type, width, height, fitted);
 		tr_blob_unref(image.blob);
@@ -253,7 +264,7 @@ static bool is_image_mime(const char *mime)
 static int render_source(const cJSON *cell, const char *type, const struct tr_nb_context *ctx,
 			 struct tr_nb_cell *out)
 {
-	struct tr_buf source = { 0 };
+	struct tr_buf source = {0};
 	struct tr_buf *text = &out->text;
 	uint64_t avail;
 	size_t keep;
@@ -273,7 +284,8 @@ static int render_source(const cJSON *cell, const char *type, const struct tr_nb
 	keep = tr_nb_utf8_prefix(source.data, source.len, UINT64_MAX, avail);
 	if ((keep && tr_buf_append(text, source.data, keep) < 0) ||
 	    (keep && end_line(text, text->len - 1) < 0) ||
-	    tr_buf_printf(text, "[... source truncated: %" PRIu64 " of %" PRIu64
+	    tr_buf_printf(text,
+			  "[... source truncated: %" PRIu64 " of %" PRIu64
 			  " chars shown; the rest is in the raw notebook]\n",
 			  tr_nb_utf8_count(source.data, keep),
 			  tr_nb_utf8_count(source.data, source.len)) < 0)
@@ -293,11 +305,13 @@ static int render_attachments(const cJSON *cell, const struct tr_nb_context *ctx
 
 	if (!cJSON_IsObject(attachments))
 		return 0;
-	cJSON_ArrayForEach(attachment, attachments) {
+	cJSON_ArrayForEach(attachment, attachments)
+	{
 		if (!cJSON_IsObject(attachment))
 			continue;
 		snprintf(prefix, sizeof(prefix), "attachment %s: ", attachment->string);
-		cJSON_ArrayForEach(entry, attachment) {
+		cJSON_ArrayForEach(entry, attachment)
+		{
 			if (is_image_mime(entry->string)) {
 				if (append_image(ctx, out, &out->text, entry, prefix, "image") < 0)
 					return -1;
@@ -314,11 +328,11 @@ static int render_attachments(const cJSON *cell, const struct tr_nb_context *ctx
 static const char *v3_mime(const char *key)
 {
 	static const char *const names[][2] = {
-		{ "text", "text/plain" },         { "html", "text/html" },
-		{ "svg", "image/svg+xml" },       { "png", "image/png" },
-		{ "jpeg", "image/jpeg" },         { "latex", "text/latex" },
-		{ "json", "application/json" },   { "javascript", "application/javascript" },
-		{ "pdf", "application/pdf" },
+		{"text", "text/plain"},       {"html", "text/html"},
+		{"svg", "image/svg+xml"},     {"png", "image/png"},
+		{"jpeg", "image/jpeg"},       {"latex", "text/latex"},
+		{"json", "application/json"}, {"javascript", "application/javascript"},
+		{"pdf", "application/pdf"},
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -330,7 +344,7 @@ static const char *v3_mime(const char *key)
 /* Code points of a representation that is not shown. Returns -1 when out of memory. */
 static int64_t value_chars(const cJSON *value)
 {
-	struct tr_buf joined = { 0 };
+	struct tr_buf joined = {0};
 	int64_t n = -1;
 
 	if (is_multiline(value)) {
@@ -380,7 +394,8 @@ static int render_bundle(const cJSON *bundle, bool short_keys, const struct tr_n
 	const cJSON *entry;
 
 	for (int pass = 0; pass < PASS_COUNT; pass++) {
-		cJSON_ArrayForEach(entry, bundle) {
+		cJSON_ArrayForEach(entry, bundle)
+		{
 			const char *mime = short_keys ? v3_mime(entry->string) : entry->string;
 			size_t from = os->text.len;
 			int64_t chars;
@@ -402,8 +417,10 @@ static int render_bundle(const cJSON *bundle, bool short_keys, const struct tr_n
 			default:
 				chars = value_chars(entry);
 				rc = chars < 0 ? -1
-					       : tr_buf_printf(&os->text, "[%s output omitted; %" PRId64
-							       " chars]\n", mime, chars);
+					       : tr_buf_printf(&os->text,
+							       "[%s output omitted; %" PRId64
+							       " chars]\n",
+							       mime, chars);
 			}
 			if (rc < 0)
 				return -1;
@@ -419,22 +436,27 @@ static int render_error(const cJSON *output, struct tr_buf *text)
 	size_t from = text->len;
 
 	if (cJSON_IsString(ename) || cJSON_IsString(evalue)) {
-		if ((cJSON_IsString(ename) && tr_nb_append_clean(text, ename->valuestring,
-								 strlen(ename->valuestring), false) < 0) ||
+		if ((cJSON_IsString(ename) &&
+		     tr_nb_append_clean(text, ename->valuestring, strlen(ename->valuestring),
+					false) < 0) ||
 		    tr_buf_append(text, ": ", 2) < 0 ||
-		    (cJSON_IsString(evalue) && tr_nb_append_clean(text, evalue->valuestring,
-								  strlen(evalue->valuestring), false) < 0) ||
+		    (cJSON_IsString(evalue) &&
+		     tr_nb_append_clean(text, evalue->valuestring, strlen(evalue->valuestring),
+					false) < 0) ||
 		    end_line(text, from) < 0)
 			return -1;
 	}
 	if (!cJSON_IsArray(traceback))
 		return 0;
-	cJSON_ArrayForEach(line, traceback) {
+	cJSON_ArrayForEach(line, traceback)
+	{
 		if (!cJSON_IsString(line))
 			continue;
 		from = text->len;
-		if (tr_nb_append_clean(text, line->valuestring, strlen(line->valuestring), false) < 0 ||
-		    end_line(text, from) < 0 || (text->len == from && tr_buf_append(text, "\n", 1) < 0))
+		if (tr_nb_append_clean(text, line->valuestring, strlen(line->valuestring), false) <
+			    0 ||
+		    end_line(text, from) < 0 ||
+		    (text->len == from && tr_buf_append(text, "\n", 1) < 0))
 			return -1;
 	}
 	return 0;
@@ -487,13 +509,14 @@ static int render_output(const cJSON *output, uint64_t k, const struct tr_nb_con
 static int render_outputs(const cJSON *outputs, const struct tr_nb_context *ctx,
 			  struct tr_nb_cell *out, uint64_t index)
 {
-	struct outputs_text os = { 0 };
+	struct outputs_text os = {0};
 	size_t first_image = out->n_images, keep;
 	const cJSON *output;
 	uint64_t k = 0;
 	int rc = -1;
 
-	cJSON_ArrayForEach(output, outputs) {
+	cJSON_ArrayForEach(output, outputs)
+	{
 		if (render_output(output, ++k, ctx, out, &os) < 0)
 			goto out;
 	}
@@ -516,10 +539,13 @@ static int render_outputs(const cJSON *outputs, const struct tr_nb_context *ctx,
 	uint64_t total = tr_nb_utf8_count(os.text.data, os.text.len);
 
 	if (ctx->single_cell)
-		rc = tr_buf_printf(&out->text, "[... output truncated: %" PRIu64 " of %" PRIu64
-				   " chars shown; the rest is in the raw notebook]\n", shown, total);
+		rc = tr_buf_printf(&out->text,
+				   "[... output truncated: %" PRIu64 " of %" PRIu64
+				   " chars shown; the rest is in the raw notebook]\n",
+				   shown, total);
 	else
-		rc = tr_buf_printf(&out->text, "[... output truncated: %" PRIu64 " of %" PRIu64
+		rc = tr_buf_printf(&out->text,
+				   "[... output truncated: %" PRIu64 " of %" PRIu64
 				   " chars shown; read %s:%" PRIu64 ".tool.json for all of it]\n",
 				   shown, total, ctx->name, index);
 	for (size_t i = 0; i < os.n_refs; i++) {

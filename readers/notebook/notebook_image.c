@@ -133,8 +133,8 @@ static const char *jpeg_size(const unsigned char *d, size_t len, uint32_t *w, ui
 
 int tr_nb_image_decode(const cJSON *value, struct tr_nb_image *image, const char **reason)
 {
-	static const unsigned char png_signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-	struct base64_state st = { 0 };
+	static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+	struct base64_state st = {0};
 	const cJSON *piece;
 	size_t chars = 0;
 	const char *why;
@@ -143,7 +143,8 @@ int tr_nb_image_decode(const cJSON *value, struct tr_nb_image *image, const char
 	if (cJSON_IsString(value)) {
 		chars = strlen(value->valuestring);
 	} else if (cJSON_IsArray(value)) {
-		cJSON_ArrayForEach(piece, value) {
+		cJSON_ArrayForEach(piece, value)
+		{
 			if (!cJSON_IsString(piece)) {
 				*reason = "the data is not a string";
 				return 1;

@@ -290,7 +290,7 @@ expecting_value:
 
 int tr_json_find_error(const char *text, size_t len, size_t *offset)
 {
-	struct json_scan js = { .s = (const unsigned char *)text, .len = len };
+	struct json_scan js = {.s = (const unsigned char *)text, .len = len};
 	int rc = scan(&js, offset);
 
 	free(js.stack);

@@ -71,7 +71,7 @@ static int append_stripped(struct tr_buf *buf, const char *text, size_t len)
  * after a CR overwrites the line's first code points. */
 static int append_overwritten(struct tr_buf *buf, const char *line, size_t len)
 {
-	struct tr_buf cur = { 0 }, next = { 0 };
+	struct tr_buf cur = {0}, next = {0};
 	size_t seg = 0;
 	int rc = -1;
 
@@ -128,7 +128,7 @@ static int append_lines_overwritten(struct tr_buf *buf, const char *s, size_t le
 
 int tr_nb_append_clean(struct tr_buf *buf, const char *s, size_t len, bool overwrite)
 {
-	struct tr_buf stripped = { 0 };
+	struct tr_buf stripped = {0};
 	int rc;
 
 	if (!overwrite || len == 0 || !memchr(s, '\r', len))

@@ -79,7 +79,8 @@ static int pdf_read_bare(const struct tr_file *file, const struct tr_selector *s
 	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0) {
 		if (errno == ENOMEM)
 			return -1;
-		tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", res->path, strerror(errno));
+		tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", res->path,
+			       strerror(errno));
 		return 0;
 	}
 	if (tr_result_add_document(res, blob, "application/pdf") < 0)

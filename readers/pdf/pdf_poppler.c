@@ -9,8 +9,8 @@
 
 #include <poppler.h>
 
-#include "util.h"
 #include "pdf.h"
+#include "util.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -124,7 +124,8 @@ static int add_render(struct pdf_read *rd, PopplerPage *page, uint64_t p)
 	char err[160] = "";
 	/* SPEC §3: 1568 px, or less when image_max_dim says so. */
 	uint32_t long_edge = rd->opts->image_max_dim < TR_PDF_RENDER_LONG_EDGE
-				     ? (uint32_t)rd->opts->image_max_dim : TR_PDF_RENDER_LONG_EDGE;
+				     ? (uint32_t)rd->opts->image_max_dim
+				     : TR_PDF_RENDER_LONG_EDGE;
 	int rc = tr_pdf_render_page(page, long_edge ? long_edge : 1, rd->opts->image_max_b64, &img,
 				    err, sizeof(err));
 
@@ -172,9 +173,10 @@ static int add_page(struct pdf_read *rd, uint64_t p, bool first)
 		tr_buf_printf(&body, "[page %llu: no text layer; see the page image]",
 			      (unsigned long long)p);
 	else if (blank)
-		tr_buf_printf(&body,
-			      "[page %llu: no text layer; read %s:%llu.tool.json for the page image]",
-			      (unsigned long long)p, rd->file->src->name, (unsigned long long)p);
+		tr_buf_printf(
+			&body,
+			"[page %llu: no text layer; read %s:%llu.tool.json for the page image]",
+			(unsigned long long)p, rd->file->src->name, (unsigned long long)p);
 	else
 		tr_pdf_text_append(&body, text, strlen(text));
 	if (body.oom) {
@@ -188,7 +190,8 @@ static int add_page(struct pdf_read *rd, uint64_t p, bool first)
 	}
 	tr_buf_append(content, header, header_len);
 	if (header_len + body.len + 1 > room && !blank) {
-		size_t shown = utf8_cut(body.data, body.len, room > header_len ? room - header_len : 0);
+		size_t shown = utf8_cut(body.data, body.len,
+					room > header_len ? room - header_len : 0);
 
 		tr_buf_append(content, body.data, shown);
 		tr_buf_printf(content, "%s[... page %llu text truncated: %zu of %zu bytes shown]\n",
@@ -253,8 +256,8 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 	res->range_end = last;
 	res->range_total = n_pages;
 	res->truncated = rd->cut || (n_pages > 0 && (win.first != 1 || last != n_pages));
-	if (tr_pdf_next_selector(last, n_pages, sel->present ? rd->opts->max_pdf_pages
-							      : TR_PDF_DEFAULT_PAGES,
+	if (tr_pdf_next_selector(last, n_pages,
+				 sel->present ? rd->opts->max_pdf_pages : TR_PDF_DEFAULT_PAGES,
 				 next, sizeof(next)) >= 0) {
 		tr_result_set_next(res, rd->file->src->name, next);
 		if (!res->next)
@@ -267,15 +270,15 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 		tr_result_set_short(res, "Read PDF: %llu of %llu %s (%llu-%llu), %s, %zu page %s",
 				    (unsigned long long)(last - win.first + 1),
 				    (unsigned long long)n_pages, plural(n_pages, "page", "pages"),
-				    (unsigned long long)win.first,
-				    (unsigned long long)last, size_text, res->n_images,
+				    (unsigned long long)win.first, (unsigned long long)last,
+				    size_text, res->n_images,
 				    plural(res->n_images, "image", "images"));
 	else
 		tr_result_set_short(res, "Read PDF: %llu of %llu %s (%llu-%llu), %s",
 				    (unsigned long long)(last - win.first + 1),
 				    (unsigned long long)n_pages, plural(n_pages, "page", "pages"),
-				    (unsigned long long)win.first,
-				    (unsigned long long)last, size_text);
+				    (unsigned long long)win.first, (unsigned long long)last,
+				    size_text);
 	return res->short_result ? 0 : -1;
 }
 

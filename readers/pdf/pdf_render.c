@@ -12,8 +12,8 @@
 #endif
 
 #include "pdf.h"
-#include "util.h"
 #include "tr_result.h"
+#include "util.h"
 #if defined(TR_HAVE_VIPS)
 #include "image.h"
 #include "tr_options.h"
@@ -83,8 +83,8 @@ static const int jpeg_qualities[] = {85, 75, 60, 45};
 /* Encodes an opaque RGB24 surface as JPEG, lowering the quality until its base64 is within
  * max_b64 (the last try is kept even when larger). Returns 0, 1 when libvips fails, -1 out of
  * memory. */
-static int encode_jpeg(cairo_surface_t *surface, uint64_t max_b64, struct tr_blob **out,
-		       char *err, size_t err_size)
+static int encode_jpeg(cairo_surface_t *surface, uint64_t max_b64, struct tr_blob **out, char *err,
+		       size_t err_size)
 {
 	int w = cairo_image_surface_get_width(surface);
 	int h = cairo_image_surface_get_height(surface);
@@ -127,8 +127,8 @@ static int encode_jpeg(cairo_surface_t *surface, uint64_t max_b64, struct tr_blo
 	for (size_t i = 0; i < sizeof(jpeg_qualities) / sizeof(jpeg_qualities[0]); i++) {
 		g_free(jpeg);
 		jpeg = NULL;
-		if (vips_jpegsave_buffer(image, &jpeg, &jpeg_len, "Q", jpeg_qualities[i],
-					 "strip", TRUE, NULL) != 0) {
+		if (vips_jpegsave_buffer(image, &jpeg, &jpeg_len, "Q", jpeg_qualities[i], "strip",
+					 TRUE, NULL) != 0) {
 			snprintf(err, err_size, "JPEG encoding failed");
 			vips_error_clear();
 			goto out_image;

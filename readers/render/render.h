@@ -61,7 +61,6 @@ void tr_json_escape_into(struct tr_doc *doc, const char *s, size_t len);
  * length of the invalid sequence that follows (0 at the end). */
 size_t tr_utf8_valid_prefix(const unsigned char *s, size_t len, size_t *bad_len);
 
-
 /* --- render --- */
 /* writers of a ToolResult into JSON, shared by the provider formats. */
 
@@ -82,6 +81,5 @@ void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_
  * leaves doc as it was built. */
 struct tr_doc;
 void tr_doc_seal(struct tr_doc *doc);
-
 
 #endif

@@ -26,8 +26,7 @@ static const char *result_text(const struct tr_result *res, size_t *len)
 
 /* The continuation hint a model needs when the result is partial ("" when none): the sibling to
  * read next, in the same provider format ("main.c:2001-4000.tool.anthropic.json"). */
-static void continuation_hint(const struct tr_result *res, const char *fmt, char *buf,
-			      size_t size)
+static void continuation_hint(const struct tr_result *res, const char *fmt, char *buf, size_t size)
 {
 	static const char suffix[] = ".tool.json";
 	size_t len, stem;
@@ -36,14 +35,16 @@ static void continuation_hint(const struct tr_result *res, const char *fmt, char
 	if (!res->success || !res->truncated || !res->next)
 		return;
 	len = strlen(res->next);
-	stem = len >= sizeof(suffix) - 1 && strcmp(res->next + len - (sizeof(suffix) - 1), suffix) == 0
-		       ? len - (sizeof(suffix) - 1) : len;
+	stem = len >= sizeof(suffix) - 1 &&
+			       strcmp(res->next + len - (sizeof(suffix) - 1), suffix) == 0
+		       ? len - (sizeof(suffix) - 1)
+		       : len;
 	if (stem < len)
 		snprintf(buf, size, "[%s. More: read %.*s.tool.%s.json]",
 			 res->short_result ? res->short_result : "", (int)stem, res->next, fmt);
 	else
-		snprintf(buf, size, "[%s. More: read %s]", res->short_result ? res->short_result : "",
-			 res->next);
+		snprintf(buf, size, "[%s. More: read %s]",
+			 res->short_result ? res->short_result : "", res->next);
 }
 
 static const char *base_name(const char *path)
@@ -96,7 +97,8 @@ static void render_anthropic(struct tr_json *j, const struct tr_result *res, con
 	for (size_t i = 0; i < res->n_images; i++)
 		anthropic_block(j, "image", res->images[i].media_type, res->images[i].data);
 	for (size_t i = 0; i < res->n_documents; i++)
-		anthropic_block(j, "document", res->documents[i].media_type, res->documents[i].data);
+		anthropic_block(j, "document", res->documents[i].media_type,
+				res->documents[i].data);
 	if (*hint)
 		text_item(j, "text", "text", hint, strlen(hint));
 	tr_json_end_array(j);
@@ -159,8 +161,8 @@ static void file_uri(struct tr_json *j, const struct tr_result *res)
 	tr_json_string_begin(j);
 	tr_json_string_part(j, path[0] == '/' ? "file://" : "file:", path[0] == '/' ? 7 : 5);
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("/-._~!$&'()*+,;=:@", *p)) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~!$&'()*+,;=:@", *p)) {
 			tr_json_string_part(j, (const char *)p, 1);
 		} else {
 			enc[1] = hex[*p >> 4];
@@ -233,8 +235,6 @@ void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_
 		continuation_hint(res, "mcp", hint, sizeof(hint));
 		render_mcp(j, res, hint);
 		break;
-	case TR_FORMAT_TOOL:
-		tr_render_tool_object(j, res, true);
-		break;
+	case TR_FORMAT_TOOL: tr_render_tool_object(j, res, true); break;
 	}
 }

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
 #include "reader.h"
+#include "util.h"
 
 static enum tr_probe binary_probe(const struct tr_file *file)
 {

@@ -40,8 +40,7 @@ static bool in_window(const struct tr_line_scan *ls)
 {
 	uint64_t line = ls->terminators + 1;
 
-	return !ls->capped && !ls->column_past_end && line >= ls->win.first &&
-	       line <= ls->win.last;
+	return !ls->capped && !ls->column_past_end && line >= ls->win.first && line <= ls->win.last;
 }
 
 /* Consumes the "\r" at c->p: "\r\n", a lone "\r", or undecided at the end of the piece. */
@@ -70,8 +69,8 @@ static void count_lf(struct tr_line_scan *ls, struct cursor *c, const unsigned c
 		     uint64_t *need)
 {
 	while (c->p < stop && *need) {
-		const unsigned char *block_end =
-			stop - c->p > COUNT_BLOCK ? c->p + COUNT_BLOCK : stop;
+		const unsigned char *block_end = stop - c->p > COUNT_BLOCK ? c->p + COUNT_BLOCK
+									   : stop;
 		uint64_t n = tr_count_byte(c->p, (size_t)(block_end - c->p), '\n');
 
 		if (n < *need) {
@@ -265,16 +264,11 @@ uint64_t tr_line_scan_total(const struct tr_line_scan *ls)
 const char *tr_line_scan_ending(const struct tr_line_scan *ls)
 {
 	switch (ls->endings) {
-	case 0:
-		return "none";
-	case TR_EOL_LF:
-		return "lf";
-	case TR_EOL_CRLF:
-		return "crlf";
-	case TR_EOL_CR:
-		return "cr";
-	default:
-		return "mixed";
+	case 0: return "none";
+	case TR_EOL_LF: return "lf";
+	case TR_EOL_CRLF: return "crlf";
+	case TR_EOL_CR: return "cr";
+	default: return "mixed";
 	}
 }
 

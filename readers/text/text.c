@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "text.h"
 #include "reader.h"
+#include "text.h"
+#include "util.h"
 
 /* The file is read in chunks of this size: large enough that syscalls do not count, small
  * enough to stay in the L2 cache between hashing and scanning. */
@@ -68,8 +68,8 @@ static uint64_t hole_end(const struct tr_file *file, const struct tr_decoder *de
 /* Streams the file once through the decoder and the line machine, and through SHA-256 when
  * small enough (inline, or beside the scan in a hash thread for larger files). Returns 0, -1
  * when out of memory, or a positive errno when reading failed. */
-static int scan_file(const struct tr_file *file, struct tr_decoder *dec,
-		     struct tr_line_scan *ls, struct tr_metadata *meta)
+static int scan_file(const struct tr_file *file, struct tr_decoder *dec, struct tr_line_scan *ls,
+		     struct tr_metadata *meta)
 {
 	uint64_t size = (uint64_t)file->st.st_size, off = 0;
 	/* A small file gets a buffer of its own size: most source files are a few KiB, and a

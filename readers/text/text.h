@@ -37,19 +37,19 @@ struct tr_line_scan {
 	unsigned endings;     /* TR_EOL_* kinds seen */
 
 	/* The window. */
-	struct tr_buf content;  /* owned: the formatted lines */
-	uint64_t shown_last;    /* last line in content; 0 when none */
-	uint64_t cut_line;      /* first line shown cut at max_line_chars; 0 when none */
-	uint64_t cut_column;    /* the first column of cut_line not shown */
-	bool capped;            /* max_output ended the window before win.last */
-	bool column_past_end;   /* line `first` has fewer than win.column code points */
-	uint64_t first_chars;   /* code points of line `first` (valid once it has ended) */
+	struct tr_buf content; /* owned: the formatted lines */
+	uint64_t shown_last;   /* last line in content; 0 when none */
+	uint64_t cut_line;     /* first line shown cut at max_line_chars; 0 when none */
+	uint64_t cut_column;   /* the first column of cut_line not shown */
+	bool capped;           /* max_output ended the window before win.last */
+	bool column_past_end;  /* line `first` has fewer than win.column code points */
+	uint64_t first_chars;  /* code points of line `first` (valid once it has ended) */
 
 	/* The window line being read. */
 	bool in_line;
 	struct tr_utf8_repair repair;
-	struct tr_buf line;     /* owned: its shown text */
-	uint64_t skip_left;     /* code points still to drop before the shown text */
+	struct tr_buf line;             /* owned: its shown text */
+	uint64_t skip_left;             /* code points still to drop before the shown text */
 	uint64_t skipped, stored, rest; /* code points dropped, kept and counted past the cut */
 };
 
@@ -71,6 +71,5 @@ const char *tr_line_scan_ending(const struct tr_line_scan *ls);
 
 /* Frees what ls owns (content too, unless the caller took it and zeroed it). */
 void tr_line_scan_destroy(struct tr_line_scan *ls);
-
 
 #endif

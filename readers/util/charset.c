@@ -14,13 +14,17 @@
 /* Canonical (lowercase) names of the charsets uchardet reports that glibc's iconv decodes.
  * Each is also the name given to iconv_open. */
 static const char *const legacy_charsets[] = {
-	"big5", "euc-jp", "euc-kr", "euc-tw", "gb18030", "ibm852", "ibm855", "ibm866",
-	"iso-2022-cn", "iso-2022-jp", "iso-2022-kr", "iso-8859-1", "iso-8859-2", "iso-8859-3",
-	"iso-8859-4", "iso-8859-5", "iso-8859-6", "iso-8859-7", "iso-8859-8", "iso-8859-9",
-	"iso-8859-10", "iso-8859-11", "iso-8859-13", "iso-8859-15", "iso-8859-16", "koi8-r",
-	"koi8-u", "mac-centraleurope", "mac-cyrillic", "shift_jis", "tis-620", "uhc", "viscii",
-	"windows-1250", "windows-1251", "windows-1252", "windows-1253", "windows-1254",
-	"windows-1255", "windows-1256", "windows-1257", "windows-1258",
+	"big5",         "euc-jp",       "euc-kr",       "euc-tw",
+	"gb18030",      "ibm852",       "ibm855",       "ibm866",
+	"iso-2022-cn",  "iso-2022-jp",  "iso-2022-kr",  "iso-8859-1",
+	"iso-8859-2",   "iso-8859-3",   "iso-8859-4",   "iso-8859-5",
+	"iso-8859-6",   "iso-8859-7",   "iso-8859-8",   "iso-8859-9",
+	"iso-8859-10",  "iso-8859-11",  "iso-8859-13",  "iso-8859-15",
+	"iso-8859-16",  "koi8-r",       "koi8-u",       "mac-centraleurope",
+	"mac-cyrillic", "shift_jis",    "tis-620",      "uhc",
+	"viscii",       "windows-1250", "windows-1251", "windows-1252",
+	"windows-1253", "windows-1254", "windows-1255", "windows-1256",
+	"windows-1257", "windows-1258",
 };
 
 enum tr_bom tr_bom_detect(const unsigned char *s, size_t len, size_t *bom_len)

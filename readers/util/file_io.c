@@ -7,8 +7,8 @@
 
 #include <openssl/evp.h>
 
-#include "util.h"
 #include "tr_digest.h"
+#include "util.h"
 
 ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset)
 {
@@ -86,8 +86,8 @@ void tr_sha256_hex(const void *data, size_t len, char *hex)
 int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta)
 {
 	enum {
-		CHUNK = 1 << 20,       /* hashed inline while it is still in the CPU's cache */
-		DEFER_FROM = 4 << 20,  /* from here on, hashed in a thread beside the caller's work */
+		CHUNK = 1 << 20,      /* hashed inline while it is still in the CPU's cache */
+		DEFER_FROM = 4 << 20, /* from here on, hashed in a thread beside the caller's work */
 	};
 	bool defer = meta && size >= DEFER_FROM;
 	struct tr_sha256 *sha = NULL;

@@ -3,8 +3,7 @@
 
 #include "util.h"
 
-static void drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message,
-		     gpointer data)
+static void drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data)
 {
 	(void)domain;
 	(void)level;

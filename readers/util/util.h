@@ -46,7 +46,6 @@ char *tr_magic_description_fd(int fd);
 char *tr_magic_mime_fd(int fd);
 char *tr_magic_mime_buffer(const void *data, size_t len);
 
-
 /* --- hash_pipe --- */
 /* SHA-256 of a file's chunks in a helper thread, while the caller scans them. */
 
@@ -67,7 +66,6 @@ void tr_hash_pipe_submit(struct tr_hash_pipe *pipe, size_t len);
 /* Waits for everything submitted to be hashed, writes the hex digest (65 bytes with NUL) when
  * hex is non-NULL, stops the thread and frees pipe. NULL is a no-op. */
 void tr_hash_pipe_finish(struct tr_hash_pipe *pipe, char *hex);
-
 
 /* --- mime_memo --- */
 /* libmagic's mime answers for byte strings, remembered by their SHA-256. */
@@ -90,7 +88,6 @@ void tr_mime_memo_put(const unsigned char key[TR_MIME_MEMO_KEY_LEN], const char 
 
 enum { TR_MIME_MEMO_SLOTS = 32768 }; /* 20 bytes each, touched only when used */
 
-
 /* --- base64 --- */
 /* standard base64 (RFC 4648, "+/") of whole 3-byte groups, as fast as the CPU allows. */
 
@@ -100,7 +97,6 @@ void tr_base64_groups(const unsigned char *in, size_t groups, unsigned char *out
 
 /* The portable path alone, for tests that compare the two. */
 void tr_base64_groups_scalar(const unsigned char *in, size_t groups, unsigned char *out);
-
 
 /* --- utf8 --- */
 /* UTF-8 validation, code point counting and byte counting for the text reader. */
@@ -145,15 +141,20 @@ int tr_utf8_repair_feed(struct tr_utf8_repair *rep, const unsigned char *s, size
 /* Ends the stream: an unfinished held-back sequence becomes one U+FFFD. Returns as feed. */
 int tr_utf8_repair_flush(struct tr_utf8_repair *rep, tr_utf8_sink sink, void *ctx);
 
-
 /* --- charset --- */
 /* text or binary, which encoding, and streaming transcoding to UTF-8. */
 
 /* Bytes of the file's start that encoding detection looks at (cut at a sequence boundary). */
 #define TR_CHARSET_SAMPLE (64 * 1024)
 
-enum tr_bom { TR_BOM_NONE, TR_BOM_UTF8, TR_BOM_UTF16LE, TR_BOM_UTF16BE, TR_BOM_UTF32LE,
-	      TR_BOM_UTF32BE };
+enum tr_bom {
+	TR_BOM_NONE,
+	TR_BOM_UTF8,
+	TR_BOM_UTF16LE,
+	TR_BOM_UTF16BE,
+	TR_BOM_UTF32LE,
+	TR_BOM_UTF32BE
+};
 
 /* The byte order mark s[0..len) starts with (UTF-32LE wins over UTF-16LE); *bom_len gets its
  * length (0 for none). */
@@ -169,13 +170,13 @@ typedef int (*tr_decoder_sink)(void *ctx, const unsigned char *data, size_t len)
 
 /* A streaming decoder from the file's encoding to UTF-8. */
 struct tr_decoder {
-	const char *encoding; /* static: "utf-8", "utf-8-bom", "utf-16le", "windows-1252", ... */
-	void *cd;             /* iconv_t; NULL for UTF-8 sources, which pass through unchanged */
-	size_t unit;          /* bytes skipped per undecodable unit: 1, or 2/4 for UTF-16/32 */
-	size_t skip;          /* BOM bytes still to drop */
+	const char *encoding;    /* static: "utf-8", "utf-8-bom", "utf-16le", "windows-1252", ... */
+	void *cd;                /* iconv_t; NULL for UTF-8 sources, which pass through unchanged */
+	size_t unit;             /* bytes skipped per undecodable unit: 1, or 2/4 for UTF-16/32 */
+	size_t skip;             /* BOM bytes still to drop */
 	unsigned char carry[32]; /* an unfinished sequence held over to the next piece */
 	size_t n_carry;
-	unsigned char *out;   /* owned iconv output buffer */
+	unsigned char *out; /* owned iconv output buffer */
 	size_t out_cap;
 };
 
@@ -198,7 +199,6 @@ int tr_decoder_finish(struct tr_decoder *dec, tr_decoder_sink sink, void *ctx);
 /* Frees what dec owns. Safe on a zeroed or failed decoder. */
 void tr_decoder_destroy(struct tr_decoder *dec);
 
-
 /* --- glib_quiet --- */
 /* keeps the GLib-based libraries (poppler-glib, libvips) from printing. */
 
@@ -207,13 +207,11 @@ void tr_decoder_destroy(struct tr_decoder *dec);
  * is already reported in the result. Call once per domain, before the library's first use. */
 void tr_glib_quiet_domain(const char *domain);
 
-
 /* --- vips_start --- */
 /* one start-up of libvips for the whole process, shared by every reader. */
 
 /* Starts libvips once (thread-safe), with its operation cache off (toolfs caches results
  * itself) and its log messages dropped (the core never prints). Returns true when it is usable. */
 bool tr_vips_start(void);
-
 
 #endif

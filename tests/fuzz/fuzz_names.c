@@ -121,9 +121,9 @@ static void check_virtual_name(const char *name)
 		strcat(rebuilt, tr_format_name(fmt));
 	}
 	strcat(rebuilt, ".json");
-	if (tr_virtual_name_parse(rebuilt, &base_len2, &sel2, &fmt2) != 0 || base_len2 != base_len ||
-	    fmt2 != fmt || sel2.present != sel.present || sel2.start != sel.start ||
-	    sel2.end != sel.end || sel2.column != sel.column)
+	if (tr_virtual_name_parse(rebuilt, &base_len2, &sel2, &fmt2) != 0 ||
+	    base_len2 != base_len || fmt2 != fmt || sel2.present != sel.present ||
+	    sel2.start != sel.start || sel2.end != sel.end || sel2.column != sel.column)
 		fuzz_fail("\"%s\" rebuilt as \"%s\" parses otherwise", name, rebuilt);
 	if (strcmp(rebuilt, name) != 0 && !(sel.present && sel.end == sel.start && !sel.column))
 		fuzz_fail("\"%s\" rebuilt as \"%s\"", name, rebuilt);

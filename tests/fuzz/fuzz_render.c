@@ -107,8 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n = in.len > i * 7 ? in.len - i * 7 : 0;
 		struct tr_blob *blob = tr_blob_copy(in.data, n);
 
-		if (!blob || tr_result_add_image(&res, blob, media[i % 4], i + 1, i + 2, i & 1,
-						 i >> 1) < 0)
+		if (!blob ||
+		    tr_result_add_image(&res, blob, media[i % 4], i + 1, i + 2, i & 1, i >> 1) < 0)
 			fuzz_fail("out of memory");
 	}
 	for (unsigned i = 0; i < ((counts >> 2) & 3); i++) {

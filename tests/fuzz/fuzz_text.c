@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
 #include "fuzz_util.h"
 #include "text.h"
+#include "util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,13 +21,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const char *const charsets[] = {
-		"UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE", "big5", "euc-jp", "euc-kr", "euc-tw",
-		"gb18030", "ibm852", "ibm855", "ibm866", "iso-2022-cn", "iso-2022-jp", "iso-2022-kr",
-		"iso-8859-1", "iso-8859-2", "iso-8859-3", "iso-8859-4", "iso-8859-5", "iso-8859-6",
-		"iso-8859-7", "iso-8859-8", "iso-8859-9", "iso-8859-10", "iso-8859-11", "iso-8859-13",
-		"iso-8859-15", "iso-8859-16", "koi8-r", "koi8-u", "mac-centraleurope", "mac-cyrillic",
-		"shift_jis", "tis-620", "uhc", "viscii", "windows-1250", "windows-1251",
-		"windows-1252", "windows-1253", "windows-1254", "windows-1255", "windows-1256",
+		"UTF-16LE",     "UTF-16BE",     "UTF-32LE",     "UTF-32BE",
+		"big5",         "euc-jp",       "euc-kr",       "euc-tw",
+		"gb18030",      "ibm852",       "ibm855",       "ibm866",
+		"iso-2022-cn",  "iso-2022-jp",  "iso-2022-kr",  "iso-8859-1",
+		"iso-8859-2",   "iso-8859-3",   "iso-8859-4",   "iso-8859-5",
+		"iso-8859-6",   "iso-8859-7",   "iso-8859-8",   "iso-8859-9",
+		"iso-8859-10",  "iso-8859-11",  "iso-8859-13",  "iso-8859-15",
+		"iso-8859-16",  "koi8-r",       "koi8-u",       "mac-centraleurope",
+		"mac-cyrillic", "shift_jis",    "tis-620",      "uhc",
+		"viscii",       "windows-1250", "windows-1251", "windows-1252",
+		"windows-1253", "windows-1254", "windows-1255", "windows-1256",
 		"windows-1257", "windows-1258",
 	};
 

@@ -74,10 +74,8 @@ static uint64_t fuzz_number(struct fuzz_input *in)
 
 	switch (b >> 6) {
 	case 0:
-	case 1:
-		return 1 + (b & 15);
-	case 2:
-		return 1 + (b & 63) * 37;
+	case 1: return 1 + (b & 15);
+	case 2: return 1 + (b & 63) * 37;
 	default:
 		if (b & 1)
 			return UINT64_MAX - (b & 7);
@@ -92,11 +90,8 @@ void fuzz_selector(struct fuzz_input *in, struct tr_selector *sel)
 
 	memset(sel, 0, sizeof(*sel));
 	switch (kind % 5) {
-	case 0:
-		return; /* the default view */
-	case 1:
-		sel->start = sel->end = a;
-		break;
+	case 0: return; /* the default view */
+	case 1: sel->start = sel->end = a; break;
 	case 2:
 		sel->start = a; /* A- */
 		break;
@@ -300,7 +295,8 @@ static void check_tool_object(const struct tr_result *res, const char *text, uin
 		static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
 
 		for (size_t i = 0; i < sizeof(shape); i++)
-			if (shape[i] == 'd' ? !(when[i] >= '0' && when[i] <= '9') : when[i] != shape[i])
+			if (shape[i] == 'd' ? !(when[i] >= '0' && when[i] <= '9')
+					    : when[i] != shape[i])
 				fuzz_fail("metadata.modified \"%s\" is not RFC 3339", when);
 	}
 	if (!res->success) {

@@ -8,12 +8,12 @@
 #include <magic.h>
 #include <openssl/evp.h>
 
-#include "util.h"
 #include "expect.h"
 #include "render.h"
 #include "tr_doc.h"
 #include "tr_options.h"
 #include "tr_selector.h"
+#include "util.h"
 
 /* Reads the whole document at every offset in pieces of every size up to 9 and compares. */
 static void check_random_access(struct tr_doc *doc, const char *expected)
@@ -38,8 +38,8 @@ static void test_base64_segments(void)
 	static const struct {
 		const char *raw, *b64;
 	} vectors[] = {
-		{"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="},
-		{"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+		{"f", "Zg=="},        {"fo", "Zm8="},        {"foo", "Zm9v"},
+		{"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
 	};
 
 	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
@@ -89,8 +89,8 @@ static void test_sealed_doc(void)
 	EXPECT(span && memcmp(span, expected + 3, 10) == 0);
 	span = tr_doc_span(doc, b64_at + 8, strlen(expected) - b64_at - 8);
 	EXPECT(span && memcmp(span, expected + b64_at + 8, strlen(expected) - b64_at - 8) == 0);
-	EXPECT(tr_doc_span(doc, b64_at - 2, 4) == NULL);  /* into the base64 */
-	EXPECT(tr_doc_span(doc, b64_at, 4) == NULL);      /* base64 itself */
+	EXPECT(tr_doc_span(doc, b64_at - 2, 4) == NULL);           /* into the base64 */
+	EXPECT(tr_doc_span(doc, b64_at, 4) == NULL);               /* base64 itself */
 	EXPECT(tr_doc_span(doc, strlen(expected) - 1, 2) == NULL); /* past the end */
 	EXPECT(tr_doc_span(doc, strlen(expected), 0) == NULL);
 	tr_doc_unref(doc);
@@ -356,7 +356,7 @@ static void test_deferred_digest(void)
 	/* tr_load_file: small files are hashed inline, large ones in a thread; the same hex. */
 	FILE *tmp = tmpfile();
 	unsigned char *bytes = malloc(len);
-	struct tr_metadata small = { 0 }, large = { 0 };
+	struct tr_metadata small = {0}, large = {0};
 	struct tr_blob *loaded;
 	char small_hex[65];
 

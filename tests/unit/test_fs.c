@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "expect.h"
 #include "follow.h"
 #include "names.h"
-#include "expect.h"
 
 static struct tr_doc *doc_of_size(size_t n)
 {
@@ -26,7 +26,7 @@ static struct tr_doc *doc_of_size(size_t n)
 
 static struct tfs_doc_key key_for(const char *path, off_t size)
 {
-	struct tfs_doc_key key = { .dev = 1, .ino = 2, .size = size, .path = (char *)path };
+	struct tfs_doc_key key = {.dev = 1, .ino = 2, .size = size, .path = (char *)path};
 
 	key.mtime.tv_sec = 100;
 	key.ctime.tv_nsec = 5;
@@ -106,7 +106,8 @@ static void test_cache(void)
 	struct tfs_doc_key c_next = c;
 	c_next.ctime.tv_sec = 9;
 	EXPECT(tfs_cache_put(cache, &c, dc)); /* room: b goes (least recent), a_next stays */
-	EXPECT(tfs_cache_put(cache, &c_next, dc)); /* c is superseded: it goes before older a_next */
+	EXPECT(tfs_cache_put(cache, &c_next,
+			     dc)); /* c is superseded: it goes before older a_next */
 	EXPECT(tfs_cache_get(cache, &c) == NULL);
 	got = tfs_cache_get(cache, &a_next);
 	EXPECT(got == da);
@@ -238,7 +239,7 @@ static void check_follow(const struct tfs_root *root, const char *dir, const cha
 static void test_follow(int root_fd)
 {
 	char alias[PATH_MAX * 2];
-	struct tfs_root root = { .fd = root_fd };
+	struct tfs_root root = {.fd = root_fd};
 	struct stat st;
 
 	fstat(root_fd, &st);

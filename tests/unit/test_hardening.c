@@ -9,8 +9,8 @@
 
 #include "expect.h"
 #include "image.h"
-#include "render.h"
 #include "notebook.h"
+#include "render.h"
 #include "tr_read.h"
 
 /* The whole of doc as a NUL-terminated string (caller frees). */
@@ -123,12 +123,13 @@ static void test_modified_clamped(void)
 /* A GIF89a with a logical screen sw x sh and one image iw x ih (no colour tables). */
 static size_t small_gif(unsigned char *out, unsigned sw, unsigned sh, unsigned iw, unsigned ih)
 {
-	const unsigned char gif[] = {
-		'G', 'I', 'F', '8', '9', 'a', sw & 255, sw >> 8, sh & 255, sh >> 8, 0, 0, 0,
-		0x2c, 0, 0, 0, 0, iw & 255, iw >> 8, ih & 255, ih >> 8, 0,
-		2, 2, 0x4c, 0x01, 0, /* LZW minimum code size 2, one sub-block, terminator */
-		0x3b,
-	};
+	const unsigned char gif[] =
+		{
+			'G',  'I',  'F',  '8', '9', 'a', sw & 255, sw >> 8, sh & 255, sh >> 8, 0, 0,
+			0,    0x2c, 0,    0,   0,   0,   iw & 255, iw >> 8, ih & 255, ih >> 8, 0, 2,
+			2,    0x4c, 0x01, 0, /* LZW minimum code size 2, one sub-block, terminator */
+			0x3b,
+		};
 
 	memcpy(out, gif, sizeof(gif));
 	return sizeof(gif);
@@ -167,8 +168,8 @@ static void test_gif_zero_size(void)
 static void test_png_ihdr_length_zero(void)
 {
 	static const unsigned char input[] = {
-		0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0, 'I', 'H', 'D', 'R',
-		0xa8, 0xa1, 0xae, 0x0a, 'c',
+		0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0,    0,   0,
+		0,    'I', 'H', 'D', 'R',  0xa8, 0xa1, 0xae, 0x0a, 'c',
 	};
 	unsigned char *png = malloc(sizeof(input));
 	struct tr_image_info info;
@@ -210,8 +211,9 @@ static void test_notebook_stream_edges(void)
 {
 	expect_output("{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": \"1\\r2\\n\"}",
 		      "--- Output 1 (stream stdout) ---\n2\n");
-	expect_output("{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": \"abc\\rX\\n\"}",
-		      "--- Output 1 (stream stdout) ---\nXbc\n");
+	expect_output(
+		"{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": \"abc\\rX\\n\"}",
+		"--- Output 1 (stream stdout) ---\nXbc\n");
 	expect_output("{\"output_type\": \"stream\", \"name\": \"stdout\"}",
 		      "--- Output 1 (stream stdout) ---\n");
 }

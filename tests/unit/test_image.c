@@ -1,10 +1,10 @@
 /* test_image.c - the image validators on handmade buffers; the image read path on temp files. */
 #include <fcntl.h>
 #include <stdbool.h>
-#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "expect.h"
@@ -105,7 +105,7 @@ static void png_chunk(struct buf *b, const char *type, const void *data, size_t 
 static void png_ihdr(struct buf *b, uint32_t w, uint32_t h, unsigned depth, unsigned colour,
 		     unsigned compression, unsigned filter, unsigned interlace)
 {
-	struct buf d = { .n = 0 };
+	struct buf d = {.n = 0};
 
 	put_be32(&d, w);
 	put_be32(&d, h);
@@ -117,8 +117,8 @@ static void png_ihdr(struct buf *b, uint32_t w, uint32_t h, unsigned depth, unsi
 	png_chunk(b, "IHDR", d.d, d.n);
 }
 
-static const unsigned char png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-static const unsigned char idat_data[10] = { 0x78, 0x9c, 0x63, 0x60, 0, 0, 0, 2, 0, 1 };
+static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+static const unsigned char idat_data[10] = {0x78, 0x9c, 0x63, 0x60, 0, 0, 0, 2, 0, 1};
 
 /* sig (0) IHDR (8) IDAT (33) IEND (55), 67 bytes; colour type 3 adds a PLTE (33) before IDAT. */
 static void png_minimal(struct buf *b, unsigned depth, unsigned colour, unsigned interlace)
@@ -188,7 +188,8 @@ static void test_png_depths(void)
 {
 	/* The legal table of the PNG specification, 11.2.2. */
 	static const char *const legal[7] = {
-		[0] = ",1,2,4,8,16,", [2] = ",8,16,", [3] = ",1,2,4,8,", [4] = ",8,16,", [6] = ",8,16,",
+		[0] = ",1,2,4,8,16,", [2] = ",8,16,", [3] = ",1,2,4,8,",
+		[4] = ",8,16,",       [6] = ",8,16,",
 	};
 	struct buf b;
 
@@ -207,7 +208,8 @@ static void test_png_depths(void)
 				snprintf(expected, sizeof(expected), "OK");
 			else
 				snprintf(expected, sizeof(expected),
-					 "PNG IHDR bit depth %u at offset 24 is invalid for colour type %u",
+					 "PNG IHDR bit depth %u at offset 24 is invalid for colour "
+					 "type %u",
 					 depth, colour);
 			EXPECT_STR(got, expected);
 		}
@@ -239,7 +241,8 @@ static void test_png_corrupt(void)
 	EXPECT_STR(check(tr_png_validate, &cut, NULL),
 		   "PNG truncated: signature at offset 0 needs 8 bytes, file ends at 4");
 	cut.n = 8;
-	EXPECT_STR(check(tr_png_validate, &cut, NULL), "missing IHDR chunk (file ends at offset 8)");
+	EXPECT_STR(check(tr_png_validate, &cut, NULL),
+		   "missing IHDR chunk (file ends at offset 8)");
 	cut.n = 12;
 	EXPECT_STR(check(tr_png_validate, &cut, NULL),
 		   "PNG truncated: chunk header at offset 8 needs 8 bytes, file ends at 12");
@@ -247,12 +250,14 @@ static void test_png_corrupt(void)
 	EXPECT_STR(check(tr_png_validate, &cut, NULL),
 		   "PNG truncated: chunk IHDR at offset 8 needs 25 bytes, file ends at 20");
 	cut.n = 33;
-	EXPECT_STR(check(tr_png_validate, &cut, NULL), "missing IDAT chunk (file ends at offset 33)");
+	EXPECT_STR(check(tr_png_validate, &cut, NULL),
+		   "missing IDAT chunk (file ends at offset 33)");
 	cut.n = 50;
 	EXPECT_STR(check(tr_png_validate, &cut, NULL),
 		   "PNG truncated: chunk IDAT at offset 33 needs 22 bytes, file ends at 50");
 	cut.n = 55;
-	EXPECT_STR(check(tr_png_validate, &cut, NULL), "missing IEND chunk (file ends at offset 55)");
+	EXPECT_STR(check(tr_png_validate, &cut, NULL),
+		   "missing IEND chunk (file ends at offset 55)");
 	cut.n = 66;
 	EXPECT_STR(check(tr_png_validate, &cut, NULL),
 		   "PNG truncated: chunk IEND at offset 55 needs 12 bytes, file ends at 66");
@@ -262,13 +267,13 @@ static void test_png_corrupt(void)
 		size_t at;
 		const char *error;
 	} flips[] = {
-		{ 13, "PNG chunk IIDR CRC mismatch at offset 8" },  /* type: H -> I */
-		{ 20, "PNG chunk IHDR CRC mismatch at offset 8" },  /* height */
-		{ 30, "PNG chunk IHDR CRC mismatch at offset 8" },  /* CRC */
-		{ 41, "PNG chunk IDAT CRC mismatch at offset 33" }, /* data */
-		{ 53, "PNG chunk IDAT CRC mismatch at offset 33" }, /* CRC */
-		{ 60, "PNG chunk IDND CRC mismatch at offset 55" }, /* type: E -> D */
-		{ 66, "PNG chunk IEND CRC mismatch at offset 55" }, /* CRC */
+		{13, "PNG chunk IIDR CRC mismatch at offset 8"},  /* type: H -> I */
+		{20, "PNG chunk IHDR CRC mismatch at offset 8"},  /* height */
+		{30, "PNG chunk IHDR CRC mismatch at offset 8"},  /* CRC */
+		{41, "PNG chunk IDAT CRC mismatch at offset 33"}, /* data */
+		{53, "PNG chunk IDAT CRC mismatch at offset 33"}, /* CRC */
+		{60, "PNG chunk IDND CRC mismatch at offset 55"}, /* type: E -> D */
+		{66, "PNG chunk IEND CRC mismatch at offset 55"}, /* CRC */
 	};
 	for (size_t i = 0; i < sizeof(flips) / sizeof(flips[0]); i++) {
 		cut = b;
@@ -294,18 +299,21 @@ static void test_png_corrupt(void)
 		unsigned depth, colour, compression, filter, interlace;
 		const char *error;
 	} ihdrs[] = {
-		{ 0, 1, 8, 0, 0, 0, 0, "PNG IHDR width 0 at offset 16 is out of range (1..2147483647)" },
-		{ 1, 0, 8, 0, 0, 0, 0, "PNG IHDR height 0 at offset 20 is out of range (1..2147483647)" },
-		{ 0x80000000u, 1, 8, 0, 0, 0, 0,
-		  "PNG IHDR width 2147483648 at offset 16 is out of range (1..2147483647)" },
-		{ 1, 0x80000000u, 8, 0, 0, 0, 0,
-		  "PNG IHDR height 2147483648 at offset 20 is out of range (1..2147483647)" },
-		{ 1, 1, 8, 5, 0, 0, 0, "PNG IHDR colour type 5 at offset 25 is invalid" },
-		{ 1, 1, 4, 2, 0, 0, 0, "PNG IHDR bit depth 4 at offset 24 is invalid for colour type 2" },
-		{ 1, 1, 8, 2, 1, 0, 0, "PNG IHDR compression method 1 at offset 26 is invalid" },
-		{ 1, 1, 8, 2, 0, 1, 0, "PNG IHDR filter method 1 at offset 27 is invalid" },
-		{ 1, 1, 8, 2, 0, 0, 2, "PNG IHDR interlace method 2 at offset 28 is invalid" },
-		{ 0x7fffffffu, 0x7fffffffu, 8, 2, 0, 0, 0, "OK" },
+		{0, 1, 8, 0, 0, 0, 0,
+		 "PNG IHDR width 0 at offset 16 is out of range (1..2147483647)"},
+		{1, 0, 8, 0, 0, 0, 0,
+		 "PNG IHDR height 0 at offset 20 is out of range (1..2147483647)"},
+		{0x80000000u, 1, 8, 0, 0, 0, 0,
+		 "PNG IHDR width 2147483648 at offset 16 is out of range (1..2147483647)"},
+		{1, 0x80000000u, 8, 0, 0, 0, 0,
+		 "PNG IHDR height 2147483648 at offset 20 is out of range (1..2147483647)"},
+		{1, 1, 8, 5, 0, 0, 0, "PNG IHDR colour type 5 at offset 25 is invalid"},
+		{1, 1, 4, 2, 0, 0, 0,
+		 "PNG IHDR bit depth 4 at offset 24 is invalid for colour type 2"},
+		{1, 1, 8, 2, 1, 0, 0, "PNG IHDR compression method 1 at offset 26 is invalid"},
+		{1, 1, 8, 2, 0, 1, 0, "PNG IHDR filter method 1 at offset 27 is invalid"},
+		{1, 1, 8, 2, 0, 0, 2, "PNG IHDR interlace method 2 at offset 28 is invalid"},
+		{0x7fffffffu, 0x7fffffffu, 8, 2, 0, 0, 0, "OK"},
 	};
 	for (size_t i = 0; i < sizeof(ihdrs) / sizeof(ihdrs[0]); i++) {
 		b.n = 0;
@@ -361,9 +369,9 @@ static void test_png_corrupt(void)
 	b.n = 0;
 	put(&b, png_sig, 8);
 	png_ihdr(&b, 1, 1, 8, 0, 0, 0, 0);
-	png_chunk(&b, "IDAT", idat_data, 5);       /* 33 */
-	png_chunk(&b, "tEXt", "a\0b", 3);          /* 50 */
-	png_chunk(&b, "IDAT", idat_data + 5, 5);   /* 65 */
+	png_chunk(&b, "IDAT", idat_data, 5);     /* 33 */
+	png_chunk(&b, "tEXt", "a\0b", 3);        /* 50 */
+	png_chunk(&b, "IDAT", idat_data + 5, 5); /* 65 */
 	png_chunk(&b, "IEND", NULL, 0);
 	EXPECT_STR(check(tr_png_validate, &b, NULL),
 		   "PNG IDAT chunk at offset 65 is not consecutive with the earlier IDAT chunks");
@@ -383,7 +391,8 @@ static void test_png_corrupt(void)
 	png_chunk(&b, "IDAT", idat_data, sizeof(idat_data));
 	png_chunk(&b, "PLTE", "\0\0\0", 3);
 	png_chunk(&b, "IEND", NULL, 0);
-	EXPECT_STR(check(tr_png_validate, &b, NULL), "PNG PLTE chunk at offset 55 comes after IDAT");
+	EXPECT_STR(check(tr_png_validate, &b, NULL),
+		   "PNG PLTE chunk at offset 55 comes after IDAT");
 
 	/* A chunk type that is not four letters, with a correct CRC. */
 	b.n = 0;
@@ -409,7 +418,7 @@ static void jpeg_segment(struct buf *b, unsigned marker, const void *payload, si
 static void jpeg_sof(struct buf *b, unsigned marker, unsigned precision, unsigned h, unsigned w,
 		     unsigned components)
 {
-	struct buf p = { .n = 0 };
+	struct buf p = {.n = 0};
 
 	put_u8(&p, precision);
 	put_be16(&p, h);
@@ -425,20 +434,20 @@ static void jpeg_sof(struct buf *b, unsigned marker, unsigned precision, unsigne
 
 static void jpeg_sos(struct buf *b)
 {
-	static const unsigned char sos[10] = { 3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0 };
+	static const unsigned char sos[10] = {3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0};
 	/* Entropy-coded data with a stuffed 0xFF00 and a restart marker. */
-	static const unsigned char scan[9] = { 0x12, 0x34, 0xff, 0x00, 0x56, 0xff, 0xd0, 0x78, 0x9a };
+	static const unsigned char scan[9] = {0x12, 0x34, 0xff, 0x00, 0x56, 0xff, 0xd0, 0x78, 0x9a};
 
 	jpeg_segment(b, 0xda, sos, sizeof(sos));
 	put(b, scan, sizeof(scan));
 }
 
-static const unsigned char jfif[14] = { 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0 };
+static const unsigned char jfif[14] = {'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0};
 
 /* SOI (0) APP0 (2) DQT (20) SOF (89) DHT (108) SOS (130) scan (144) EOI (153), 155 bytes. */
 static void jpeg_minimal(struct buf *b, unsigned sof)
 {
-	unsigned char dqt[65] = { 0 }, dht[18] = { 0 };
+	unsigned char dqt[65] = {0}, dht[18] = {0};
 
 	dht[2] = 1; /* one code of length 2 */
 	b->n = 0;
@@ -494,7 +503,7 @@ static void test_jpeg_valid(void)
 static void test_jpeg_corrupt(void)
 {
 	struct buf b, cut;
-	unsigned char dqt[65] = { 0 };
+	unsigned char dqt[65] = {0};
 
 	jpeg_minimal(&b, 0xc0);
 	cut = b;
@@ -520,13 +529,16 @@ static void test_jpeg_corrupt(void)
 	EXPECT_STR(check(tr_jpeg_validate, &cut, NULL),
 		   "JPEG truncated: segment DQT at offset 20 has no length field, file ends at 22");
 	cut.n = 20;
-	EXPECT_STR(check(tr_jpeg_validate, &cut, NULL), "missing EOI marker (file ends at offset 20)");
+	EXPECT_STR(check(tr_jpeg_validate, &cut, NULL),
+		   "missing EOI marker (file ends at offset 20)");
 	cut.n = 153;
-	EXPECT_STR(check(tr_jpeg_validate, &cut, NULL),
-		   "missing EOI marker: scan data from offset 144 runs to the end of the file at 153");
+	EXPECT_STR(
+		check(tr_jpeg_validate, &cut, NULL),
+		"missing EOI marker: scan data from offset 144 runs to the end of the file at 153");
 	cut.n = 154;
-	EXPECT_STR(check(tr_jpeg_validate, &cut, NULL),
-		   "missing EOI marker: scan data from offset 144 runs to the end of the file at 154");
+	EXPECT_STR(
+		check(tr_jpeg_validate, &cut, NULL),
+		"missing EOI marker: scan data from offset 144 runs to the end of the file at 154");
 
 	/* A non-marker byte where a marker must be. */
 	cut = b;
@@ -576,12 +588,12 @@ static void test_jpeg_corrupt(void)
 		unsigned precision, h, w, components;
 		const char *error;
 	} sofs[] = {
-		{ 8, 0, 640, 3, "JPEG SOF0 at offset 2 has zero size (640x0)" },
-		{ 8, 480, 0, 3, "JPEG SOF0 at offset 2 has zero size (0x480)" },
-		{ 8, 480, 640, 0, "JPEG SOF0 at offset 2 has invalid component count 0" },
-		{ 8, 480, 640, 5, "JPEG SOF0 at offset 2 has invalid component count 5" },
-		{ 0, 480, 640, 3, "JPEG SOF0 at offset 2 has invalid sample precision 0" },
-		{ 8, 65535, 65535, 4, "OK" },
+		{8, 0, 640, 3, "JPEG SOF0 at offset 2 has zero size (640x0)"},
+		{8, 480, 0, 3, "JPEG SOF0 at offset 2 has zero size (0x480)"},
+		{8, 480, 640, 0, "JPEG SOF0 at offset 2 has invalid component count 0"},
+		{8, 480, 640, 5, "JPEG SOF0 at offset 2 has invalid component count 5"},
+		{0, 480, 640, 3, "JPEG SOF0 at offset 2 has invalid sample precision 0"},
+		{8, 65535, 65535, 4, "OK"},
 	};
 	for (size_t i = 0; i < sizeof(sofs) / sizeof(sofs[0]); i++) {
 		b.n = 0;
@@ -610,8 +622,7 @@ static void test_jpeg_corrupt(void)
 	put(&b, "\xff\xd8", 2);
 	jpeg_sof(&b, 0xc0, 8, 1, 1, 1);
 	jpeg_sof(&b, 0xc2, 8, 1, 1, 1);
-	EXPECT_STR(check(tr_jpeg_validate, &b, NULL),
-		   "JPEG second frame header SOF2 at offset 15");
+	EXPECT_STR(check(tr_jpeg_validate, &b, NULL), "JPEG second frame header SOF2 at offset 15");
 	/* A bad SOS header. */
 	b.n = 0;
 	put(&b, "\xff\xd8", 2);
@@ -706,16 +717,19 @@ static void test_gif(void)
 	cut = b;
 	cut.n = 10;
 	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
-		   "GIF truncated: logical screen descriptor at offset 6 needs 7 bytes, file ends at 10");
+		   "GIF truncated: logical screen descriptor at offset 6 needs 7 bytes, file ends "
+		   "at 10");
 	cut.n = 15;
-	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
-		   "GIF truncated: global colour table at offset 13 needs 6 bytes, file ends at 15");
+	EXPECT_STR(
+		check(tr_gif_validate, &cut, NULL),
+		"GIF truncated: global colour table at offset 13 needs 6 bytes, file ends at 15");
 	cut.n = 22;
 	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
 		   "GIF truncated: sub-block at offset 21 needs 5 bytes, file ends at 22");
 	cut.n = 26;
-	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
-		   "GIF truncated: extension at offset 19 has no block terminator, file ends at 26");
+	EXPECT_STR(
+		check(tr_gif_validate, &cut, NULL),
+		"GIF truncated: extension at offset 19 has no block terminator, file ends at 26");
 	cut.n = 30;
 	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
 		   "GIF truncated: image descriptor at offset 27 needs 10 bytes, file ends at 30");
@@ -723,10 +737,12 @@ static void test_gif(void)
 	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
 		   "GIF truncated: image at offset 27 has no image data, file ends at 37");
 	cut.n = 41;
-	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
-		   "GIF truncated: image data at offset 27 has no block terminator, file ends at 41");
+	EXPECT_STR(
+		check(tr_gif_validate, &cut, NULL),
+		"GIF truncated: image data at offset 27 has no block terminator, file ends at 41");
 	cut.n = 42;
-	EXPECT_STR(check(tr_gif_validate, &cut, NULL), "missing GIF trailer (file ends at offset 42)");
+	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
+		   "missing GIF trailer (file ends at offset 42)");
 
 	/* LZW minimum code size out of 1..11. */
 	cut = b;
@@ -741,8 +757,9 @@ static void test_gif(void)
 	/* A local colour table past the end. */
 	cut = b;
 	cut.d[36] = 0x87;
-	EXPECT_STR(check(tr_gif_validate, &cut, NULL),
-		   "GIF truncated: local colour table at offset 37 needs 768 bytes, file ends at 43");
+	EXPECT_STR(
+		check(tr_gif_validate, &cut, NULL),
+		"GIF truncated: local colour table at offset 37 needs 768 bytes, file ends at 43");
 	/* Unknown block; no image before the trailer. */
 	cut = b;
 	cut.d[27] = 0x00;
@@ -778,7 +795,7 @@ static void webp_chunk(struct buf *b, const char *fourcc, const void *data, size
 /* A VP8 key frame of w x h: 18 bytes, first partition of 8 bytes. */
 static void webp_vp8(struct buf *b, unsigned w, unsigned h)
 {
-	struct buf d = { .n = 0 };
+	struct buf d = {.n = 0};
 
 	put_le24(&d, 0x10 | 8 << 5); /* key frame, version 0, shown, partition 8 */
 	put(&d, "\x9d\x01\x2a", 3);
@@ -790,7 +807,7 @@ static void webp_vp8(struct buf *b, unsigned w, unsigned h)
 
 static void webp_vp8l(struct buf *b, unsigned w, unsigned h, bool alpha, size_t extra)
 {
-	struct buf d = { .n = 0 };
+	struct buf d = {.n = 0};
 
 	put_u8(&d, 0x2f);
 	put_le32(&d, (w - 1) | (uint32_t)(h - 1) << 14 | (uint32_t)alpha << 28);
@@ -801,7 +818,7 @@ static void webp_vp8l(struct buf *b, unsigned w, unsigned h, bool alpha, size_t 
 
 static void webp_vp8x(struct buf *b, unsigned flags, unsigned w, unsigned h)
 {
-	struct buf d = { .n = 0 };
+	struct buf d = {.n = 0};
 
 	put_u8(&d, flags);
 	put(&d, "\0\0\0", 3);
@@ -812,7 +829,7 @@ static void webp_vp8x(struct buf *b, unsigned flags, unsigned w, unsigned h)
 
 static void webp_anmf(struct buf *b, unsigned w, unsigned h)
 {
-	struct buf d = { .n = 0 };
+	struct buf d = {.n = 0};
 
 	put_le24(&d, 0);
 	put_le24(&d, 0);
@@ -919,7 +936,8 @@ static void test_webp_corrupt(void)
 	EXPECT_STR(check(tr_webp_validate, &cut, NULL),
 		   "WebP RIFF size 1000 at offset 4 needs 1008 bytes, file ends at 38");
 	set_le32(&cut, 4, 4);
-	EXPECT_STR(check(tr_webp_validate, &cut, NULL), "WebP RIFF size 4 at offset 4 is too small");
+	EXPECT_STR(check(tr_webp_validate, &cut, NULL),
+		   "WebP RIFF size 4 at offset 4 is too small");
 	set_le32(&cut, 4, 20);
 	EXPECT_STR(check(tr_webp_validate, &cut, NULL),
 		   "WebP truncated: chunk VP8 at offset 12 needs 26 bytes, RIFF data ends at 28");
@@ -970,7 +988,8 @@ static void test_webp_corrupt(void)
 		   "WebP VP8L bad signature 0x2e at offset 20, expected 0x2f");
 	cut = b;
 	cut.d[24] |= 0x20;
-	EXPECT_STR(check(tr_webp_validate, &cut, NULL), "WebP VP8L version 1 at offset 21, expected 0");
+	EXPECT_STR(check(tr_webp_validate, &cut, NULL),
+		   "WebP VP8L version 1 at offset 21, expected 0");
 
 	/* VP8X promises. */
 	webp_start(&b);
@@ -1074,8 +1093,8 @@ static void test_read(void)
 	EXPECT_INT(res.type, TR_TYPE_IMAGE);
 	EXPECT_STR(res.mime_type, "image/png");
 	EXPECT_STR(res.short_result, "Read PNG image 3x2 (67 bytes)");
-	EXPECT_STR(res.content.data,
-		   "PNG image, 3x2 pixels, 8-bit RGBA, non-interlaced, 67 bytes. The image is attached.");
+	EXPECT_STR(res.content.data, "PNG image, 3x2 pixels, 8-bit RGBA, non-interlaced, 67 bytes. "
+				     "The image is attached.");
 	EXPECT_INT(res.n_images, 1);
 	if (res.n_images == 1) {
 		EXPECT_INT(res.images[0].data->len, b.n);
@@ -1100,7 +1119,7 @@ static void test_read(void)
 	tr_options_init(&opts);
 
 	/* A selector beyond the image. */
-	struct tr_selector sel = { .present = true, .start = 2, .end = 2 };
+	struct tr_selector sel = {.present = true, .start = 2, .end = 2};
 
 	read_file("a.png", b.d, b.n, &opts, &sel, &res);
 	EXPECT_INT(res.error, TR_E_OUT_OF_RANGE);
@@ -1140,7 +1159,10 @@ static void test_read(void)
 	tr_result_destroy(&res);
 
 	/* An ISO-BMFF file that is not an image (MP4) is not HEIC; text named .tiff is corrupt. */
-	read_file("x.bin", "\0\0\0\x18" "ftypisom\0\0\0\0isomavc1", 24, &opts, NULL, &res);
+	read_file("x.bin",
+		  "\0\0\0\x18"
+		  "ftypisom\0\0\0\0isomavc1",
+		  24, &opts, NULL, &res);
 	EXPECT(res.error != TR_E_UNSUPPORTED && res.error != TR_E_CORRUPT);
 	EXPECT(res.type != TR_TYPE_IMAGE);
 	tr_result_destroy(&res);
@@ -1176,7 +1198,7 @@ static uint32_t adler32(const unsigned char *p, size_t n)
 /* A w x h 8-bit RGB PNG that really decodes: rows with filter 0 in one stored deflate block. */
 static void png_rgb(struct buf *b, uint32_t w, uint32_t h)
 {
-	struct buf raw = { .n = 0 }, z = { .n = 0 };
+	struct buf raw = {.n = 0}, z = {.n = 0};
 	unsigned char rgb[3];
 
 	for (uint32_t y = 0; y < h; y++) {
@@ -1259,9 +1281,9 @@ static void tiff_rgb(struct buf *b, uint32_t w, uint32_t h, bool big)
 	const uint32_t n_entries = 10, ifd = 8, ifd_size = 2 + 12 * n_entries + 4;
 	const uint32_t bits_at = ifd + ifd_size, pixels_at = bits_at + 6;
 	const uint32_t entries[10][3] = {
-		{ 256, 4, w }, { 257, 4, h }, { 258, 3, bits_at }, { 259, 3, 1 }, { 262, 3, 2 },
-		{ 273, 4, pixels_at }, { 277, 3, 3 }, { 278, 4, h }, { 279, 4, 3 * w * h },
-		{ 284, 3, 1 },
+		{256, 4, w},         {257, 4, h},         {258, 3, bits_at}, {259, 3, 1},
+		{262, 3, 2},         {273, 4, pixels_at}, {277, 3, 3},       {278, 4, h},
+		{279, 4, 3 * w * h}, {284, 3, 1},
 	};
 	unsigned char rgb[3];
 
@@ -1372,12 +1394,12 @@ static void test_raster(void)
 		const char *name, *format, *mime;
 		int kind; /* 0 BMP, 1 TIFF little-endian, 2 TIFF big-endian, 3 ICO */
 	} good[] = {
-		{ "a.bmp", "BMP", "image/bmp", 0 },
-		{ "bmp_without_extension", "BMP", "image/bmp", 0 },
-		{ "a.tif", "TIFF", "image/tiff", 1 },
-		{ "b.tiff", "TIFF", "image/tiff", 2 },
-		{ "tiff_named.png", "TIFF", "image/tiff", 1 },
-		{ "a.ico", "ICO", "image/vnd.microsoft.icon", 3 },
+		{"a.bmp", "BMP", "image/bmp", 0},
+		{"bmp_without_extension", "BMP", "image/bmp", 0},
+		{"a.tif", "TIFF", "image/tiff", 1},
+		{"b.tiff", "TIFF", "image/tiff", 2},
+		{"tiff_named.png", "TIFF", "image/tiff", 1},
+		{"a.ico", "ICO", "image/vnd.microsoft.icon", 3},
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		char size_text[32];
@@ -1386,9 +1408,7 @@ static void test_raster(void)
 		case 0: bmp_rgb(&b, 5, 3); break;
 		case 1: tiff_rgb(&b, 5, 3, false); break;
 		case 2: tiff_rgb(&b, 5, 3, true); break;
-		default:
-			png_rgb(&png, 5, 3);
-			ico_with_png(&b, &png, 5, 3);
+		default: png_rgb(&png, 5, 3); ico_with_png(&b, &png, 5, 3);
 		}
 		read_file(good[i].name, b.d, b.n, &opts, NULL, &res);
 		EXPECT(res.success);
@@ -1408,7 +1428,8 @@ static void test_raster(void)
 			 good[i].format, size_text);
 		EXPECT_STR(res.short_result, expected);
 		snprintf(expected, sizeof(expected),
-			 "%s image, 5x3 pixels, %s. Converted to PNG for viewing. The image is attached.",
+			 "%s image, 5x3 pixels, %s. Converted to PNG for viewing. The image is "
+			 "attached.",
 			 good[i].format, size_text);
 		EXPECT_STR(res.content.data, expected);
 		tr_result_destroy(&res);
@@ -1421,15 +1442,24 @@ static void test_raster(void)
 		size_t n;
 		const char *mime;
 	} headers[] = {
-		{ "x.bin", "BM\x46\0\0\0\0\0\0\0\x36\0\0\0\x28\0\0\0\1\0\0\0\1\0\0\0", 26,
-		  "image/bmp" },
-		{ "x.bin", "II*\0\x08\0\0\0", 8, "image/tiff" },
-		{ "x.bin", "MM\0*\0\0\0\x08", 8, "image/tiff" },
-		{ "x.bin", "\0\0\1\0\1\0\x10\x10", 8, "image/vnd.microsoft.icon" },
-		{ "x.bin", "\0\0\0\x18" "ftypheic\0\0\0\0mif1heic", 24, "image/heic" },
-		{ "x.bin", "\0\0\0\x1c" "ftypmif1\0\0\0\0mif1avifmiaf", 28, "image/avif" },
-		{ "x.bin", "\0\0\0\x18" "ftypmif1\0\0\0\0mif1miaf", 24, "image/heic" },
-		{ "x.png", "II*\0\x08\0\0\0", 8, "image/tiff" },
+		{"x.bin", "BM\x46\0\0\0\0\0\0\0\x36\0\0\0\x28\0\0\0\1\0\0\0\1\0\0\0", 26,
+		 "image/bmp"},
+		{"x.bin", "II*\0\x08\0\0\0", 8, "image/tiff"},
+		{"x.bin", "MM\0*\0\0\0\x08", 8, "image/tiff"},
+		{"x.bin", "\0\0\1\0\1\0\x10\x10", 8, "image/vnd.microsoft.icon"},
+		{"x.bin",
+		 "\0\0\0\x18"
+		 "ftypheic\0\0\0\0mif1heic",
+		 24, "image/heic"},
+		{"x.bin",
+		 "\0\0\0\x1c"
+		 "ftypmif1\0\0\0\0mif1avifmiaf",
+		 28, "image/avif"},
+		{"x.bin",
+		 "\0\0\0\x18"
+		 "ftypmif1\0\0\0\0mif1miaf",
+		 24, "image/heic"},
+		{"x.png", "II*\0\x08\0\0\0", 8, "image/tiff"},
 	};
 	static const char prefix[] = "Failed to process image file: libvips cannot decode it: ";
 	for (size_t i = 0; i < sizeof(headers) / sizeof(headers[0]); i++) {
@@ -1437,14 +1467,15 @@ static void test_raster(void)
 		EXPECT_INT(res.type, TR_TYPE_IMAGE);
 		EXPECT_INT(res.error, TR_E_CORRUPT);
 		EXPECT(res.error_text && strncmp(res.error_text, prefix, sizeof(prefix) - 1) == 0 &&
-		       strlen(res.error_text) > sizeof(prefix) + 4 && !strchr(res.error_text, '\n'));
+		       strlen(res.error_text) > sizeof(prefix) + 4 &&
+		       !strchr(res.error_text, '\n'));
 		EXPECT_STR(res.mime_type, headers[i].mime);
 		EXPECT_INT(res.n_images, 0);
 		tr_result_destroy(&res);
 	}
 
 	/* A selector past the image, and the size limit, before any decoding. */
-	struct tr_selector sel = { .present = true, .start = 2, .end = 2 };
+	struct tr_selector sel = {.present = true, .start = 2, .end = 2};
 
 	bmp_rgb(&b, 5, 3);
 	read_file("a.bmp", b.d, b.n, &opts, &sel, &res);
@@ -1492,8 +1523,9 @@ static void test_fit(void)
 	attached_png_size(&res, &w, &h);
 	EXPECT(w == 12 && h == 8);
 	EXPECT(res.n_images == 1 && res.images[0].width == 12 && res.images[0].height == 8);
-	EXPECT(strstr(res.content.data, " [Image: original 30x20, shown at 12x8; multiply coordinates"
-					" by 2.500 to map back] ") != NULL);
+	EXPECT(strstr(res.content.data,
+		      " [Image: original 30x20, shown at 12x8; multiply coordinates"
+		      " by 2.500 to map back] ") != NULL);
 	EXPECT_STR(res.short_result, "Read PNG image 30x20 (1.8 KB), shown at 12x8");
 	tr_result_destroy(&res);
 
@@ -1533,7 +1565,8 @@ static void test_blocked_loader(void)
 		/* TIFF has a loader of its own. */
 		tiff_rgb(&b, 5, 3, false);
 		read_file("blocked.tif", b.d, b.n, &opts, NULL, &res);
-		bool no_vips = res.error == TR_E_UNSUPPORTED && strstr(res.error_text, "no libvips");
+		bool no_vips = res.error == TR_E_UNSUPPORTED &&
+			       strstr(res.error_text, "no libvips");
 
 		EXPECT(res.success || no_vips);
 		tr_result_destroy(&res);
@@ -1541,8 +1574,9 @@ static void test_blocked_loader(void)
 		read_file("blocked.bmp", b.d, b.n, &opts, NULL, &res);
 		EXPECT_INT(res.error, TR_E_UNSUPPORTED);
 		if (!no_vips)
-			EXPECT_STR(res.error_text, "Unsupported image format: BMP (no libvips loader"
-						   " for it is available)");
+			EXPECT_STR(res.error_text,
+				   "Unsupported image format: BMP (no libvips loader"
+				   " for it is available)");
 		EXPECT_STR(res.mime_type, "image/bmp");
 		tr_result_destroy(&res);
 		png_rgb(&png, 5, 3);

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "inode.h"
 #include "expect.h"
+#include "inode.h"
 
 static struct tr_doc *doc_of_size(size_t n)
 {
@@ -21,7 +21,7 @@ static struct tr_doc *doc_of_size(size_t n)
 
 static struct tfs_doc_key key_for(const char *path, off_t size)
 {
-	struct tfs_doc_key key = { .dev = 1, .ino = 2, .size = size, .path = (char *)path };
+	struct tfs_doc_key key = {.dev = 1, .ino = 2, .size = size, .path = (char *)path};
 
 	return key;
 }
@@ -31,7 +31,7 @@ static struct tfs_doc_key key_for(const char *path, off_t size)
 static struct tfs_inode *look_up(struct tfs_inodes *tab, const struct tfs_doc_key *key,
 				 struct tr_doc *doc, bool cached)
 {
-	struct stat attr = { .st_mode = S_IFREG | 0444, .st_size = (off_t)tr_doc_size(doc) };
+	struct stat attr = {.st_mode = S_IFREG | 0444, .st_size = (off_t)tr_doc_size(doc)};
 
 	return tfs_inodes_add_sibling(tab, &tab->root, key, &attr, doc, cached);
 }

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "expect.h"
-#include "util.h"
 #include "notebook.h"
 #include "reader.h"
+#include "util.h"
 
 /* A 3x2 PNG (signature, IHDR) and a 32x16 JPEG (SOI, APP0, SOF0, EOI), base64. */
 #define PNG_B64 "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFN"
@@ -28,7 +28,7 @@ static struct tr_options options(uint64_t max_output)
 static void read_nb(const char *json, const char *sel_text, const struct tr_options *opts,
 		    struct tr_result *res)
 {
-	struct tr_selector sel = { 0 };
+	struct tr_selector sel = {0};
 
 	if (sel_text)
 		EXPECT_INT(tr_selector_parse(sel_text, strlen(sel_text), &sel), 0);
@@ -53,7 +53,8 @@ static void test_v4_rendering(void)
 		"   \"source\": \"print('hi')\\n1/0\","
 		"   \"outputs\": ["
 		"    {\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": [\"hi\\n\"]},"
-		"    {\"output_type\": \"execute_result\", \"execution_count\": 7, \"metadata\": {},"
+		"    {\"output_type\": \"execute_result\", \"execution_count\": 7, \"metadata\": "
+		"{},"
 		"     \"data\": {\"text/html\": [\"<b>\", \"x</b>\"], \"text/plain\": [\"42\"]}},"
 		"    {\"output_type\": \"error\", \"ename\": \"ZeroDivisionError\","
 		"     \"evalue\": \"division by zero\","
@@ -66,7 +67,8 @@ static void test_v4_rendering(void)
 		"\n--- Cell 1 [markdown] ---\n# Title\nSome *text*\n"
 		"\n--- Cell 2 [code] In [7] ---\nprint('hi')\n1/0\n"
 		"--- Output 1 (stream stdout) ---\nhi\n"
-		"--- Output 2 (execute_result) Out [7] ---\n42\n[text/html output omitted; 8 chars]\n"
+		"--- Output 2 (execute_result) Out [7] ---\n42\n[text/html output omitted; 8 "
+		"chars]\n"
 		"--- Output 3 (error) ---\nZeroDivisionError: division by zero\n"
 		"ZeroDivisionError: boom\n\n"
 		"\n--- Cell 3 [code] In [ ] ---\n"
@@ -98,18 +100,23 @@ static void test_v3_rendering(void)
 	static const char json[] =
 		"{\"nbformat\": 3, \"nbformat_minor\": 0, \"metadata\": {\"name\": \"old\"},"
 		" \"worksheets\": [{\"metadata\": {}, \"cells\": ["
-		"  {\"cell_type\": \"heading\", \"level\": 2, \"metadata\": {}, \"source\": [\"Intro\"]},"
-		"  {\"cell_type\": \"code\", \"collapsed\": false, \"input\": [\"x = 2\\n\", \"x\"],"
+		"  {\"cell_type\": \"heading\", \"level\": 2, \"metadata\": {}, \"source\": "
+		"[\"Intro\"]},"
+		"  {\"cell_type\": \"code\", \"collapsed\": false, \"input\": [\"x = 2\\n\", "
+		"\"x\"],"
 		"   \"language\": \"python\", \"metadata\": {}, \"prompt_number\": 5,"
 		"   \"outputs\": ["
-		"    {\"output_type\": \"stream\", \"stream\": \"stderr\", \"text\": [\"warn\\n\"]},"
+		"    {\"output_type\": \"stream\", \"stream\": \"stderr\", \"text\": "
+		"[\"warn\\n\"]},"
 		"    {\"output_type\": \"pyout\", \"prompt_number\": 5, \"metadata\": {},"
 		"     \"text\": [\"2\"], \"html\": \"<i>2</i>\"},"
-		"    {\"output_type\": \"display_data\", \"metadata\": {}, \"png\": \"" PNG_B64 "\"},"
+		"    {\"output_type\": \"display_data\", \"metadata\": {}, \"png\": \"" PNG_B64
+		"\"},"
 		"    {\"output_type\": \"pyerr\", \"ename\": \"NameError\","
 		"     \"evalue\": \"name 'y' is not defined\","
 		"     \"traceback\": [\"\\u001b[1;31mNameError\\u001b[0m\"]}"
-		"   ]}]}, {\"cells\": [{\"cell_type\": \"markdown\", \"source\": \"second sheet\"}]}]}";
+		"   ]}]}, {\"cells\": [{\"cell_type\": \"markdown\", \"source\": \"second "
+		"sheet\"}]}]}";
 	static const char expected[] =
 		"Jupyter notebook: python, 3 cells, nbformat 3.0\n"
 		"\n--- Cell 1 [heading 2] ---\nIntro\n"
@@ -141,7 +148,7 @@ static void test_v3_rendering(void)
 
 static void expect_clean(const char *in, bool overwrite, const char *out)
 {
-	struct tr_buf buf = { 0 };
+	struct tr_buf buf = {0};
 
 	EXPECT_INT(tr_nb_append_clean(&buf, in, strlen(in), overwrite), 0);
 	EXPECT_STR(buf.data ? buf.data : "", out);
@@ -158,7 +165,9 @@ static void test_escapes(void)
 	expect_clean("a\rb", false, "a\rb");
 	expect_clean("10%\r100%\ndone\r\n", true, "100%\ndone\n");
 	expect_clean("abcdef\rXY", true, "XYcdef");
-	expect_clean("abc\r\r\xc3\xa9\r", true, "\xc3\xa9" "bc");
+	expect_clean("abc\r\r\xc3\xa9\r", true,
+		     "\xc3\xa9"
+		     "bc");
 	expect_clean("\x1b[32m 50%\x1b[0m\r\x1b[32m100%\x1b[0m", true, "100%");
 	EXPECT_INT(tr_nb_utf8_count("a\xc3\xa9\xe2\x82\xac", 6), 3);
 	EXPECT_INT(tr_nb_utf8_prefix("a\xc3\xa9\xe2\x82\xac", 6, 2, SIZE_MAX), 3);
@@ -191,13 +200,16 @@ static char *big_outputs_notebook(int n, size_t chars)
 
 	p += sprintf(p, "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": [");
 	for (int i = 1; i <= n; i++) {
-		p += sprintf(p, "%s{\"cell_type\": \"code\", \"execution_count\": %d, \"source\": \"c%d\","
-			     " \"outputs\": [{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": \"",
-			     i > 1 ? ", " : "", i, i);
+		p += sprintf(
+			p,
+			"%s{\"cell_type\": \"code\", \"execution_count\": %d, \"source\": \"c%d\","
+			" \"outputs\": [{\"output_type\": \"stream\", \"name\": \"stdout\", "
+			"\"text\": \"",
+			i > 1 ? ", " : "", i, i);
 		memset(p, 'a', chars);
 		p += chars;
-		p += sprintf(p, "\"}, {\"output_type\": \"display_data\", \"data\": {\"image/png\": \""
-			     PNG_B64 "\"}}]}");
+		p += sprintf(p, "\"}, {\"output_type\": \"display_data\", \"data\": "
+				"{\"image/png\": \"" PNG_B64 "\"}}]}");
 	}
 	strcpy(p, "]}");
 	return json;
@@ -297,13 +309,15 @@ static void test_images(void)
 		"{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": ["
 		" {\"cell_type\": \"markdown\", \"source\": \"![a](attachment:a.png)\","
 		"  \"attachments\": {\"a.png\": {\"image/png\": \"" PNG_B64 "\"}}},"
-		" {\"cell_type\": \"code\", \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
+		" {\"cell_type\": \"code\", \"execution_count\": 1, \"source\": \"\", \"outputs\": "
+		"["
 		"  {\"output_type\": \"display_data\","
 		"   \"data\": {\"image/png\": [\"/9j/4AAQSkZJRgABAQAAAQABAAD/\\n\","
 		"   \"wAARCAAQACADASIAAhEBAxEBAP/Z\\n\"]}},"
 		"  {\"output_type\": \"display_data\", \"data\": {\"image/jpeg\": \"@@@@\"}},"
 		"  {\"output_type\": \"display_data\", \"data\": {\"image/png\": \"aGVsbG8=\"}},"
-		"  {\"output_type\": \"display_data\", \"data\": {\"image/png\": \"iVBORw0KGgo=\"}},"
+		"  {\"output_type\": \"display_data\", \"data\": {\"image/png\": "
+		"\"iVBORw0KGgo=\"}},"
 		"  {\"output_type\": \"display_data\","
 		"   \"data\": {\"image/svg+xml\": \"<svg/>\", \"application/json\": {\"a\": 1}}},"
 		"  {\"output_type\": \"clear_output\"}]}]}";
@@ -313,14 +327,16 @@ static void test_images(void)
 		"[attachment a.png: image 1: image/png 3x2, attached]\n"
 		"\n--- Cell 2 [code] In [1] ---\n"
 		"--- Output 1 (display_data) ---\n[image 2: image/jpeg 32x16, attached]\n"
-		"--- Output 2 (display_data) ---\n[image output could not be decoded: invalid base64 data]\n"
+		"--- Output 2 (display_data) ---\n[image output could not be decoded: invalid "
+		"base64 data]\n"
 		"--- Output 3 (display_data) ---\n"
 		"[image output could not be decoded: the data is not a PNG or JPEG image]\n"
-		"--- Output 4 (display_data) ---\n[image output could not be decoded: PNG has no IHDR chunk]\n"
+		"--- Output 4 (display_data) ---\n[image output could not be decoded: PNG has no "
+		"IHDR chunk]\n"
 		"--- Output 5 (display_data) ---\n[image/svg+xml output omitted; 6 chars]\n"
 		"[application/json output omitted; 7 chars]\n"
 		"--- Output 6 (clear_output) ---\n[output of type clear_output omitted]\n";
-	static const unsigned char jpeg[] = { 0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10 };
+	static const unsigned char jpeg[] = {0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10};
 	struct tr_options opts = options(0);
 	struct tr_result res;
 
@@ -380,12 +396,14 @@ static void test_parse_errors(void)
 	expect_parse_error("{\"cells\": []}", "Invalid notebook: no \"nbformat\" version number");
 	expect_parse_error("{\"nbformat\": 4, \"nbformat_minor\": 5}",
 			   "Invalid notebook: no \"cells\" list");
-	expect_parse_error("{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"source\": 5}]}",
-			   "Invalid notebook: cell 1: \"source\" is not a string or a list of strings");
+	expect_parse_error(
+		"{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"source\": 5}]}",
+		"Invalid notebook: cell 1: \"source\" is not a string or a list of strings");
 	expect_parse_error("{\"nbformat\": 4, \"cells\": [{\"source\": \"x\"}]}",
 			   "Invalid notebook: cell 1 has no \"cell_type\"");
-	expect_parse_error("{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"outputs\": [{}]}]}",
-			   "Invalid notebook: cell 1: output 1 has no \"output_type\"");
+	expect_parse_error(
+		"{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"outputs\": [{}]}]}",
+		"Invalid notebook: cell 1: output 1 has no \"output_type\"");
 	expect_parse_error("{\"nbformat\": 3, \"cells\": []}",
 			   "Invalid notebook: no \"worksheets\" list (nbformat 3)");
 
@@ -416,26 +434,26 @@ static void test_json_positions(void)
 
 static void test_selectors(void)
 {
-	static const char json[] =
-		"{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {\"kernelspec\": {\"language\": \"R\"}},"
-		" \"cells\": [{\"cell_type\": \"markdown\", \"source\": \"c1\"},"
-		" {\"cell_type\": \"markdown\", \"source\": \"c2\"},"
-		" {\"cell_type\": \"markdown\", \"source\": \"c3\"},"
-		" {\"cell_type\": \"markdown\", \"source\": \"c4\"},"
-		" {\"cell_type\": \"markdown\", \"source\": \"c5\"}]}";
+	static const char json[] = "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": "
+				   "{\"kernelspec\": {\"language\": \"R\"}},"
+				   " \"cells\": [{\"cell_type\": \"markdown\", \"source\": \"c1\"},"
+				   " {\"cell_type\": \"markdown\", \"source\": \"c2\"},"
+				   " {\"cell_type\": \"markdown\", \"source\": \"c3\"},"
+				   " {\"cell_type\": \"markdown\", \"source\": \"c4\"},"
+				   " {\"cell_type\": \"markdown\", \"source\": \"c5\"}]}";
 	static const struct {
 		const char *sel;
 		uint64_t start, end;
 		const char *next;
 		bool truncated;
 	} cases[] = {
-		{ NULL, 1, 5, NULL, false },
-		{ "2", 2, 2, "nb.ipynb:3-.tool.json", true },
-		{ "2-3", 2, 3, "nb.ipynb:4-.tool.json", true },
-		{ "4-", 4, 5, NULL, true },
-		{ "3-99", 3, 5, NULL, true },
-		{ "1-5", 1, 5, NULL, false },
-		{ "5", 5, 5, NULL, true },
+		{NULL, 1, 5, NULL, false},
+		{"2", 2, 2, "nb.ipynb:3-.tool.json", true},
+		{"2-3", 2, 3, "nb.ipynb:4-.tool.json", true},
+		{"4-", 4, 5, NULL, true},
+		{"3-99", 3, 5, NULL, true},
+		{"1-5", 1, 5, NULL, false},
+		{"5", 5, 5, NULL, true},
 	};
 	struct tr_options opts = options(0);
 	struct tr_result res;
@@ -451,13 +469,15 @@ static void test_selectors(void)
 			EXPECT_STR(res.next, cases[i].next);
 		else
 			EXPECT(res.next == NULL);
-		EXPECT_INT(strncmp(content(&res), "Jupyter notebook: R, 5 cells, nbformat 4.5\n", 43), 0);
+		EXPECT_INT(
+			strncmp(content(&res), "Jupyter notebook: R, 5 cells, nbformat 4.5\n", 43),
+			0);
 		for (uint64_t c = 1; c <= 5; c++) {
 			char header[32];
 			bool shown = c >= cases[i].start && c <= cases[i].end;
 
-			snprintf(header, sizeof(header), "--- Cell %d [markdown] ---\nc%d\n", (int)c,
-				 (int)c);
+			snprintf(header, sizeof(header), "--- Cell %d [markdown] ---\nc%d\n",
+				 (int)c, (int)c);
 			EXPECT_INT(strstr(content(&res), header) != NULL, shown);
 		}
 		tr_result_destroy(&res);
@@ -479,7 +499,8 @@ static void test_empty(void)
 
 	read_nb(json, NULL, &opts, &res);
 	EXPECT(res.success);
-	EXPECT_STR(content(&res), "Jupyter notebook: 0 cells, nbformat 4.5\n\nNotebook has no cells\n");
+	EXPECT_STR(content(&res),
+		   "Jupyter notebook: 0 cells, nbformat 4.5\n\nNotebook has no cells\n");
 	EXPECT_STR(res.short_result, "Notebook has no cells");
 	EXPECT_INT(res.range_unit, TR_UNIT_CELL);
 	EXPECT_INT(res.range_total, 0);
@@ -495,14 +516,15 @@ static void test_empty(void)
 /* The reader itself: probe by extension, size limit, sha256, via a real file. */
 static void test_reader(void)
 {
-	static const char json[] = "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {},"
-				   " \"cells\": [{\"cell_type\": \"markdown\", \"source\": \"hi\"}]}";
+	static const char json[] =
+		"{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {},"
+		" \"cells\": [{\"cell_type\": \"markdown\", \"source\": \"hi\"}]}";
 	char path[] = "/tmp/test_notebook_XXXXXX";
 	int fd = mkstemp(path);
-	struct tr_source src = { .path = "sub/Book.IPYNB", .name = "Book.IPYNB" };
-	struct tr_file file = { .fd = fd, .src = &src };
+	struct tr_source src = {.path = "sub/Book.IPYNB", .name = "Book.IPYNB"};
+	struct tr_file file = {.fd = fd, .src = &src};
 	struct tr_options opts = options(0);
-	struct tr_selector sel = { 0 };
+	struct tr_selector sel = {0};
 	struct tr_result res;
 	char sha[65];
 

@@ -65,22 +65,22 @@ static struct tr_pdf_window window(const char *sel_text, uint64_t total, uint64_
 	return win;
 }
 
-#define EXPECT_WINDOW(sel, total, max, first_, last_)                                   \
-	do {                                                                            \
-		int rc_;                                                                \
-		struct tr_pdf_window w_ = window(sel, total, max, &rc_);                \
-		EXPECT_INT(rc_, 0);                                                     \
-		EXPECT_INT(w_.first, first_);                                           \
-		EXPECT_INT(w_.last, last_);                                             \
+#define EXPECT_WINDOW(sel, total, max, first_, last_)                    \
+	do {                                                             \
+		int rc_;                                                 \
+		struct tr_pdf_window w_ = window(sel, total, max, &rc_); \
+		EXPECT_INT(rc_, 0);                                      \
+		EXPECT_INT(w_.first, first_);                            \
+		EXPECT_INT(w_.last, last_);                              \
 	} while (0)
 
-#define EXPECT_PAST_END(sel, total, max)                                                \
-	do {                                                                            \
-		int rc_;                                                                \
-		struct tr_pdf_window w_ = window(sel, total, max, &rc_);                \
-		EXPECT_INT(rc_, -1);                                                    \
-		EXPECT_INT(w_.first, 0);                                                \
-		EXPECT_INT(w_.last, 0);                                                 \
+#define EXPECT_PAST_END(sel, total, max)                                 \
+	do {                                                             \
+		int rc_;                                                 \
+		struct tr_pdf_window w_ = window(sel, total, max, &rc_); \
+		EXPECT_INT(rc_, -1);                                     \
+		EXPECT_INT(w_.first, 0);                                 \
+		EXPECT_INT(w_.last, 0);                                  \
 	} while (0)
 
 static void test_window(void)
@@ -186,7 +186,8 @@ static size_t build_pdf(char *out, size_t size)
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R "
 		"/Resources << /Font << /F1 5 0 R >> >> >>",
-		"<< /Length 44 >>\nstream\nBT /F1 12 Tf 10 50 Td (Hello unit test) Tj ET\nendstream",
+		"<< /Length 44 >>\nstream\nBT /F1 12 Tf 10 50 Td (Hello unit test) Tj "
+		"ET\nendstream",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	};
 	size_t n = sizeof(objects) / sizeof(objects[0]), len, xref;

@@ -6,10 +6,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "util.h"
 #include "expect.h"
 #include "text.h"
 #include "tr_read.h"
+#include "util.h"
 
 #define FFFD "\xEF\xBF\xBD"
 
@@ -37,8 +37,9 @@ static void scan(const char *data, size_t len, const struct tr_line_window *win,
 
 	tr_line_scan_init(&ls, win);
 	for (size_t off = 0; off < len; off += chunk)
-		EXPECT_INT(tr_line_scan_feed(&ls, data + off, len - off < chunk ? len - off : chunk),
-			   0);
+		EXPECT_INT(
+			tr_line_scan_feed(&ls, data + off, len - off < chunk ? len - off : chunk),
+			0);
 	EXPECT_INT(tr_line_scan_finish(&ls), 0);
 	memset(out, 0, sizeof(*out));
 	if (ls.content.len < sizeof(out->content))
@@ -88,8 +89,7 @@ static void test_utf8(void)
 	EXPECT_INT(tr_utf8_check_seq((const unsigned char *)"\xFF", 1), -1);
 
 	const char *mixed = "abcdefghij\xC3\xA9klmnopqrstuvwxyz\xE2\x82\xAC\xF0\x9F\x98\x80!";
-	EXPECT_INT(tr_utf8_valid_len((const unsigned char *)mixed, strlen(mixed)),
-		   strlen(mixed));
+	EXPECT_INT(tr_utf8_valid_len((const unsigned char *)mixed, strlen(mixed)), strlen(mixed));
 	EXPECT_INT(tr_utf8_count((const unsigned char *)mixed, strlen(mixed)), 30);
 	EXPECT_INT(tr_utf8_valid_len((const unsigned char *)"abcdefghijk\xFFz", 13), 11);
 
@@ -276,7 +276,10 @@ static void test_invalid_utf8(void)
 	struct tr_line_window win = window(1, 10, 1, 2000, 100 * 1024);
 	struct scan_out out;
 
-	scan_all("a\xFF" "b\n\xE2\x82\nc\xE2\x82\xAC\xE2\n\xF0\x9F\x98" "x\xC3", &win, &out);
+	scan_all("a\xFF"
+		 "b\n\xE2\x82\nc\xE2\x82\xAC\xE2\n\xF0\x9F\x98"
+		 "x\xC3",
+		 &win, &out);
 	EXPECT_STR(out.content, "     1\ta" FFFD "b\n"
 				"     2\t" FFFD "\n"
 				"     3\tc\xE2\x82\xAC" FFFD "\n"
@@ -314,8 +317,7 @@ static void decode(const char *data, size_t len, size_t chunk, struct tr_buf *ou
 	tr_decoder_destroy(&dec);
 }
 
-static void expect_decoded(const char *data, size_t len, const char *encoding,
-			   const char *expected)
+static void expect_decoded(const char *data, size_t len, const char *encoding, const char *expected)
 {
 	size_t chunks[] = {1, 3, 4096};
 
@@ -340,19 +342,21 @@ static void test_decoders(void)
 	/* U+1F600 as a surrogate pair, then a lone high surrogate and an odd last byte. */
 	expect_decoded("\xFF\xFE\x3D\xD8\x00\xDE\x3D\xD8x\0y", 11, "utf-16le",
 		       "\xF0\x9F\x98\x80" FFFD "x" FFFD);
-	expect_decoded("\xFF\xFE\0\0h\0\0\0\x00\xF6\x01\0", 12, "utf-32le",
-		       "h\xF0\x9F\x98\x80");
+	expect_decoded("\xFF\xFE\0\0h\0\0\0\x00\xF6\x01\0", 12, "utf-32le", "h\xF0\x9F\x98\x80");
 	expect_decoded("\0\0\xFE\xFF\0\0\0h", 8, "utf-32be", "h");
 
 	/* Windows-1252 prose: uchardet names it, iconv decodes it. */
-	const char *cp1252 = "Le c\xF4t\xE9 fran\xE7" "ais, l'\xE9t\xE9 \xE0 No\xEBl: \x93quotes\x94 "
-			     "\x96 co\xFBt 5\x80, na\xEFve caf\xE9 cr\xE8me br\xFBl\xE9" "e.\n";
+	const char *cp1252 = "Le c\xF4t\xE9 fran\xE7"
+			     "ais, l'\xE9t\xE9 \xE0 No\xEBl: \x93quotes\x94 "
+			     "\x96 co\xFBt 5\x80, na\xEFve caf\xE9 cr\xE8me br\xFBl\xE9"
+			     "e.\n";
 	struct tr_buf out = {0};
 	const char *enc;
 
 	decode(cp1252, strlen(cp1252), 7, &out, &enc);
 	EXPECT_STR(enc, "windows-1252");
-	EXPECT(out.data && strstr(out.data, "c\xC3\xB4t\xC3\xA9 fran\xC3\xA7" "ais"));
+	EXPECT(out.data && strstr(out.data, "c\xC3\xB4t\xC3\xA9 fran\xC3\xA7"
+					    "ais"));
 	EXPECT(out.data && strstr(out.data, "\xE2\x80\x9Cquotes\xE2\x80\x9D"));
 	EXPECT(out.data && strstr(out.data, "5\xE2\x82\xAC"));
 	tr_buf_free(&out);
@@ -534,13 +538,15 @@ static void test_reader(void)
 	tr_result_destroy(&res);
 
 	/* Binary: NUL bytes. */
-	read_mem("\x7F" "ELF\0\0\0\0\0\0", 10, NULL, &opts, &res);
+	read_mem("\x7F"
+		 "ELF\0\0\0\0\0\0",
+		 10, NULL, &opts, &res);
 	EXPECT(!res.success);
 	EXPECT_INT(res.type, TR_TYPE_BINARY);
 	EXPECT_INT(res.error, TR_E_BINARY);
 	EXPECT(res.meta.description != NULL);
-	EXPECT(res.error_text && !strncmp(res.error_text, "Cannot display binary file: dir/f.txt (",
-					  39));
+	EXPECT(res.error_text &&
+	       !strncmp(res.error_text, "Cannot display binary file: dir/f.txt (", 39));
 	EXPECT(res.error_text && strstr(res.error_text, ", 10 bytes)"));
 	EXPECT(res.meta.has_sha256);
 	tr_result_destroy(&res);
