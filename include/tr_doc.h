@@ -44,6 +44,13 @@ const void *tr_doc_span(const struct tr_doc *doc, uint64_t offset, size_t len);
 /* Writes the whole document to fd, retrying short writes and EINTR. Returns 0, or -1 with errno. */
 int tr_doc_write_fd(const struct tr_doc *doc, int fd);
 
+/* Completes doc: its segment table and every literal run (built by doubling) move into
+ * one exact-size block, so a cached document is two allocations holding about tr_doc_size()
+ * bytes (what the daemon's cache counts), made once it is whole instead of left where its
+ * growing buffers happened to be. Appends after it fail. The bytes are unchanged; out of memory
+ * leaves doc as it was built. */
+void tr_doc_seal(struct tr_doc *doc);
+
 /* Reference counting; tr_doc_unref(NULL) is a no-op. */
 struct tr_doc *tr_doc_ref(struct tr_doc *doc);
 void tr_doc_unref(struct tr_doc *doc);

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render.h"
 #include "tr_doc.h"
 #include "util.h"
 

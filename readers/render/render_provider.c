@@ -84,27 +84,18 @@ static void anthropic_block(struct tr_json *j, const char *type, const char *med
 	tr_json_end_object(j);
 }
 
-static void render_anthropic(struct tr_json *j, const struct tr_result *res, const char *hint)
+static void anthropic_image(struct tr_json *j, const struct tr_result *res,
+			    const struct tr_image *img)
 {
-	const char *text;
-	size_t len;
+	(void)res;
+	anthropic_block(j, "image", img->media_type, img->data);
+}
 
-	tr_json_begin_object(j);
-	tr_json_key(j, "content");
-	tr_json_begin_array(j);
-	text = result_text(res, &len);
-	text_item(j, "text", "text", text, len);
-	for (size_t i = 0; i < res->n_images; i++)
-		anthropic_block(j, "image", res->images[i].media_type, res->images[i].data);
-	for (size_t i = 0; i < res->n_documents; i++)
-		anthropic_block(j, "document", res->documents[i].media_type,
-				res->documents[i].data);
-	if (*hint)
-		text_item(j, "text", "text", hint, strlen(hint));
-	tr_json_end_array(j);
-	tr_json_key(j, "is_error");
-	tr_json_bool(j, !res->success);
-	tr_json_end_object(j);
+static void anthropic_document(struct tr_json *j, const struct tr_result *res,
+			       const struct tr_document *doc)
+{
+	(void)res;
+	anthropic_block(j, "document", doc->media_type, doc->data);
 }
 
 static void data_url(struct tr_json *j, const char *media_type, struct tr_blob *blob)
@@ -117,37 +108,27 @@ static void data_url(struct tr_json *j, const char *media_type, struct tr_blob *
 	tr_json_string_end(j);
 }
 
-static void render_openai(struct tr_json *j, const struct tr_result *res, const char *hint)
+static void openai_image(struct tr_json *j, const struct tr_result *res, const struct tr_image *img)
 {
-	const char *text;
-	size_t len;
-
+	(void)res;
 	tr_json_begin_object(j);
-	tr_json_key(j, "output");
-	tr_json_begin_array(j);
-	text = result_text(res, &len);
-	text_item(j, "input_text", "text", text, len);
-	for (size_t i = 0; i < res->n_images; i++) {
-		tr_json_begin_object(j);
-		tr_json_key(j, "type");
-		tr_json_cstring(j, "input_image");
-		tr_json_key(j, "image_url");
-		data_url(j, res->images[i].media_type, res->images[i].data);
-		tr_json_end_object(j);
-	}
-	for (size_t i = 0; i < res->n_documents; i++) {
-		tr_json_begin_object(j);
-		tr_json_key(j, "type");
-		tr_json_cstring(j, "input_file");
-		tr_json_key(j, "filename");
-		tr_json_cstring(j, base_name(res->path ? res->path : "document.pdf"));
-		tr_json_key(j, "file_data");
-		data_url(j, res->documents[i].media_type, res->documents[i].data);
-		tr_json_end_object(j);
-	}
-	if (*hint)
-		text_item(j, "input_text", "text", hint, strlen(hint));
-	tr_json_end_array(j);
+	tr_json_key(j, "type");
+	tr_json_cstring(j, "input_image");
+	tr_json_key(j, "image_url");
+	data_url(j, img->media_type, img->data);
+	tr_json_end_object(j);
+}
+
+static void openai_document(struct tr_json *j, const struct tr_result *res,
+			    const struct tr_document *doc)
+{
+	tr_json_begin_object(j);
+	tr_json_key(j, "type");
+	tr_json_cstring(j, "input_file");
+	tr_json_key(j, "filename");
+	tr_json_cstring(j, base_name(res->path ? res->path : "document.pdf"));
+	tr_json_key(j, "file_data");
+	data_url(j, doc->media_type, doc->data);
 	tr_json_end_object(j);
 }
 
@@ -173,68 +154,92 @@ static void file_uri(struct tr_json *j, const struct tr_result *res)
 	tr_json_string_end(j);
 }
 
-static void render_mcp(struct tr_json *j, const struct tr_result *res, const char *hint)
+static void mcp_image(struct tr_json *j, const struct tr_result *res, const struct tr_image *img)
 {
-	const char *text;
-	size_t len;
-
+	(void)res;
 	tr_json_begin_object(j);
-	tr_json_key(j, "content");
-	tr_json_begin_array(j);
-	text = result_text(res, &len);
-	text_item(j, "text", "text", text, len);
-	for (size_t i = 0; i < res->n_images; i++) {
-		tr_json_begin_object(j);
-		tr_json_key(j, "type");
-		tr_json_cstring(j, "image");
-		tr_json_key(j, "data");
-		tr_json_base64(j, res->images[i].data);
-		tr_json_key(j, "mimeType");
-		tr_json_cstring(j, res->images[i].media_type);
-		tr_json_end_object(j);
-	}
-	for (size_t i = 0; i < res->n_documents; i++) {
-		tr_json_begin_object(j);
-		tr_json_key(j, "type");
-		tr_json_cstring(j, "resource");
-		tr_json_key(j, "resource");
-		tr_json_begin_object(j);
-		tr_json_key(j, "uri");
-		file_uri(j, res);
-		tr_json_key(j, "mimeType");
-		tr_json_cstring(j, res->documents[i].media_type);
-		tr_json_key(j, "blob");
-		tr_json_base64(j, res->documents[i].data);
-		tr_json_end_object(j);
-		tr_json_end_object(j);
-	}
-	if (*hint)
-		text_item(j, "text", "text", hint, strlen(hint));
-	tr_json_end_array(j);
-	tr_json_key(j, "isError");
-	tr_json_bool(j, !res->success);
-	tr_json_key(j, "structuredContent");
-	tr_render_tool_object(j, res, false);
+	tr_json_key(j, "type");
+	tr_json_cstring(j, "image");
+	tr_json_key(j, "data");
+	tr_json_base64(j, img->data);
+	tr_json_key(j, "mimeType");
+	tr_json_cstring(j, img->media_type);
 	tr_json_end_object(j);
 }
 
+static void mcp_document(struct tr_json *j, const struct tr_result *res,
+			 const struct tr_document *doc)
+{
+	tr_json_begin_object(j);
+	tr_json_key(j, "type");
+	tr_json_cstring(j, "resource");
+	tr_json_key(j, "resource");
+	tr_json_begin_object(j);
+	tr_json_key(j, "uri");
+	file_uri(j, res);
+	tr_json_key(j, "mimeType");
+	tr_json_cstring(j, doc->media_type);
+	tr_json_key(j, "blob");
+	tr_json_base64(j, doc->data);
+	tr_json_end_object(j);
+	tr_json_end_object(j);
+}
+
+/* How one provider shapes a result: the list of blocks under list_key, each block written by
+ * the functions below, then the error flag under error_key (none when NULL). */
+struct provider_shape {
+	const char *name;      /* in continuation hints: "main.c:2001-4000.tool.NAME.json" */
+	const char *list_key;  /* "content" or "output" */
+	const char *text_type; /* type of text blocks */
+	void (*image)(struct tr_json *j, const struct tr_result *res, const struct tr_image *img);
+	void (*document)(struct tr_json *j, const struct tr_result *res,
+			 const struct tr_document *doc);
+	const char *error_key;
+	bool structured; /* MCP: the ToolResult without payloads as structuredContent */
+};
+
+static const struct provider_shape anthropic_shape = {
+	"anthropic", "content", "text", anthropic_image, anthropic_document, "is_error", false,
+};
+static const struct provider_shape openai_shape = {
+	"openai", "output", "input_text", openai_image, openai_document, NULL, false,
+};
+static const struct provider_shape mcp_shape = {
+	"mcp", "content", "text", mcp_image, mcp_document, "isError", true,
+};
+
 void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt)
 {
+	const struct provider_shape *shape = fmt == TR_FORMAT_ANTHROPIC ? &anthropic_shape
+					     : fmt == TR_FORMAT_OPENAI  ? &openai_shape
+					     : fmt == TR_FORMAT_MCP     ? &mcp_shape
+									: NULL;
+	const char *text;
 	char hint[1024];
+	size_t len;
 
-	switch (fmt) {
-	case TR_FORMAT_ANTHROPIC:
-		continuation_hint(res, "anthropic", hint, sizeof(hint));
-		render_anthropic(j, res, hint);
-		break;
-	case TR_FORMAT_OPENAI:
-		continuation_hint(res, "openai", hint, sizeof(hint));
-		render_openai(j, res, hint);
-		break;
-	case TR_FORMAT_MCP:
-		continuation_hint(res, "mcp", hint, sizeof(hint));
-		render_mcp(j, res, hint);
-		break;
-	case TR_FORMAT_TOOL: tr_render_tool_object(j, res, true); break;
+	if (!shape)
+		return; /* not a provider format: tr_render writes the ToolResult itself */
+	continuation_hint(res, shape->name, hint, sizeof(hint));
+	tr_json_begin_object(j);
+	tr_json_key(j, shape->list_key);
+	tr_json_begin_array(j);
+	text = result_text(res, &len);
+	text_item(j, shape->text_type, "text", text, len);
+	for (size_t i = 0; i < res->n_images; i++)
+		shape->image(j, res, &res->images[i]);
+	for (size_t i = 0; i < res->n_documents; i++)
+		shape->document(j, res, &res->documents[i]);
+	if (*hint)
+		text_item(j, shape->text_type, "text", hint, strlen(hint));
+	tr_json_end_array(j);
+	if (shape->error_key) {
+		tr_json_key(j, shape->error_key);
+		tr_json_bool(j, !res->success);
 	}
+	if (shape->structured) {
+		tr_json_key(j, "structuredContent");
+		tr_render_tool_object(j, res, false);
+	}
+	tr_json_end_object(j);
 }

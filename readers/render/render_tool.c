@@ -1,10 +1,9 @@
-/* render_tool.c - the canonical .tool.json rendering of a ToolResult (SPEC §2), and tr_render. */
+/* render_tool.c - the canonical .tool.json object of a ToolResult (SPEC §2). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "render.h"
-#include "tr_read.h"
 
 static const char *range_unit_name(enum tr_range_unit unit)
 {
@@ -204,22 +203,4 @@ void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool 
 		tr_json_cstring(j, tr_error_name(res->error == TR_OK ? TR_E_IO : res->error));
 	}
 	tr_json_end_object(j);
-}
-
-struct tr_doc *tr_render(const struct tr_result *res, enum tr_format fmt)
-{
-	struct tr_doc *doc = tr_doc_new();
-	struct tr_json j;
-
-	if (!doc)
-		return NULL;
-	tr_json_init(&j, doc);
-	tr_render_provider(&j, res, fmt);
-	tr_doc_append(doc, "\n", 1);
-	if (tr_doc_failed(doc)) {
-		tr_doc_unref(doc);
-		return NULL;
-	}
-	tr_doc_seal(doc);
-	return doc;
 }
