@@ -10,12 +10,10 @@
 #include <unistd.h>
 
 #include "heap.h"
+#include "tr_worker.h"
 
 struct tfs_trimmer {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake; /* signalled by tfs_trimmer_stop */
-	bool stop;           /* under lock */
+	struct tr_worker worker;
 	unsigned interval_ms;
 	uint64_t notes; /* atomic */
 };
@@ -46,40 +44,32 @@ static void *trim_loop(void *arg)
 	uint64_t seen = 0;
 	struct timespec at;
 
-	pthread_mutex_lock(&trimmer->lock);
-	while (!trimmer->stop) {
+	pthread_mutex_lock(&trimmer->worker.lock);
+	while (!trimmer->worker.stop) {
 		deadline_after(&at, trimmer->interval_ms);
-		if (pthread_cond_timedwait(&trimmer->wake, &trimmer->lock, &at) == 0)
+		if (pthread_cond_timedwait(&trimmer->worker.wake, &trimmer->worker.lock, &at) == 0)
 			continue; /* woken by stop (or spuriously): look again */
 		uint64_t notes = __atomic_load_n(&trimmer->notes, __ATOMIC_RELAXED);
 
 		if (notes == seen)
 			continue; /* idle: nothing was freed, an idle daemon never wakes the heap */
 		seen = notes;
-		pthread_mutex_unlock(&trimmer->lock);
+		pthread_mutex_unlock(&trimmer->worker.lock);
 		malloc_trim(0);
-		pthread_mutex_lock(&trimmer->lock);
+		pthread_mutex_lock(&trimmer->worker.lock);
 	}
-	pthread_mutex_unlock(&trimmer->lock);
+	pthread_mutex_unlock(&trimmer->worker.lock);
 	return NULL;
 }
 
 struct tfs_trimmer *tfs_trimmer_start(unsigned interval_ms)
 {
 	struct tfs_trimmer *trimmer = calloc(1, sizeof(*trimmer));
-	pthread_condattr_t attr;
 
 	if (!trimmer)
 		return NULL;
 	trimmer->interval_ms = interval_ms;
-	pthread_mutex_init(&trimmer->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&trimmer->wake, &attr);
-	pthread_condattr_destroy(&attr);
-	if (pthread_create(&trimmer->thread, NULL, trim_loop, trimmer) != 0) {
-		pthread_cond_destroy(&trimmer->wake);
-		pthread_mutex_destroy(&trimmer->lock);
+	if (tr_worker_start(&trimmer->worker, trim_loop, trimmer) < 0) {
 		free(trimmer);
 		return NULL;
 	}
@@ -96,12 +86,6 @@ void tfs_trimmer_stop(struct tfs_trimmer *trimmer)
 {
 	if (!trimmer)
 		return;
-	pthread_mutex_lock(&trimmer->lock);
-	trimmer->stop = true;
-	pthread_cond_signal(&trimmer->wake);
-	pthread_mutex_unlock(&trimmer->lock);
-	pthread_join(trimmer->thread, NULL);
-	pthread_cond_destroy(&trimmer->wake);
-	pthread_mutex_destroy(&trimmer->lock);
+	tr_worker_stop(&trimmer->worker);
 	free(trimmer);
 }

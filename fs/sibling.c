@@ -11,10 +11,7 @@
 #include "sibling.h"
 #include "tr_read.h"
 
-/* Reads that keep seeing the file change are given up after this many tries (the last result
- * is served under a unique key, see tfs_doc_key.unstable). */
-enum { MAX_READ_TRIES = 3 };
-
+/* Serial numbers of reads that saw no consistent version (tfs_doc_key.unstable). */
 static uint64_t unstable_serial;
 
 /* What a sibling shows, resolved now. */
@@ -152,7 +149,7 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 	struct tr_result res;
 	struct tr_doc *doc = NULL;
 	struct stat after;
-	int fd;
+	int fd, rc;
 
 	/* Reopening the O_PATH fd reads exactly the inode that was resolved and checked regular. */
 	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", src->fd);
@@ -162,29 +159,23 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 		src->err = errno;
 		return failure_doc(src, key->path, key->fmt);
 	}
-	for (int tries = 1;; tries++) {
-		bool seen;
-
-		if (tr_result_init(&res, key->path) < 0 ||
-		    tr_read_fd(fd, &tsrc, &key->sel, &fs->opts, &res) < 0)
-			goto out;
-		/* The source file's own path, as toolfs-read gives it (file:// URIs in MCP). */
-		if (asprintf(&res.abs_path, "%s/%s", fs->root.real_path, key->path) < 0)
-			res.abs_path = NULL;
-		seen = fstat(fd, &after) == 0;
-		if (seen && same_state(key, &after))
-			break;
-		/* The file changed under the read: what was read may be either version. */
-		if (seen) {
-			tfs_doc_key_set_stat(key, &after);
-			src->st = after;
-		}
-		if (!seen || tries == MAX_READ_TRIES) {
-			key->unstable = __atomic_add_fetch(&unstable_serial, 1, __ATOMIC_RELAXED);
-			break;
-		}
-		tr_result_destroy(&res);
+	if (tr_result_init(&res, key->path) < 0)
+		goto out;
+	/* The core retries a read that sees the file change; what it returns is one version, whose
+	 * state becomes the key (the lookup may have seen an older one). A read with no consistent
+	 * version is served under a unique key, never shared. */
+	rc = tr_read_fd(fd, &tsrc, &key->sel, &fs->opts, &res, &after);
+	if (rc < 0)
+		goto out;
+	if (rc == 0 && !same_state(key, &after)) {
+		tfs_doc_key_set_stat(key, &after);
+		src->st = after;
+	} else if (rc > 0) {
+		key->unstable = __atomic_add_fetch(&unstable_serial, 1, __ATOMIC_RELAXED);
 	}
+	/* The source file's own path, as toolfs-read gives it (file:// URIs in MCP). */
+	if (asprintf(&res.abs_path, "%s/%s", fs->root.real_path, key->path) < 0)
+		res.abs_path = NULL;
 	doc = tr_render(&res, key->fmt);
 out:
 	tr_result_destroy(&res);

@@ -18,10 +18,14 @@ struct tr_source {
 /* Reads the regular file open for reading at fd (borrowed, not closed; read with pread, so its
  * offset is irrelevant) into res, which must be freshly initialised for src->path. The file is
  * read as one consistent version: when its size or times change while it is read, the read is
- * retried. Reader failures are recorded in res (success=false); never exits or prints. Returns
- * 0, or -1 when out of memory (res then holds what was built and should be discarded). */
+ * retried, up to 4 times in all (this is the only layer that retries). Reader failures are
+ * recorded in res (success=false); never exits or prints. When shown is non-NULL it receives
+ * the fstat of the version the result shows. Returns 0; 1 when no consistent version could be
+ * read (the file kept changing, or fstat failed: res holds io_error and *shown the last state
+ * seen, zeroed if none); -1 when out of memory (res then holds what was built and should be
+ * discarded). */
 int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *sel,
-	       const struct tr_options *opts, struct tr_result *res);
+	       const struct tr_options *opts, struct tr_result *res, struct stat *shown);
 
 /* Opens path (relative to dirfd, or AT_FDCWD) without following a FIFO or blocking, and reads
  * it as tr_read_fd does. Open failures become results: not_found, permission_denied,

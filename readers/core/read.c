@@ -197,11 +197,13 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 }
 
 int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *sel,
-	       const struct tr_options *opts, struct tr_result *res)
+	       const struct tr_options *opts, struct tr_result *res, struct stat *shown)
 {
 	struct tr_options defaults;
 	struct stat before, after;
 
+	if (shown)
+		memset(shown, 0, sizeof(*shown));
 	if (!opts) {
 		tr_options_init(&defaults);
 		opts = &defaults;
@@ -214,9 +216,11 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 		}
 		if (fstat(fd, &before) < 0) {
 			tr_result_fail_errno(res, errno);
-			return 0;
+			return 1;
 		}
 		if (!S_ISREG(before.st_mode)) {
+			if (shown)
+				*shown = before;
 			tr_result_not_regular(res, &before);
 			return 0;
 		}
@@ -224,14 +228,16 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 			return -1;
 		if (fstat(fd, &after) < 0) {
 			tr_result_fail_errno(res, errno);
-			return 0;
+			return 1;
 		}
+		if (shown)
+			*shown = after;
 		if (same_version(&before, &after))
 			return 0;
 	}
 	tr_result_fail(res, TR_E_IO,
 		       "I/O error reading %s: the file kept changing while it was read", src->path);
-	return 0;
+	return 1;
 }
 
 int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
@@ -259,7 +265,7 @@ int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
 		tr_result_fail_errno(res, errno);
 		return 0;
 	}
-	rc = tr_read_fd(fd, &src, sel, opts, res);
+	rc = tr_read_fd(fd, &src, sel, opts, res, NULL);
 	close(fd);
 	return rc;
 }

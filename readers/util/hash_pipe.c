@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "tr_worker.h"
 #include "util.h"
 
 /* Rings are kept for reuse instead of being freed: on a virtual machine, faulting in a fresh
@@ -11,9 +12,8 @@
 #define SPARE_RINGS 2
 
 struct tr_hash_pipe {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t to_hasher, to_reader;
+	struct tr_worker hasher; /* its wake is the hasher's cue; its stop: no more submits */
+	pthread_cond_t to_reader;
 	struct tr_sha256 *ctx;
 	unsigned char *ring; /* n_slots * slot_size bytes */
 	size_t n_slots, slot_size;
@@ -23,7 +23,6 @@ struct tr_hash_pipe {
 	uint64_t hashed;       /* buffers hashed */
 	uint64_t reader_until; /* the reader sleeps until hashed reaches this; 0: it is awake */
 	bool hasher_asleep;
-	bool closing; /* no more submits */
 };
 
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -65,11 +64,11 @@ static void *hash_main(void *arg)
 {
 	struct tr_hash_pipe *pipe = arg;
 
-	pthread_mutex_lock(&pipe->lock);
+	pthread_mutex_lock(&pipe->hasher.lock);
 	for (;;) {
-		while (pipe->hashed == pipe->submitted && !pipe->closing) {
+		while (pipe->hashed == pipe->submitted && !pipe->hasher.stop) {
 			pipe->hasher_asleep = true;
-			pthread_cond_wait(&pipe->to_hasher, &pipe->lock);
+			pthread_cond_wait(&pipe->hasher.wake, &pipe->hasher.lock);
 		}
 		pipe->hasher_asleep = false;
 		if (pipe->hashed == pipe->submitted)
@@ -77,9 +76,9 @@ static void *hash_main(void *arg)
 		size_t slot = (size_t)(pipe->hashed % pipe->n_slots);
 		size_t len = pipe->lens[slot];
 
-		pthread_mutex_unlock(&pipe->lock);
+		pthread_mutex_unlock(&pipe->hasher.lock);
 		tr_sha256_update(pipe->ctx, pipe->ring + slot * pipe->slot_size, len);
-		pthread_mutex_lock(&pipe->lock);
+		pthread_mutex_lock(&pipe->hasher.lock);
 		pipe->hashed++;
 		/* Wake the reader only once the part of the ring it waits for is free. */
 		if (pipe->reader_until && pipe->hashed >= pipe->reader_until) {
@@ -87,7 +86,7 @@ static void *hash_main(void *arg)
 			pthread_cond_signal(&pipe->to_reader);
 		}
 	}
-	pthread_mutex_unlock(&pipe->lock);
+	pthread_mutex_unlock(&pipe->hasher.lock);
 	return NULL;
 }
 
@@ -115,21 +114,13 @@ struct tr_hash_pipe *tr_hash_pipe_new(size_t n_slots, size_t slot_size)
 	pipe->ring = ring_get(n_slots * slot_size);
 	if (!pipe->ring)
 		goto fail;
-	if (pthread_mutex_init(&pipe->lock, NULL))
-		goto fail;
-	if (pthread_cond_init(&pipe->to_hasher, NULL))
-		goto fail_lock;
 	if (pthread_cond_init(&pipe->to_reader, NULL))
-		goto fail_hasher;
-	if (pthread_create(&pipe->thread, NULL, hash_main, pipe))
-		goto fail_reader;
+		goto fail;
+	if (tr_worker_start(&pipe->hasher, hash_main, pipe) < 0) {
+		pthread_cond_destroy(&pipe->to_reader);
+		goto fail;
+	}
 	return pipe;
-fail_reader:
-	pthread_cond_destroy(&pipe->to_reader);
-fail_hasher:
-	pthread_cond_destroy(&pipe->to_hasher);
-fail_lock:
-	pthread_mutex_destroy(&pipe->lock);
 fail:
 	free_pipe(pipe);
 	return NULL;
@@ -139,7 +130,7 @@ unsigned char *tr_hash_pipe_acquire(struct tr_hash_pipe *pipe)
 {
 	size_t slot = (size_t)(pipe->acquired % pipe->n_slots);
 
-	pthread_mutex_lock(&pipe->lock);
+	pthread_mutex_lock(&pipe->hasher.lock);
 	/* The slot last held buffer number acquired - n_slots. When it is not hashed yet, sleep
 	 * until half the ring is free, so the two threads meet once per half ring. */
 	if (pipe->acquired >= pipe->n_slots && pipe->hashed + pipe->n_slots <= pipe->acquired) {
@@ -147,37 +138,31 @@ unsigned char *tr_hash_pipe_acquire(struct tr_hash_pipe *pipe)
 
 		while (pipe->hashed < until) {
 			pipe->reader_until = until;
-			pthread_cond_wait(&pipe->to_reader, &pipe->lock);
+			pthread_cond_wait(&pipe->to_reader, &pipe->hasher.lock);
 		}
 		pipe->reader_until = 0;
 	}
-	pthread_mutex_unlock(&pipe->lock);
+	pthread_mutex_unlock(&pipe->hasher.lock);
 	pipe->acquired++;
 	return pipe->ring + slot * pipe->slot_size;
 }
 
 void tr_hash_pipe_submit(struct tr_hash_pipe *pipe, size_t len)
 {
-	pthread_mutex_lock(&pipe->lock);
+	pthread_mutex_lock(&pipe->hasher.lock);
 	pipe->lens[pipe->submitted % pipe->n_slots] = len;
 	pipe->submitted++;
 	if (pipe->hasher_asleep)
-		pthread_cond_signal(&pipe->to_hasher);
-	pthread_mutex_unlock(&pipe->lock);
+		pthread_cond_signal(&pipe->hasher.wake);
+	pthread_mutex_unlock(&pipe->hasher.lock);
 }
 
 void tr_hash_pipe_finish(struct tr_hash_pipe *pipe, char *hex)
 {
 	if (!pipe)
 		return;
-	pthread_mutex_lock(&pipe->lock);
-	pipe->closing = true;
-	pthread_cond_signal(&pipe->to_hasher);
-	pthread_mutex_unlock(&pipe->lock);
-	pthread_join(pipe->thread, NULL);
+	tr_worker_stop(&pipe->hasher);
 	pthread_cond_destroy(&pipe->to_reader);
-	pthread_cond_destroy(&pipe->to_hasher);
-	pthread_mutex_destroy(&pipe->lock);
 	if (hex) {
 		tr_sha256_finish(pipe->ctx, hex);
 		pipe->ctx = NULL;

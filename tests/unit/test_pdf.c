@@ -230,7 +230,7 @@ static void read_fd(int fd, const char *sel_text, struct tr_result *res)
 	if (sel_text)
 		tr_selector_parse(sel_text, strlen(sel_text), &sel);
 	EXPECT_INT(tr_result_init(res, src.path), 0);
-	EXPECT_INT(tr_read_fd(fd, &src, sel_text ? &sel : NULL, &opts, res), 0);
+	EXPECT_INT(tr_read_fd(fd, &src, sel_text ? &sel : NULL, &opts, res, NULL), 0);
 }
 
 static void test_read_in_memory_pdf(void)

@@ -395,7 +395,7 @@ static void read_mem(const void *data, size_t len, const char *sel_text,
 	if (sel_text)
 		EXPECT_INT(tr_selector_parse(sel_text, strlen(sel_text), &sel), 0);
 	EXPECT_INT(tr_result_init(res, src.path), 0);
-	EXPECT_INT(tr_read_fd(fd, &src, &sel, opts, res), 0);
+	EXPECT_INT(tr_read_fd(fd, &src, &sel, opts, res, NULL), 0);
 	close(fd);
 }
 

@@ -1,0 +1,40 @@
+/* worker.c - start and stop of a helper thread with its lock and wake-up condition. */
+#include <time.h>
+
+#include "tr_worker.h"
+
+int tr_worker_start(struct tr_worker *w, void *(*fn)(void *), void *arg)
+{
+	pthread_condattr_t attr;
+
+	w->stop = false;
+	if (pthread_mutex_init(&w->lock, NULL))
+		return -1;
+	if (pthread_condattr_init(&attr))
+		goto fail_lock;
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (pthread_cond_init(&w->wake, &attr)) {
+		pthread_condattr_destroy(&attr);
+		goto fail_lock;
+	}
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&w->thread, NULL, fn, arg))
+		goto fail_cond;
+	return 0;
+fail_cond:
+	pthread_cond_destroy(&w->wake);
+fail_lock:
+	pthread_mutex_destroy(&w->lock);
+	return -1;
+}
+
+void tr_worker_stop(struct tr_worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->lock);
+}
