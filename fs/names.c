@@ -1,4 +1,4 @@
-/* names.c - the virtual name grammar of SPEC §4 on top of tr_virtual_name_parse. */
+/* names.c - the virtual name grammar of docs/SPEC.md §4 on top of tr_virtual_name_parse. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@ bool tfs_name_has_sibling(mode_t mode, const struct tr_options *opts)
 	return S_ISLNK(mode) && opts->symlinks != TR_SYMLINKS_NONE;
 }
 
-/* Every format of SPEC §6 is served (one place to hold one back). */
+/* Every format of docs/SPEC.md §6 is served (one place to hold one back). */
 static bool format_served(enum tr_format fmt)
 {
 	return tr_format_name(fmt) != NULL;

@@ -1,4 +1,4 @@
-/* names.h - the names of SPEC §4 in a directory: which virtual names exist, which are listed. */
+/* names.h - the names of docs/SPEC.md §4 in a directory: which virtual names exist, which are listed. */
 #ifndef TFS_NAMES_H
 #define TFS_NAMES_H
 

@@ -31,7 +31,7 @@ static void source_destroy(struct source *src)
 	src->fd = -1;
 }
 
-/* Applies the symlink policy of SPEC §4 to link (O_PATH) found in dir. */
+/* Applies the symlink policy of docs/SPEC.md §4 to link (O_PATH) found in dir. */
 static void follow_link(struct tfs_fs *fs, struct tfs_inode *dir, struct source *src)
 {
 	int target, err;

@@ -1,4 +1,4 @@
-/* tr_options.h - the reader and mount options of SPEC §4, with their defaults and parsing. */
+/* tr_options.h - the reader and mount options of docs/SPEC.md §4, with their defaults and parsing. */
 #ifndef TR_OPTIONS_H
 #define TR_OPTIONS_H
 
@@ -22,7 +22,7 @@ struct tr_options {
 	bool hide_siblings;              /* false (daemon) */
 };
 
-/* Fills opts with the defaults of SPEC §4. */
+/* Fills opts with the defaults of docs/SPEC.md §4. */
 void tr_options_init(struct tr_options *opts);
 
 /* Sets option name (underscores or dashes) from value, e.g. ("max_output", "100K"); value is NULL

@@ -34,18 +34,6 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
 		 const struct tr_options *opts, struct tr_result *res);
 
-/* Records an errno from opening or reading res->path as its error, worded as SPEC §5 does:
- * not_found, permission_denied ("Permission denied accessing image file: docs/a.png"),
- * not_regular, or io_error ("I/O error reading data/x.bin: Input/output error"). */
-void tr_result_fail_errno(struct tr_result *res, int err);
-
-/* Records st's size (regular files only; 0 otherwise) and mtime in res->meta. */
-void tr_result_set_stat(struct tr_result *res, const struct stat *st);
-
-/* Fills res with the error of a file whose lstat/stat is st (a directory, FIFO, ...):
- * "Not a regular file: PATH (fifo)". */
-void tr_result_not_regular(struct tr_result *res, const struct stat *st);
-
 /* Renders res as the bytes of its virtual file in format fmt, ending in "\n". Returns a new
  * document (caller owns the reference) or NULL when out of memory. */
 struct tr_doc *tr_render(const struct tr_result *res, enum tr_format fmt);

@@ -1,4 +1,4 @@
-/* tr_result.h - the ToolResult of SPEC §2 as a C structure, its error codes and setters. */
+/* tr_result.h - the ToolResult of docs/SPEC.md §2 as a C structure, its error codes and setters. */
 #ifndef TR_RESULT_H
 #define TR_RESULT_H
 
@@ -10,6 +10,8 @@
 #include "tr_blob.h"
 #include "tr_digest.h"
 
+struct stat;
+
 enum tr_content_type {
 	TR_TYPE_UNKNOWN,
 	TR_TYPE_TEXT,
@@ -19,7 +21,7 @@ enum tr_content_type {
 	TR_TYPE_BINARY,
 };
 
-/* errorCode values of SPEC §5; TR_OK means success. */
+/* errorCode values of docs/SPEC.md §5; TR_OK means success. */
 enum tr_error {
 	TR_OK,
 	TR_E_NOT_FOUND,
@@ -118,6 +120,24 @@ const char *tr_metadata_sha256(struct tr_metadata *meta);
 void tr_result_fail(struct tr_result *res, enum tr_error code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Records an errno from opening or reading res->path as its error, worded as docs/SPEC.md §5 does:
+ * not_found, permission_denied ("Permission denied accessing image file: docs/a.png"),
+ * not_regular, or io_error ("I/O error reading data/x.bin: Input/output error"). */
+void tr_result_fail_errno(struct tr_result *res, int err);
+
+/* Records a failed read of res->path's bytes (the file is open) with errno err: permission_denied
+ * as tr_result_fail_errno words it, anything else io_error ("I/O error reading data/x.bin:
+ * Input/output error"). Returns -1 when err is ENOMEM (nothing recorded: the caller's
+ * out-of-memory return), else 0. */
+int tr_result_fail_load(struct tr_result *res, int err);
+
+/* Records st's size (regular files only; 0 otherwise) and mtime in res->meta. */
+void tr_result_set_stat(struct tr_result *res, const struct stat *st);
+
+/* Fills res with the error of a file whose lstat/stat is st (a directory, FIFO, ...):
+ * "Not a regular file: PATH (fifo)". */
+void tr_result_not_regular(struct tr_result *res, const struct stat *st);
+
 /* Replaces the short result with a printf-formatted line. */
 void tr_result_set_short(struct tr_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -145,8 +165,21 @@ int tr_buf_printf(struct tr_buf *buf, const char *fmt, ...) __attribute__((forma
 int tr_buf_vprintf(struct tr_buf *buf, const char *fmt, va_list ap);
 void tr_buf_free(struct tr_buf *buf);
 
-/* Formats a byte count as SPEC's short results do: "245.3 KB", "1.2 MB", "512 bytes"
+/* Formats a byte count as docs/SPEC.md's short results do: "245.3 KB", "1.2 MB", "512 bytes"
  * (1 KB = 1024 bytes). Returns buf. */
 char *tr_format_size(uint64_t bytes, char *buf, size_t size);
+
+/* Formats a size limit and a size over it as the too_large sentences do, both in the limit's
+ * unit: "64MB" and "70.12MB" (a limit that is not whole MiB keeps two decimals: "1.46MB");
+ * under 1 MiB "2KB" and "4.23KB"; under 1 KiB "10 bytes" and "33 bytes". Writes NUL-terminated
+ * texts of at most size bytes into limit_text and actual_text. */
+void tr_format_limit(uint64_t limit, uint64_t actual, char *limit_text, char *actual_text,
+		     size_t size);
+
+/* Records too_large for a file of size bytes over limit, in docs/SPEC.md §5's words:
+ * "<kind> file exceeds 20MB limit (actual: 25.30MB)" followed by suffix (NULL or "" for none),
+ * with the units of tr_format_limit. */
+void tr_result_fail_too_large(struct tr_result *res, const char *kind, uint64_t size,
+			      uint64_t limit, const char *suffix);
 
 #endif

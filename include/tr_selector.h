@@ -1,4 +1,4 @@
-/* tr_selector.h - the SEL grammar of SPEC §4 (A, A-, A-B, A.C-) and the .tool[.FMT].json names. */
+/* tr_selector.h - the SEL grammar of docs/SPEC.md §4 (A, A-, A-B, A.C-) and the .tool[.FMT].json names. */
 #ifndef TR_SELECTOR_H
 #define TR_SELECTOR_H
 

@@ -1,4 +1,4 @@
-"""The provider formats of SPEC §6 (`toolfs-read --format anthropic|openai|mcp`), checked
+"""The provider formats of docs/SPEC.md §6 (`toolfs-read --format anthropic|openai|mcp`), checked
 against the providers' own SDKs, pinned in tests/sdk/package.json: the Anthropic result plus
 type/tool_use_id must satisfy `ToolResultBlockParam` of @anthropic-ai/sdk, the OpenAI result plus
 type/call_id `ResponseInputItem.FunctionCallOutput` of openai (tsc --noEmit --strict on generated
@@ -83,7 +83,7 @@ def results(tmp_path_factory, toolfs_read):
 
 
 def first_text(tool: dict) -> str:
-    """SPEC §6: the content, or the error; an empty content (empty file) is replaced by the short
+    """docs/SPEC.md §6: the content, or the error; an empty content (empty file) is replaced by the short
     result because providers reject empty text blocks."""
     if not tool["success"]:
         return tool["error"]

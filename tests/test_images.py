@@ -33,7 +33,7 @@ def images(tmp_path_factory):
 
 
 def format_size(n: int) -> str:
-    """SPEC's sizes: "512 bytes", "245.3 KB", "1.3 MB" (1 KB = 1024 bytes)."""
+    """docs/SPEC.md's sizes: "512 bytes", "245.3 KB", "1.3 MB" (1 KB = 1024 bytes)."""
     if n < 1024:
         return f"{n} bytes"
     if n < 1024 * 1024:

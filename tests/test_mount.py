@@ -1,4 +1,4 @@
-"""The mounted tree (SPEC §4): a byte-identical read-only mirror of SOURCE in which every regular
+"""The mounted tree (docs/SPEC.md §4): a byte-identical read-only mirror of SOURCE in which every regular
 file and symlink has a sibling NAME.tool.json equal to `toolfs-read NAME` run from the root.
 
 Oracles: the source tree itself (os.lstat, bytes), the toolfs-read CLI, and the tools agents

@@ -1,5 +1,5 @@
 """The notebook reader through toolfs-read: sources verbatim, outputs, ANSI removal, images,
-caps and next, parse error positions, non-notebooks, selectors (SPEC §3 "Notebooks")."""
+caps and next, parse error positions, non-notebooks, selectors (docs/SPEC.md §3 "Notebooks")."""
 import base64
 import hashlib
 import importlib.util

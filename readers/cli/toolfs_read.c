@@ -19,7 +19,7 @@ static void usage(FILE *out)
 	      "(the JSON says why), 2 usage error.\n"
 	      "\n"
 	      "  --select SEL   A, A-, A-B (lines, cells or pages) or A.C- (line A from column C)\n"
-	      "  --format FMT   tool (default), anthropic, openai or mcp (SPEC §6)\n"
+	      "  --format FMT   tool (default), anthropic, openai or mcp (docs/SPEC.md §6)\n"
 	      "  --help, --version\n"
 	      "\n"
 	      "options (dashes or underscores; sizes take K, M, G):\n",

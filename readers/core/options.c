@@ -1,4 +1,4 @@
-/* options.c - defaults and parsing of the options of SPEC §4 (shared by the CLI and the daemon). */
+/* options.c - defaults and parsing of the options of docs/SPEC.md §4 (shared by the CLI and the daemon). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>

@@ -12,81 +12,10 @@
 #include "reader.h"
 #include "util.h"
 
-/* SPEC §2: sha256 is given for files up to 256 MiB. */
-#define SHA256_MAX_SIZE (256ull * 1024 * 1024)
 /* A file that keeps changing while it is read is given up on after this many tries. */
 #define READ_ATTEMPTS 4
 /* The most read of a file whose size is not known in advance (st_size 0, as in /proc). */
 #define PSEUDO_FILE_MAX (16 * 1024 * 1024)
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
-static const char *file_kind(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR: return "directory";
-	case S_IFIFO: return "fifo";
-	case S_IFSOCK: return "socket";
-	case S_IFCHR: return "character device";
-	case S_IFBLK: return "block device";
-	case S_IFLNK: return "symbolic link";
-	case S_IFREG: return "regular file";
-	}
-	return "unknown file type";
-}
-
-void tr_result_set_stat(struct tr_result *res, const struct stat *st)
-{
-	res->meta.has_stat = true;
-	res->meta.size = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
-	res->meta.modified_sec = st->st_mtim.tv_sec;
-}
-
-void tr_result_not_regular(struct tr_result *res, const struct stat *st)
-{
-	tr_result_set_stat(res, st);
-	tr_result_fail(res, TR_E_NOT_REGULAR, "Not a regular file: %s (%s)", res->path,
-		       file_kind(st->st_mode));
-}
-
-/* "image file", "PDF file" ... for messages, guessed from the name. */
-static const char *name_kind(const char *name)
-{
-	static const char *const image_exts[] = {"png", "jpg",  "jpeg", "gif",  "webp", "bmp",
-						 "tif", "tiff", "ico",  "heic", "avif", NULL};
-
-	for (size_t i = 0; image_exts[i]; i++)
-		if (tr_has_extension(name, image_exts[i]))
-			return "image file";
-	if (tr_has_extension(name, "pdf"))
-		return "PDF file";
-	if (tr_has_extension(name, "ipynb"))
-		return "notebook file";
-	return "file";
-}
-
-void tr_result_fail_errno(struct tr_result *res, int err)
-{
-	enum tr_error code = tr_error_from_errno(err);
-
-	switch (code) {
-	case TR_E_NOT_FOUND: tr_result_fail(res, code, "File not found: %s", res->path); break;
-	case TR_E_PERMISSION_DENIED:
-		tr_result_fail(res, code, "Permission denied accessing %s: %s",
-			       name_kind(res->path), res->path);
-		break;
-	case TR_E_NOT_REGULAR:
-		tr_result_fail(res, code, "Not a regular file: %s (%s)", res->path,
-			       err == ELOOP ? "symbolic link loop" : strerror(err));
-		break;
-	default: tr_result_fail(res, code, "I/O error reading %s: %s", res->path, strerror(err));
-	}
-}
 
 static bool same_version(const struct stat *a, const struct stat *b)
 {
@@ -188,8 +117,8 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 	}
 	if (reader->read(&file, sel ? sel : &default_view, opts, res) < 0)
 		return -1;
-	if (!res->meta.has_sha256 && res->meta.size <= SHA256_MAX_SIZE && res->error != TR_E_IO &&
-	    res->error != TR_E_PERMISSION_DENIED) {
+	if (!res->meta.has_sha256 && res->meta.size <= TR_SHA256_MAX_SIZE &&
+	    res->error != TR_E_IO && res->error != TR_E_PERMISSION_DENIED) {
 		if (tr_sha256_fd(fd, res->meta.size, res->meta.sha256) == 0)
 			res->meta.has_sha256 = true;
 	}
@@ -243,7 +172,7 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
 		 const struct tr_options *opts, struct tr_result *res)
 {
-	struct tr_source src = {.path = path, .name = base_name(path)};
+	struct tr_source src = {.path = path, .name = tr_path_base_name(path)};
 	struct stat st;
 	int fd, rc;
 

@@ -1,18 +1,20 @@
-/* registry.c - the list of format readers, in probe priority order. Adding a format = one new
- * file + one line here. */
+/* registry.c - the list of format readers, in probe priority order. Adding a format: see the
+ * recipe in reader.h. */
 #include "reader.h"
 
-extern const struct tr_reader tr_reader_png;
-extern const struct tr_reader tr_reader_jpeg;
-extern const struct tr_reader tr_reader_gif;
-extern const struct tr_reader tr_reader_webp;
-extern const struct tr_reader tr_reader_raster;
-extern const struct tr_reader tr_reader_pdf;
-extern const struct tr_reader tr_reader_notebook;
-extern const struct tr_reader tr_reader_binary;
-extern const struct tr_reader tr_reader_text;
+extern const struct tr_reader tr_reader_image;    /* image/: PNG, JPEG, GIF, WebP */
+extern const struct tr_reader tr_reader_raster;   /* image/: BMP, TIFF, ICO, HEIC, AVIF */
+extern const struct tr_reader tr_reader_pdf;      /* pdf/ */
+extern const struct tr_reader tr_reader_notebook; /* notebook/ */
+extern const struct tr_reader tr_reader_binary;   /* text/: binary detection */
+extern const struct tr_reader tr_reader_text;     /* text/: any encoding */
 
 const struct tr_reader *const tr_readers[] = {
-	&tr_reader_png, &tr_reader_jpeg,     &tr_reader_gif,    &tr_reader_webp, &tr_reader_raster,
-	&tr_reader_pdf, &tr_reader_notebook, &tr_reader_binary, &tr_reader_text, NULL,
+	&tr_reader_image,    /* signatures first */
+	&tr_reader_raster,   /* converted to PNG */
+	&tr_reader_pdf,      /* "%PDF-" within 1 KiB */
+	&tr_reader_notebook, /* .ipynb */
+	&tr_reader_binary,   /* binary and text last: decided from content */
+	&tr_reader_text,     /* the fallback */
+	NULL,
 };

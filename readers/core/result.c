@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "tr_result.h"
+#include "util.h"
 
 int tr_buf_append(struct tr_buf *buf, const void *bytes, size_t len)
 {
@@ -259,4 +262,109 @@ char *tr_format_size(uint64_t bytes, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.1f GB", bytes / (1024.0 * 1024 * 1024));
 	return buf;
+}
+
+void tr_format_limit(uint64_t limit, uint64_t actual, char *limit_text, char *actual_text,
+		     size_t size)
+{
+	uint64_t unit = 1024 * 1024;
+	const char *name = "MB";
+
+	if (limit < 1024) {
+		snprintf(limit_text, size, "%" PRIu64 " bytes", limit);
+		snprintf(actual_text, size, "%" PRIu64 " bytes", actual);
+		return;
+	}
+	if (limit < unit) {
+		unit = 1024;
+		name = "KB";
+	}
+	if (limit % unit == 0)
+		snprintf(limit_text, size, "%" PRIu64 "%s", limit / unit, name);
+	else
+		snprintf(limit_text, size, "%.2f%s", (double)limit / (double)unit, name);
+	snprintf(actual_text, size, "%.2f%s", (double)actual / (double)unit, name);
+}
+
+void tr_result_fail_too_large(struct tr_result *res, const char *kind, uint64_t size,
+			      uint64_t limit, const char *suffix)
+{
+	char limit_text[48], actual_text[48];
+
+	tr_format_limit(limit, size, limit_text, actual_text, sizeof(limit_text));
+	tr_result_fail(res, TR_E_TOO_LARGE, "%s file exceeds %s limit (actual: %s)%s", kind,
+		       limit_text, actual_text, suffix ? suffix : "");
+}
+
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: return "directory";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	case S_IFCHR: return "character device";
+	case S_IFBLK: return "block device";
+	case S_IFLNK: return "symbolic link";
+	case S_IFREG: return "regular file";
+	}
+	return "unknown file type";
+}
+
+void tr_result_set_stat(struct tr_result *res, const struct stat *st)
+{
+	res->meta.has_stat = true;
+	res->meta.size = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
+	res->meta.modified_sec = st->st_mtim.tv_sec;
+}
+
+void tr_result_not_regular(struct tr_result *res, const struct stat *st)
+{
+	tr_result_set_stat(res, st);
+	tr_result_fail(res, TR_E_NOT_REGULAR, "Not a regular file: %s (%s)", res->path,
+		       file_kind(st->st_mode));
+}
+
+/* "image file", "PDF file" ... for messages, guessed from the name. */
+static const char *name_kind(const char *name)
+{
+	static const char *const image_exts[] = {"png", "jpg",  "jpeg", "gif",  "webp", "bmp",
+						 "tif", "tiff", "ico",  "heic", "avif", NULL};
+
+	for (size_t i = 0; image_exts[i]; i++)
+		if (tr_has_extension(name, image_exts[i]))
+			return "image file";
+	if (tr_has_extension(name, "pdf"))
+		return "PDF file";
+	if (tr_has_extension(name, "ipynb"))
+		return "notebook file";
+	return "file";
+}
+
+void tr_result_fail_errno(struct tr_result *res, int err)
+{
+	enum tr_error code = tr_error_from_errno(err);
+
+	switch (code) {
+	case TR_E_NOT_FOUND: tr_result_fail(res, code, "File not found: %s", res->path); break;
+	case TR_E_PERMISSION_DENIED:
+		tr_result_fail(res, code, "Permission denied accessing %s: %s",
+			       name_kind(res->path), res->path);
+		break;
+	case TR_E_NOT_REGULAR:
+		tr_result_fail(res, code, "Not a regular file: %s (%s)", res->path,
+			       err == ELOOP ? "symbolic link loop" : strerror(err));
+		break;
+	default: tr_result_fail(res, code, "I/O error reading %s: %s", res->path, strerror(err));
+	}
+}
+
+int tr_result_fail_load(struct tr_result *res, int err)
+{
+	if (err == ENOMEM)
+		return -1;
+	if (tr_error_from_errno(err) == TR_E_PERMISSION_DENIED)
+		tr_result_fail_errno(res, err);
+	else
+		tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", res->path, strerror(err));
+	return 0;
 }

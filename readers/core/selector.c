@@ -1,4 +1,4 @@
-/* selector.c - the SEL grammar of SPEC §4 and the NAME[:SEL].tool[.FMT].json names. */
+/* selector.c - the SEL grammar of docs/SPEC.md §4 and the NAME[:SEL].tool[.FMT].json names. */
 #include <stdio.h>
 #include <string.h>
 

@@ -168,27 +168,10 @@ int tr_gif_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 
 static const char *const gif_extensions[] = {"gif", NULL};
 
-static const struct tr_image_format gif_format = {
+const struct tr_image_format tr_image_gif = {
 	.name = "GIF",
 	.mime_type = "image/gif",
 	.extensions = gif_extensions,
 	.signature = tr_gif_signature,
 	.validate = tr_gif_validate,
-};
-
-static enum tr_probe gif_probe(const struct tr_file *file)
-{
-	return tr_image_probe(file, &gif_format);
-}
-
-static int gif_read(const struct tr_file *file, const struct tr_selector *sel,
-		    const struct tr_options *opts, struct tr_result *res)
-{
-	return tr_image_read(file, sel, opts, res, &gif_format);
-}
-
-const struct tr_reader tr_reader_gif = {
-	.name = "gif",
-	.probe = gif_probe,
-	.read = gif_read,
 };

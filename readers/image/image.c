@@ -6,7 +6,6 @@
 
 #include "image.h"
 #include "util.h"
-#define MIB 1048576.0
 
 int tr_image_error(char *err, size_t err_size, const char *fmt, ...)
 {
@@ -16,16 +15,6 @@ int tr_image_error(char *err, size_t err_size, const char *fmt, ...)
 	vsnprintf(err, err_size, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-enum tr_probe tr_image_probe(const struct tr_file *file, const struct tr_image_format *fmt)
-{
-	if (fmt->signature(file->head, file->head_len))
-		return TR_PROBE_CONTENT;
-	for (const char *const *ext = fmt->extensions; *ext; ext++)
-		if (file->src && file->src->name && tr_has_extension(file->src->name, *ext))
-			return TR_PROBE_EXTENSION;
-	return TR_PROBE_NO;
 }
 
 bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector *sel)
@@ -38,39 +27,11 @@ bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector 
 	return true;
 }
 
-void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit)
-{
-	/* SPEC prints the limit in whole MB ("20MB"); a limit that is not a whole number of MiB
-	 * (e.g. max_image_size=1500K) keeps two decimals rather than rounding to a wrong figure. */
-	if (limit % 1048576 == 0)
-		tr_result_fail(res, TR_E_TOO_LARGE,
-			       "Image file exceeds %lluMB limit (actual: %.2fMB)",
-			       (unsigned long long)(limit / 1048576), (double)size / MIB);
-	else
-		tr_result_fail(res, TR_E_TOO_LARGE,
-			       "Image file exceeds %.2fMB limit (actual: %.2fMB)",
-			       (double)limit / MIB, (double)size / MIB);
-}
-
-int tr_image_fail_load(struct tr_result *res, const char *path, int err)
-{
-	enum tr_error code = tr_error_from_errno(err);
-
-	if (err == ENOMEM)
-		return -1;
-	if (code == TR_E_PERMISSION_DENIED)
-		tr_result_fail(res, code, "Permission denied accessing image file: %s", path);
-	else
-		tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", path, strerror(err));
-	return 0;
-}
-
 int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		  const struct tr_options *opts, struct tr_result *res,
 		  const struct tr_image_format *fmt)
 {
 	uint64_t size = (uint64_t)file->st.st_size;
-	const char *path = file->src && file->src->path ? file->src->path : res->path;
 	struct tr_image_info info;
 	struct tr_blob *blob = NULL;
 	char err[256];
@@ -91,11 +52,11 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		return 0;
 	}
 	if (size > opts->max_image_size) {
-		tr_image_fail_too_large(res, size, opts->max_image_size);
+		tr_result_fail_too_large(res, "Image", size, opts->max_image_size, NULL);
 		return 0;
 	}
 	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0)
-		return tr_image_fail_load(res, path, errno);
+		return tr_result_fail_load(res, errno);
 
 	if (fmt->validate(blob->data, blob->len, &info, err, sizeof(err)) < 0) {
 		tr_blob_unref(blob);

@@ -15,14 +15,6 @@
 /* --- image --- */
 /* the image readers' shared part: structural validators and the common read path. */
 
-/* The readers of png.c, jpeg.c, gif.c, webp.c and raster.c (BMP, TIFF, ICO, HEIC, AVIF:
- * converted with libvips, errorCode unsupported when it has no loader), for registry.c. */
-extern const struct tr_reader tr_reader_png;
-extern const struct tr_reader tr_reader_jpeg;
-extern const struct tr_reader tr_reader_gif;
-extern const struct tr_reader tr_reader_webp;
-extern const struct tr_reader tr_reader_raster;
-
 /* What a validator learns of a well-formed image. */
 struct tr_image_info {
 	uint32_t width, height; /* pixels (GIF, animated WebP: the canvas) */
@@ -38,7 +30,7 @@ struct tr_image_info {
 typedef int (*tr_image_validate_fn)(const unsigned char *data, size_t len,
 				    struct tr_image_info *info, char *err, size_t err_size);
 
-/* Checks SPEC §3: signature; IHDR first (length 13, width and height 1..2^31-1, bit depth legal
+/* Checks docs/SPEC.md §3: signature; IHDR first (length 13, width and height 1..2^31-1, bit depth legal
  * for the colour type, compression 0, filter 0, interlace 0/1); every chunk inside the file with
  * a correct CRC; PLTE before IDAT for colour type 3; one or more consecutive IDATs; IEND (bytes
  * after it are ignored). "Truncated" errors give the whole chunk's size (12 + length). */
@@ -83,15 +75,15 @@ struct tr_image_format {
 	tr_image_validate_fn validate;
 };
 
-/* TR_PROBE_CONTENT when file->head carries fmt's signature, TR_PROBE_EXTENSION when the file's
- * name has one of fmt's extensions, otherwise TR_PROBE_NO. */
-enum tr_probe tr_image_probe(const struct tr_file *file, const struct tr_image_format *fmt);
+/* The formats of png.c, jpeg.c, gif.c and webp.c, which the one image reader (formats.c:
+ * tr_reader_image) serves, in probe priority order. */
+extern const struct tr_image_format tr_image_png, tr_image_jpeg, tr_image_gif, tr_image_webp;
 
-/* The read of SPEC §3 "Images" for fmt: empty file -> corrupt; over opts->max_image_size ->
- * too_large (without reading); otherwise loads the file once (setting sha256), validates it, and
- * on success attaches it as images[0] with dimensions, mimeType, shortResult and a one-paragraph
- * content. A selector beyond part 1 is out_of_range. Failures go into res. Returns 0, or -1 when
- * out of memory. */
+/* The read of docs/SPEC.md §3 "Images" for fmt: empty file -> corrupt; over
+ * opts->max_image_size -> too_large (without reading); otherwise loads the file once (setting
+ * sha256), validates it, and on success attaches it as images[0] with dimensions, mimeType,
+ * shortResult and a one-paragraph content. A selector beyond part 1 is out_of_range. Failures go
+ * into res. Returns 0, or -1 when out of memory. */
 int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		  const struct tr_options *opts, struct tr_result *res,
 		  const struct tr_image_format *fmt);
@@ -117,14 +109,6 @@ int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr
 
 /* An image is one part: a selector starting past 1 records out_of_range and returns true. */
 bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector *sel);
-
-/* Records too_large: "Image file exceeds 20MB limit (actual: 25.30MB)" (the limit in whole MB
- * when it is one, else with two decimals). */
-void tr_image_fail_too_large(struct tr_result *res, uint64_t size, uint64_t limit);
-
-/* Records a failed load of path with errno err: permission_denied or io_error. Returns 0, or -1
- * when err is ENOMEM (the caller's out-of-memory return). */
-int tr_image_fail_load(struct tr_result *res, const char *path, int err);
 
 /* Writes a printf-formatted sentence into err (err_size > 0) and returns -1, for validators. */
 int tr_image_error(char *err, size_t err_size, const char *fmt, ...)
@@ -157,7 +141,8 @@ static inline uint32_t tr_le32(const unsigned char *p)
 }
 
 /* --- fit --- */
-/* making images fit what vision APIs accept (SPEC §3 "Images"): downscale and re-encode with libvips, or convert formats the APIs do not take (BMP, TIFF, ICO, HEIC, AVIF). */
+/* making images fit what vision APIs accept (docs/SPEC.md §3 "Images"): downscale and re-encode with
+ * libvips, or convert formats the APIs do not take (BMP, TIFF, ICO, HEIC, AVIF). */
 
 struct tr_fit {
 	struct tr_blob *data;             /* owned: the bytes to send */

@@ -240,27 +240,10 @@ int tr_jpeg_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 
 static const char *const jpeg_extensions[] = {"jpg", "jpeg", "jpe", NULL};
 
-static const struct tr_image_format jpeg_format = {
+const struct tr_image_format tr_image_jpeg = {
 	.name = "JPEG",
 	.mime_type = "image/jpeg",
 	.extensions = jpeg_extensions,
 	.signature = tr_jpeg_signature,
 	.validate = tr_jpeg_validate,
-};
-
-static enum tr_probe jpeg_probe(const struct tr_file *file)
-{
-	return tr_image_probe(file, &jpeg_format);
-}
-
-static int jpeg_read(const struct tr_file *file, const struct tr_selector *sel,
-		     const struct tr_options *opts, struct tr_result *res)
-{
-	return tr_image_read(file, sel, opts, res, &jpeg_format);
-}
-
-const struct tr_reader tr_reader_jpeg = {
-	.name = "jpeg",
-	.probe = jpeg_probe,
-	.read = jpeg_read,
 };

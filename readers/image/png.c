@@ -233,27 +233,10 @@ int tr_png_validate(const unsigned char *p, size_t len, struct tr_image_info *in
 
 static const char *const png_extensions[] = {"png", NULL};
 
-static const struct tr_image_format png_format = {
+const struct tr_image_format tr_image_png = {
 	.name = "PNG",
 	.mime_type = "image/png",
 	.extensions = png_extensions,
 	.signature = tr_png_signature,
 	.validate = tr_png_validate,
-};
-
-static enum tr_probe png_probe(const struct tr_file *file)
-{
-	return tr_image_probe(file, &png_format);
-}
-
-static int png_read(const struct tr_file *file, const struct tr_selector *sel,
-		    const struct tr_options *opts, struct tr_result *res)
-{
-	return tr_image_read(file, sel, opts, res, &png_format);
-}
-
-const struct tr_reader tr_reader_png = {
-	.name = "png",
-	.probe = png_probe,
-	.read = png_read,
 };

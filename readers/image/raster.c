@@ -155,7 +155,6 @@ static int convert(const struct tr_file *file, const struct tr_options *opts, st
 {
 	uint64_t size = (uint64_t)file->st.st_size;
 	uint64_t limit = opts->max_image_size;
-	const char *path = file->src && file->src->path ? file->src->path : res->path;
 	struct tr_blob *blob = NULL;
 	struct tr_image_shown shown = {
 		.format = fmt->name,
@@ -164,11 +163,11 @@ static int convert(const struct tr_file *file, const struct tr_options *opts, st
 	};
 
 	if (size > limit) {
-		tr_image_fail_too_large(res, size, limit);
+		tr_result_fail_too_large(res, "Image", size, limit, NULL);
 		return 0;
 	}
 	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0)
-		return tr_image_fail_load(res, path, errno);
+		return tr_result_fail_load(res, errno);
 	return tr_image_attach(res, blob, &shown, opts);
 }
 

@@ -295,27 +295,10 @@ int tr_webp_validate(const unsigned char *p, size_t len, struct tr_image_info *i
 
 static const char *const webp_extensions[] = {"webp", NULL};
 
-static const struct tr_image_format webp_format = {
+const struct tr_image_format tr_image_webp = {
 	.name = "WebP",
 	.mime_type = "image/webp",
 	.extensions = webp_extensions,
 	.signature = tr_webp_signature,
 	.validate = tr_webp_validate,
-};
-
-static enum tr_probe webp_probe(const struct tr_file *file)
-{
-	return tr_image_probe(file, &webp_format);
-}
-
-static int webp_read(const struct tr_file *file, const struct tr_selector *sel,
-		     const struct tr_options *opts, struct tr_result *res)
-{
-	return tr_image_read(file, sel, opts, res, &webp_format);
-}
-
-const struct tr_reader tr_reader_webp = {
-	.name = "webp",
-	.probe = webp_probe,
-	.read = webp_read,
 };

@@ -384,24 +384,15 @@ static int notebook_read(const struct tr_file *file, const struct tr_selector *s
 {
 	uint64_t size = (uint64_t)file->st.st_size;
 	struct tr_blob *blob = NULL;
-	char limit[32], actual[32];
 	int rc;
 
 	res->type = TR_TYPE_NOTEBOOK;
 	if (size > opts->max_notebook_size) {
-		tr_nb_format_limit(opts->max_notebook_size, size, limit, actual, sizeof(limit));
-		tr_result_fail(res, TR_E_TOO_LARGE, "Notebook file exceeds %s limit (actual: %s)",
-			       limit, actual);
+		tr_result_fail_too_large(res, "Notebook", size, opts->max_notebook_size, NULL);
 		return 0;
 	}
 	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0) {
-		int err = errno;
-
-		if (err == ENOMEM)
-			return -1;
-		tr_result_fail(res, tr_error_from_errno(err), "I/O error reading %s: %s",
-			       file->src->path, strerror(err));
-		return 0;
+		return tr_result_fail_load(res, errno);
 	}
 	rc = tr_notebook_read_buffer((const char *)blob->data, blob->len, source_name(file), sel,
 				     opts, res);

@@ -6,6 +6,7 @@
 
 #include "image.h"
 #include "notebook.h"
+#include "util.h"
 
 /* Room kept for a "[... truncated: X of N chars shown; ...]" note when cutting to a byte budget. */
 #define NOTE_RESERVE 160
@@ -223,7 +224,7 @@ static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
 			       ? -1
 			       : 0;
 	if (image.blob->len > ctx->max_image_size) {
-		tr_nb_format_limit(ctx->max_image_size, image.blob->len, limit, size, sizeof(size));
+		tr_format_limit(ctx->max_image_size, image.blob->len, limit, size, sizeof(size));
 		rc = tr_buf_printf(buf,
 				   "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
 				   ", %s exceeds the %s image limit]\n",
@@ -281,14 +282,14 @@ static int render_source(const cJSON *cell, const char *type, const struct tr_nb
 			rc = end_line(text, from);
 		goto out;
 	}
-	keep = tr_nb_utf8_prefix(source.data, source.len, UINT64_MAX, avail);
+	keep = tr_utf8_prefix((const unsigned char *)source.data, source.len, UINT64_MAX, avail);
 	if ((keep && tr_buf_append(text, source.data, keep) < 0) ||
 	    (keep && end_line(text, text->len - 1) < 0) ||
 	    tr_buf_printf(text,
 			  "[... source truncated: %" PRIu64 " of %" PRIu64
 			  " chars shown; the rest is in the raw notebook]\n",
-			  tr_nb_utf8_count(source.data, keep),
-			  tr_nb_utf8_count(source.data, source.len)) < 0)
+			  tr_utf8_count((const unsigned char *)source.data, keep),
+			  tr_utf8_count((const unsigned char *)source.data, source.len)) < 0)
 		rc = -1;
 	out->truncated = true;
 out:
@@ -349,14 +350,14 @@ static int64_t value_chars(const cJSON *value)
 
 	if (is_multiline(value)) {
 		if (append_multiline(&joined, value) == 0)
-			n = (int64_t)tr_nb_utf8_count(joined.data, joined.len);
+			n = (int64_t)tr_utf8_count((const unsigned char *)joined.data, joined.len);
 		tr_buf_free(&joined);
 		return n;
 	}
 	char *printed = cJSON_PrintUnformatted(value);
 
 	if (printed) {
-		n = (int64_t)tr_nb_utf8_count(printed, strlen(printed));
+		n = (int64_t)tr_utf8_count((const unsigned char *)printed, strlen(printed));
 		cJSON_free(printed);
 	}
 	return n;
@@ -523,11 +524,11 @@ static int render_outputs(const cJSON *outputs, const struct tr_nb_context *ctx,
 	if (os.text.oom)
 		goto out;
 	if (ctx->single_cell)
-		keep = tr_nb_utf8_prefix(os.text.data, os.text.len, UINT64_MAX,
-					 budget_left(ctx, out->text.len));
+		keep = tr_utf8_prefix((const unsigned char *)os.text.data, os.text.len, UINT64_MAX,
+				      budget_left(ctx, out->text.len));
 	else
-		keep = tr_nb_utf8_prefix(os.text.data, os.text.len, TR_NB_CELL_OUTPUT_CHARS,
-					 SIZE_MAX);
+		keep = tr_utf8_prefix((const unsigned char *)os.text.data, os.text.len,
+				      TR_NB_CELL_OUTPUT_CHARS, SIZE_MAX);
 	if (keep == os.text.len) {
 		rc = os.text.len ? tr_buf_append(&out->text, os.text.data, os.text.len) : 0;
 		goto out;
@@ -535,8 +536,8 @@ static int render_outputs(const cJSON *outputs, const struct tr_nb_context *ctx,
 	if (keep && (tr_buf_append(&out->text, os.text.data, keep) < 0 ||
 		     end_line(&out->text, out->text.len - 1) < 0))
 		goto out;
-	uint64_t shown = tr_nb_utf8_count(os.text.data, keep);
-	uint64_t total = tr_nb_utf8_count(os.text.data, os.text.len);
+	uint64_t shown = tr_utf8_count((const unsigned char *)os.text.data, keep);
+	uint64_t total = tr_utf8_count((const unsigned char *)os.text.data, os.text.len);
 
 	if (ctx->single_cell)
 		rc = tr_buf_printf(&out->text,

@@ -5,14 +5,10 @@
 #include <string.h>
 
 #include "notebook.h"
+#include "util.h"
 
 #define ESC 0x1b
 #define BEL 0x07
-
-static bool is_continuation(unsigned char c)
-{
-	return (c & 0xc0) == 0x80;
-}
 
 static int append_bytes(struct tr_buf *buf, const char *s, size_t len)
 {
@@ -83,8 +79,9 @@ static int append_overwritten(struct tr_buf *buf, const char *line, size_t len)
 		size_t seg_len = end - seg;
 
 		if (seg_len > 0) {
-			uint64_t chars = tr_nb_utf8_count(line + seg, seg_len);
-			size_t keep_from = tr_nb_utf8_prefix(cur.data, cur.len, chars, SIZE_MAX);
+			uint64_t chars = tr_utf8_count((const unsigned char *)line + seg, seg_len);
+			size_t keep_from = tr_utf8_prefix((const unsigned char *)cur.data, cur.len,
+							  chars, SIZE_MAX);
 			struct tr_buf swap;
 
 			next.len = 0;
@@ -140,54 +137,4 @@ int tr_nb_append_clean(struct tr_buf *buf, const char *s, size_t len, bool overw
 		buf->oom = true;
 	tr_buf_free(&stripped);
 	return rc;
-}
-
-uint64_t tr_nb_utf8_count(const char *s, size_t len)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < len; i++)
-		if (i == 0 || !is_continuation((unsigned char)s[i]))
-			n++;
-	return n;
-}
-
-size_t tr_nb_utf8_prefix(const char *s, size_t len, uint64_t max_chars, uint64_t max_bytes)
-{
-	size_t i = 0;
-	uint64_t chars = 0;
-
-	while (i < len && chars < max_chars) {
-		size_t j = i + 1;
-
-		while (j < len && is_continuation((unsigned char)s[j]))
-			j++;
-		if (j > max_bytes)
-			break;
-		chars++;
-		i = j;
-	}
-	return i;
-}
-
-void tr_nb_format_limit(uint64_t limit, uint64_t actual, char *limit_text, char *actual_text,
-			size_t size)
-{
-	uint64_t unit = 1024 * 1024;
-	const char *name = "MB";
-
-	if (limit < 1024) {
-		snprintf(limit_text, size, "%" PRIu64 " bytes", limit);
-		snprintf(actual_text, size, "%" PRIu64 " bytes", actual);
-		return;
-	}
-	if (limit < unit) {
-		unit = 1024;
-		name = "KB";
-	}
-	if (limit % unit == 0)
-		snprintf(limit_text, size, "%" PRIu64 "%s", limit / unit, name);
-	else
-		snprintf(limit_text, size, "%.2f%s", (double)limit / (double)unit, name);
-	snprintf(actual_text, size, "%.2f%s", (double)actual / (double)unit, name);
 }

@@ -64,25 +64,11 @@ static int pdf_read_bare(const struct tr_file *file, const struct tr_selector *s
 		return 0;
 	}
 	if (size > opts->max_pdf_size) {
-		if (opts->max_pdf_size % (1024 * 1024) == 0)
-			tr_result_fail(res, TR_E_TOO_LARGE,
-				       "PDF file exceeds %lluMB limit (actual: %.2fMB)",
-				       (unsigned long long)(opts->max_pdf_size / (1024 * 1024)),
-				       (double)size / (1024.0 * 1024.0));
-		else
-			tr_result_fail(res, TR_E_TOO_LARGE,
-				       "PDF file exceeds %.2fMB limit (actual: %.2fMB)",
-				       (double)opts->max_pdf_size / (1024.0 * 1024.0),
-				       (double)size / (1024.0 * 1024.0));
+		tr_result_fail_too_large(res, "PDF", size, opts->max_pdf_size, NULL);
 		return 0;
 	}
-	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0) {
-		if (errno == ENOMEM)
-			return -1;
-		tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", res->path,
-			       strerror(errno));
-		return 0;
-	}
+	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0)
+		return tr_result_fail_load(res, errno);
 	if (tr_result_add_document(res, blob, "application/pdf") < 0)
 		return -1;
 	res->success = true;

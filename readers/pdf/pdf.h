@@ -28,7 +28,7 @@ int tr_pdf_text_append(struct tr_buf *out, const char *text, size_t len);
 /* --- pdf_window --- */
 /* which pages a PDF result shows and which sibling continues it (pure math). */
 
-/* Pages of the default view (SPEC §3: pages 1-10 as text). */
+/* Pages of the default view (docs/SPEC.md §3: pages 1-10 as text). */
 #define TR_PDF_DEFAULT_PAGES 10
 /* The default view attaches the whole document only up to this many pages (and max_pdf_size). */
 #define TR_PDF_ATTACH_MAX_PAGES 100
@@ -57,7 +57,7 @@ int tr_pdf_next_selector(uint64_t last, uint64_t total, uint64_t step, char *buf
 /* --- pdf_poppler --- */
 /* the PDF read on poppler-glib + cairo (built only when both are available). */
 
-/* The read of SPEC §3 "PDFs" (the tr_reader.read contract; type and mimeType are already set):
+/* The read of docs/SPEC.md §3 "PDFs" (the tr_reader.read contract; type and mimeType are already set):
  * the default view (pages 1-10 as text, renders of pages without a text layer, the whole file
  * as documents[0] when within 100 pages and opts->max_pdf_size) or a page selector (text and a
  * render of each page, at most opts->max_pdf_pages pages). Sets metadata.pageCount whenever the
@@ -69,7 +69,7 @@ int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *se
 /* --- pdf_render --- */
 /* renders one PDF page (poppler + cairo) into an encoded image for images[]. */
 
-/* SPEC §3: page renders have this long edge in pixels. */
+/* docs/SPEC.md §3: page renders have this long edge in pixels. */
 #define TR_PDF_RENDER_LONG_EDGE 1568
 
 /* An encoded page image. */

@@ -12,8 +12,6 @@
 #include "pdf.h"
 #include "util.h"
 
-#define MIB (1024.0 * 1024.0)
-
 /* One read in progress. */
 struct pdf_read {
 	const struct tr_file *file;
@@ -88,32 +86,13 @@ static void fail_too_large(struct pdf_read *rd, uint64_t n_pages)
 {
 	struct tr_result *res = rd->res;
 	uint64_t size = (uint64_t)rd->file->st.st_size, limit = rd->opts->max_pdf_size;
-	char limit_text[48], hint[128] = "", sel[48];
+	char hint[128] = "", sel[48];
 
-	if (limit % (1024 * 1024) == 0)
-		snprintf(limit_text, sizeof(limit_text), "%lluMB",
-			 (unsigned long long)(limit / (1024 * 1024)));
-	else
-		snprintf(limit_text, sizeof(limit_text), "%.2fMB", (double)limit / MIB);
 	/* Page selectors open the file without loading it, so they still work. */
 	if (tr_pdf_next_selector(0, n_pages, TR_PDF_DEFAULT_PAGES, sel, sizeof(sel)) >= 0)
 		snprintf(hint, sizeof(hint), "; read %s:%s.tool.json for the text and page images",
 			 rd->file->src->name, sel);
-	tr_result_fail(res, TR_E_TOO_LARGE, "PDF file exceeds %s limit (actual: %.2fMB)%s",
-		       limit_text, (double)size / MIB, hint);
-}
-
-/* Length of the longest prefix of text[0..len) within max bytes that ends on a UTF-8 sequence
- * boundary. */
-static size_t utf8_cut(const char *text, size_t len, size_t max)
-{
-	size_t n = len < max ? len : max;
-
-	if (n == len)
-		return n;
-	while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
-		n--;
-	return n;
+	tr_result_fail_too_large(res, "PDF", size, limit, hint);
 }
 
 /* Renders page p into images[]; a page cairo cannot render is noted in content instead.
@@ -122,7 +101,7 @@ static int add_render(struct pdf_read *rd, PopplerPage *page, uint64_t p)
 {
 	struct tr_pdf_render img;
 	char err[160] = "";
-	/* SPEC §3: 1568 px, or less when image_max_dim says so. */
+	/* docs/SPEC.md §3: 1568 px, or less when image_max_dim says so. */
 	uint32_t long_edge = rd->opts->image_max_dim < TR_PDF_RENDER_LONG_EDGE
 				     ? (uint32_t)rd->opts->image_max_dim
 				     : TR_PDF_RENDER_LONG_EDGE;
@@ -190,8 +169,9 @@ static int add_page(struct pdf_read *rd, uint64_t p, bool first)
 	}
 	tr_buf_append(content, header, header_len);
 	if (header_len + body.len + 1 > room && !blank) {
-		size_t shown = utf8_cut(body.data, body.len,
-					room > header_len ? room - header_len : 0);
+		size_t shown = tr_utf8_prefix((const unsigned char *)body.data, body.len,
+					      UINT64_MAX,
+					      room > header_len ? room - header_len : 0);
 
 		tr_buf_append(content, body.data, shown);
 		tr_buf_printf(content, "%s[... page %llu text truncated: %zu of %zu bytes shown]\n",
@@ -296,13 +276,8 @@ int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *se
 
 	pthread_once(&silence_once, silence_poppler);
 	if (load) {
-		if (tr_load_file(file->fd, size, &whole, &res->meta) < 0) {
-			if (errno == ENOMEM)
-				return -1;
-			tr_result_fail(res, TR_E_IO, "I/O error reading %s: %s", res->path,
-				       strerror(errno));
-			return 0;
-		}
+		if (tr_load_file(file->fd, size, &whole, &res->meta) < 0)
+			return tr_result_fail_load(res, errno);
 		rd.doc = open_from_blob(whole, &error);
 	} else {
 		rd.doc = open_from_fd(file->fd, &error);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "util.h"
 
 void tr_json_init(struct tr_json *j, struct tr_doc *doc)
 {
@@ -76,62 +77,6 @@ void tr_json_key(struct tr_json *j, const char *key)
 	j->after_key = true;
 }
 
-/* Validates the multi-byte sequence at s (s[0] >= 0x80). Returns its length when valid, else 0
- * with *bad_len = the length of the invalid sequence (the lead byte and the continuation bytes
- * that belong to it). */
-static size_t one_sequence(const unsigned char *s, size_t len, size_t *bad_len)
-{
-	unsigned char c = s[0];
-	size_t need;
-	unsigned min, cp;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		need = 1, min = 0x80, cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		need = 2, min = 0x800, cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3, min = 0x10000, cp = c & 0x07;
-	} else {
-		*bad_len = 1;
-		return 0;
-	}
-	size_t k = 1;
-
-	for (; k <= need; k++) {
-		if (k >= len || (s[k] & 0xc0) != 0x80)
-			break;
-		cp = (cp << 6) | (s[k] & 0x3f);
-	}
-	if (k <= need) {
-		*bad_len = k;
-		return 0;
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-		*bad_len = 1;
-		return 0;
-	}
-	return need + 1;
-}
-
-size_t tr_utf8_valid_prefix(const unsigned char *s, size_t len, size_t *bad_len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		size_t n = one_sequence(s + i, len - i, bad_len);
-
-		if (n == 0)
-			return i;
-		i += n;
-	}
-	*bad_len = 0;
-	return i;
-}
-
 static const char hex_digits[] = "0123456789abcdef";
 
 void tr_json_escape_into(struct tr_doc *doc, const char *str, size_t len)
@@ -148,16 +93,16 @@ void tr_json_escape_into(struct tr_doc *doc, const char *str, size_t len)
 			continue;
 		}
 		if (c >= 0x80) {
-			size_t bad;
-			size_t ok = one_sequence(s + i, len - i, &bad);
+			int seq = tr_utf8_check_seq(s + i, len - i);
 
-			if (ok > 0) {
-				i += ok;
+			if (seq > 0) {
+				i += (size_t)seq;
 				continue;
 			}
+			/* One U+FFFD per maximal invalid subpart; an unfinished one ends the string. */
 			tr_doc_append(doc, s + run, i - run);
-			tr_doc_append(doc, "\xef\xbf\xbd", 3);
-			i += bad;
+			tr_doc_append(doc, TR_UTF8_REPLACEMENT, 3);
+			i += seq < 0 ? (size_t)-seq : len - i;
 			run = i;
 			continue;
 		}

@@ -13,7 +13,8 @@
 #include "tr_selector.h"
 
 /* --- json_writer --- */
-/* a streaming JSON writer onto a tr_doc: compact, keys in call order, strings escaped with invalid UTF-8 replaced by U+FFFD, base64 payloads left unencoded until read. */
+/* a streaming JSON writer onto a tr_doc: compact, keys in call order, strings escaped with
+ * invalid UTF-8 replaced by U+FFFD, base64 payloads left unencoded until read. */
 
 #define TR_JSON_MAX_DEPTH 32
 
@@ -57,23 +58,18 @@ void tr_json_digest(struct tr_json *j, struct tr_digest *digest);
 /* Appends s escaped as JSON string content (no quotes) to doc; invalid UTF-8 -> U+FFFD. */
 void tr_json_escape_into(struct tr_doc *doc, const char *s, size_t len);
 
-/* Length of the longest prefix of s[0..len) that is valid UTF-8 sequences; *bad_len gets the
- * length of the invalid sequence that follows (0 at the end). */
-size_t tr_utf8_valid_prefix(const unsigned char *s, size_t len, size_t *bad_len);
-
 /* --- render --- */
 /* writers of a ToolResult into JSON, shared by the provider formats. */
 
-/* Writes res as the ToolResult object of SPEC §2 onto j. Without payloads, images[] and
+/* Writes res as the ToolResult object of docs/SPEC.md §2 onto j. Without payloads, images[] and
  * documents[] entries omit "data" (MCP structuredContent). */
 void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool with_payloads);
 
-/* Writes res in provider format fmt (SPEC §6) onto j: the first text block is the content (or
+/* Writes res in provider format fmt (docs/SPEC.md §6) onto j: the first text block is the content (or
  * the error; for an empty file, its shortResult, since providers reject empty text blocks);
  * images, then documents follow; a truncated result ends with a text block naming the sibling
  * to read next in the same format (e.g. main.c:2001-4000.tool.anthropic.json). fmt is a provider
  * format (TR_FORMAT_TOOL writes nothing: tr_render_tool_object does). */
 void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt);
-
 
 #endif

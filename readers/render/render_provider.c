@@ -1,9 +1,10 @@
-/* render_provider.c - provider-ready shapes of a ToolResult (SPEC §6): Anthropic tool_result
+/* render_provider.c - provider-ready shapes of a ToolResult (docs/SPEC.md §6): Anthropic tool_result
  * content, OpenAI function_call_output items, MCP CallToolResult. */
 #include <stdio.h>
 #include <string.h>
 
 #include "render.h"
+#include "util.h"
 
 /* The first text block: the error, or the content; an empty content (an empty file) gives the
  * short result instead, because providers reject empty text blocks (the Messages API answers
@@ -45,13 +46,6 @@ static void continuation_hint(const struct tr_result *res, const char *fmt, char
 	else
 		snprintf(buf, size, "[%s. More: read %s]",
 			 res->short_result ? res->short_result : "", res->next);
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
 }
 
 static void text_item(struct tr_json *j, const char *type, const char *field, const char *text,
@@ -126,7 +120,7 @@ static void openai_document(struct tr_json *j, const struct tr_result *res,
 	tr_json_key(j, "type");
 	tr_json_cstring(j, "input_file");
 	tr_json_key(j, "filename");
-	tr_json_cstring(j, base_name(res->path ? res->path : "document.pdf"));
+	tr_json_cstring(j, tr_path_base_name(res->path ? res->path : "document.pdf"));
 	tr_json_key(j, "file_data");
 	data_url(j, doc->media_type, doc->data);
 	tr_json_end_object(j);

@@ -1,4 +1,4 @@
-/* render_tool.c - the canonical .tool.json object of a ToolResult (SPEC §2). */
+/* render_tool.c - the canonical .tool.json object of a ToolResult (docs/SPEC.md §2). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-/* binary.c - the binary reader (SPEC §3 "Binary"): says what the file is instead of showing it. */
+/* binary.c - the binary reader (docs/SPEC.md §3 "Binary"): says what the file is instead of showing it. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* text.c - the text reader (SPEC §3 "Text"): one streaming pass hashes, decodes to UTF-8, counts
+/* text.c - the text reader (docs/SPEC.md §3 "Text"): one streaming pass hashes, decodes to UTF-8, counts
  * lines and formats the selected window as cat -n does. */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,8 +14,7 @@
 /* The file is read in chunks of this size: large enough that syscalls do not count, small
  * enough to stay in the L2 cache between hashing and scanning. */
 #define READ_CHUNK (256 * 1024)
-/* SPEC §2: sha256 is given for files up to 256 MiB. */
-#define SHA256_MAX_SIZE (256ull * 1024 * 1024)
+/* docs/SPEC.md §2: sha256 is given for files up to 256 MiB. */
 /* From this size on, SHA-256 (the costliest part of a read) runs in a thread of its own on the
  * same buffers while this one scans them: the read then takes about as long as hashing alone. */
 #define PARALLEL_HASH_MIN (2ull * 1024 * 1024)
@@ -26,7 +25,7 @@ static enum tr_probe text_probe(const struct tr_file *file)
 	return tr_head_is_binary(file->head, file->head_len) ? TR_PROBE_NO : TR_PROBE_FALLBACK;
 }
 
-/* The lines to show for sel: SPEC §4 selectors, never more than max_lines of them. */
+/* The lines to show for sel: docs/SPEC.md §4 selectors, never more than max_lines of them. */
 static void window_for(const struct tr_selector *sel, const struct tr_options *opts,
 		       struct tr_line_window *win)
 {
@@ -81,13 +80,13 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec, struct 
 	bool final = false;
 	int rc = 0;
 
-	if (size >= PARALLEL_HASH_MIN && size <= SHA256_MAX_SIZE)
+	if (size >= PARALLEL_HASH_MIN && size <= TR_SHA256_MAX_SIZE)
 		pipe = tr_hash_pipe_new(HASH_PIPE_SLOTS, READ_CHUNK);
 	if (!pipe) {
 		own_buf = malloc(chunk);
 		if (!own_buf)
 			return -1;
-		if (size <= SHA256_MAX_SIZE)
+		if (size <= TR_SHA256_MAX_SIZE)
 			sha = tr_sha256_new(); /* NULL: the dispatcher hashes instead */
 	}
 	while (!final) {

@@ -11,9 +11,10 @@
 #include "util.h"
 
 /* --- line_scan --- */
-/* the text reader's line machine: counts lines and line endings of a UTF-8 stream fed in pieces, and formats one window of it as cat -n does. */
+/* the text reader's line machine: counts lines and line endings of a UTF-8 stream fed in pieces,
+ * and formats one window of it as cat -n does. */
 
-/* Which lines to show and the limits of SPEC §3. */
+/* Which lines to show and the limits of docs/SPEC.md §3. */
 struct tr_line_window {
 	uint64_t first;          /* first line shown, 1-based */
 	uint64_t last;           /* last line shown at most (inclusive, >= first) */

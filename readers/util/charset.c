@@ -11,9 +11,7 @@
 
 #define DECODE_OUT_CAP (256 * 1024)
 
-/* Canonical (lowercase) names of the charsets uchardet reports that glibc's iconv decodes.
- * Each is also the name given to iconv_open. */
-static const char *const legacy_charsets[] = {
+const char *const tr_legacy_charsets[] = {
 	"big5",         "euc-jp",       "euc-kr",       "euc-tw",
 	"gb18030",      "ibm852",       "ibm855",       "ibm866",
 	"iso-2022-cn",  "iso-2022-jp",  "iso-2022-kr",  "iso-8859-1",
@@ -24,7 +22,7 @@ static const char *const legacy_charsets[] = {
 	"mac-cyrillic", "shift_jis",    "tis-620",      "uhc",
 	"viscii",       "windows-1250", "windows-1251", "windows-1252",
 	"windows-1253", "windows-1254", "windows-1255", "windows-1256",
-	"windows-1257", "windows-1258",
+	"windows-1257", "windows-1258", NULL,
 };
 
 enum tr_bom tr_bom_detect(const unsigned char *s, size_t len, size_t *bom_len)
@@ -78,9 +76,9 @@ static const char *canonical_charset(const char *detected)
 		return NULL;
 	if (!strcasecmp(detected, "GB2312") || !strcasecmp(detected, "GBK"))
 		return "gb18030";
-	for (size_t i = 0; i < sizeof(legacy_charsets) / sizeof(legacy_charsets[0]); i++)
-		if (!strcasecmp(detected, legacy_charsets[i]))
-			return legacy_charsets[i];
+	for (size_t i = 0; tr_legacy_charsets[i]; i++)
+		if (!strcasecmp(detected, tr_legacy_charsets[i]))
+			return tr_legacy_charsets[i];
 	return NULL;
 }
 

@@ -1,11 +1,10 @@
-/* file_io.c - positional reads, whole-file loads, SHA-256 and name helpers for the readers. */
+/* file_io.c - positional reads, whole-file loads (hashed as they are read), file digests and
+ * name helpers for the readers. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-#include <openssl/evp.h>
 
 #include "tr_digest.h"
 #include "util.h"
@@ -27,60 +26,6 @@ ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset)
 		done += (size_t)n;
 	}
 	return (ssize_t)done;
-}
-
-static void to_hex(const unsigned char *digest, unsigned len, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (unsigned i = 0; i < len; i++) {
-		hex[2 * i] = digits[digest[i] >> 4];
-		hex[2 * i + 1] = digits[digest[i] & 15];
-	}
-	hex[2 * len] = '\0';
-}
-
-struct tr_sha256 *tr_sha256_new(void)
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-
-	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		return NULL;
-	}
-	return (struct tr_sha256 *)ctx;
-}
-
-void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len)
-{
-	if (ctx && len)
-		EVP_DigestUpdate((EVP_MD_CTX *)ctx, data, len);
-}
-
-void tr_sha256_finish(struct tr_sha256 *ctx, char *hex)
-{
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-
-	if (!ctx)
-		return;
-	EVP_DigestFinal_ex((EVP_MD_CTX *)ctx, digest, &len);
-	to_hex(digest, len, hex);
-	EVP_MD_CTX_free((EVP_MD_CTX *)ctx);
-}
-
-void tr_sha256_free(struct tr_sha256 *ctx)
-{
-	EVP_MD_CTX_free((EVP_MD_CTX *)ctx);
-}
-
-void tr_sha256_hex(const void *data, size_t len, char *hex)
-{
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned dlen = 0;
-
-	EVP_Digest(data, len, digest, &dlen, EVP_sha256(), NULL);
-	to_hex(digest, dlen, hex);
 }
 
 int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta)
@@ -167,4 +112,11 @@ bool tr_has_extension(const char *name, const char *ext)
 
 	return len > ext_len + 1 && name[len - ext_len - 1] == '.' &&
 	       strcasecmp(name + len - ext_len, ext) == 0;
+}
+
+const char *tr_path_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
 }

@@ -136,6 +136,27 @@ size_t tr_utf8_valid_len(const unsigned char *s, size_t len)
 	return i;
 }
 
+size_t tr_utf8_prefix(const unsigned char *s, size_t len, uint64_t max_chars, uint64_t max_bytes)
+{
+	size_t i = 0;
+	uint64_t chars = 0;
+
+	/* Continuation bytes at the start belong to no code point (tr_utf8_count counts none). */
+	while (i < len && i < max_bytes && (s[i] & 0xC0) == 0x80)
+		i++;
+	while (i < len && chars < max_chars) {
+		size_t j = i + 1;
+
+		while (j < len && (s[j] & 0xC0) == 0x80)
+			j++;
+		if (j > max_bytes)
+			break;
+		chars++;
+		i = j;
+	}
+	return i;
+}
+
 size_t tr_utf8_advance(const unsigned char *s, size_t len, uint64_t n, uint64_t *passed)
 {
 	size_t i = 0;

@@ -11,18 +11,11 @@
 #include "tr_blob.h"
 #include "tr_result.h"
 
-/* --- file_io --- */
-/* small I/O, hashing and naming helpers shared by the readers. */
+/* --- sha256 --- */
+/* SHA-256 as 64 hex digits (OpenSSL), one-shot or incremental. Pure: no I/O. */
 
-/* Reads exactly len bytes at offset unless EOF comes first, retrying EINTR and short reads.
- * Returns the count read, or -1 with errno. */
-ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
-
-/* Reads the whole file (size bytes as of fstat; a file that grew is read to size, one that
- * shrank is an EIO error) into a new blob and, when meta is non-NULL, records the SHA-256 of
- * those bytes in it (has_sha256; for files of 4 MiB and more as sha256_later, computed in a
- * thread while the caller goes on). Returns 0, or -1 with errno. */
-int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
+/* docs/SPEC.md §2: metadata.sha256 is given for files up to 256 MiB. */
+#define TR_SHA256_MAX_SIZE (256ull * 1024 * 1024)
 
 /* Hex SHA-256 (65 bytes with NUL) of a buffer. */
 void tr_sha256_hex(const void *data, size_t len, char *hex);
@@ -35,13 +28,33 @@ void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len);
 void tr_sha256_finish(struct tr_sha256 *ctx, char *hex);
 void tr_sha256_free(struct tr_sha256 *ctx);
 
+/* --- file_io --- */
+/* Positional reads, whole-file loads, file digests and name helpers shared by the readers. */
+
+/* Reads exactly len bytes at offset unless EOF comes first, retrying EINTR and short reads.
+ * Returns the count read, or -1 with errno. */
+ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
+
+/* Reads the whole file (size bytes as of fstat; a file that grew is read to size, one that
+ * shrank is an EIO error) into a new blob and, when meta is non-NULL, records the SHA-256 of
+ * those bytes in it (has_sha256; for files of 4 MiB and more as sha256_later, computed by
+ * tr_digest_start in a thread while the caller goes on). Returns 0, or -1 with errno. */
+int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
+
 /* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
 int tr_sha256_fd(int fd, uint64_t size, char *hex);
 
 /* True when name ends in "." followed by ext, compared case-insensitively ("a.PNG", "png"). */
 bool tr_has_extension(const char *name, const char *ext);
 
-/* libmagic, one cookie per thread, loaded on first use. Return malloc'd strings or NULL. */
+/* The last component of path ("src/a.c" -> "a.c"; "a/" -> "a/"); borrowed from path. */
+const char *tr_path_base_name(const char *path);
+
+/* --- magic --- */
+/* libmagic's answers: one shared pair of cookies (description, mime), loaded on first use and
+ * used under a mutex; mime answers for a file's head go through the memo below. */
+
+/* Return malloc'd strings, or NULL when libmagic has no answer or memory ran out. */
 char *tr_magic_description_fd(int fd);
 char *tr_magic_mime_fd(int fd);
 char *tr_magic_mime_buffer(const void *data, size_t len);
@@ -99,7 +112,8 @@ void tr_base64_groups(const unsigned char *in, size_t groups, unsigned char *out
 void tr_base64_groups_scalar(const unsigned char *in, size_t groups, unsigned char *out);
 
 /* --- utf8 --- */
-/* UTF-8 validation, code point counting and byte counting for the text reader. */
+/* UTF-8 validation, code point counting, cutting and repair, for every reader and the JSON
+ * writer. */
 
 /* The UTF-8 bytes of U+FFFD, which stands for every invalid byte sequence shown. */
 #define TR_UTF8_REPLACEMENT "\xEF\xBF\xBD"
@@ -115,6 +129,10 @@ size_t tr_utf8_valid_len(const unsigned char *s, size_t len);
 
 /* Number of code points in the valid UTF-8 s[0..len). */
 uint64_t tr_utf8_count(const unsigned char *s, size_t len);
+
+/* Length in bytes of the longest prefix of s[0..len) holding at most max_chars code points (as
+ * tr_utf8_count counts them) and at most max_bytes bytes, never ending inside a sequence. */
+size_t tr_utf8_prefix(const unsigned char *s, size_t len, uint64_t max_chars, uint64_t max_bytes);
 
 /* Advances over at most n code points of the valid UTF-8 s[0..len): returns the byte offset
  * reached and stores the number of code points passed in *passed. */
@@ -144,6 +162,10 @@ int tr_utf8_repair_flush(struct tr_utf8_repair *rep, tr_utf8_sink sink, void *ct
 /* --- charset --- */
 /* text or binary, which encoding, and streaming transcoding to UTF-8. */
 
+/* Canonical (lowercase) names of the charsets uchardet reports that glibc's iconv decodes, each
+ * also the name given to iconv_open; NULL-terminated. */
+extern const char *const tr_legacy_charsets[];
+
 /* Bytes of the file's start that encoding detection looks at (cut at a sequence boundary). */
 #define TR_CHARSET_SAMPLE (64 * 1024)
 
@@ -160,7 +182,7 @@ enum tr_bom {
  * length (0 for none). */
 enum tr_bom tr_bom_detect(const unsigned char *s, size_t len, size_t *bom_len);
 
-/* SPEC §3: true when head (the file's first bytes, up to 8 KiB) holds a NUL byte and no
+/* docs/SPEC.md §3: true when head (the file's first bytes, up to 8 KiB) holds a NUL byte and no
  * UTF-16/32 byte order mark, or more than 30% control bytes (below 0x20 except \t \n \v \f \r
  * and ESC, plus 0x7f). A UTF-16/32 BOM makes it text; an empty head is text. */
 bool tr_head_is_binary(const unsigned char *head, size_t len);

@@ -20,27 +20,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * of an input. The descriptors are never used. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static const char *const charsets[] = {
-		"UTF-16LE",     "UTF-16BE",     "UTF-32LE",     "UTF-32BE",
-		"big5",         "euc-jp",       "euc-kr",       "euc-tw",
-		"gb18030",      "ibm852",       "ibm855",       "ibm866",
-		"iso-2022-cn",  "iso-2022-jp",  "iso-2022-kr",  "iso-8859-1",
-		"iso-8859-2",   "iso-8859-3",   "iso-8859-4",   "iso-8859-5",
-		"iso-8859-6",   "iso-8859-7",   "iso-8859-8",   "iso-8859-9",
-		"iso-8859-10",  "iso-8859-11",  "iso-8859-13",  "iso-8859-15",
-		"iso-8859-16",  "koi8-r",       "koi8-u",       "mac-centraleurope",
-		"mac-cyrillic", "shift_jis",    "tis-620",      "uhc",
-		"viscii",       "windows-1250", "windows-1251", "windows-1252",
-		"windows-1253", "windows-1254", "windows-1255", "windows-1256",
-		"windows-1257", "windows-1258",
-	};
+	static const char *const unicode[] = {"UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE"};
 
-	static iconv_t kept[sizeof(charsets) / sizeof(charsets[0])]; /* reachable: no leak */
+	static iconv_t kept[128]; /* reachable: no leak */
+	size_t n = 0;
 
 	(void)argc;
 	(void)argv;
-	for (size_t i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++)
-		kept[i] = iconv_open("UTF-8", charsets[i]);
+	for (size_t i = 0; i < sizeof(unicode) / sizeof(unicode[0]); i++)
+		kept[n++] = iconv_open("UTF-8", unicode[i]);
+	for (size_t i = 0; tr_legacy_charsets[i] && n < sizeof(kept) / sizeof(kept[0]); i++)
+		kept[n++] = iconv_open("UTF-8", tr_legacy_charsets[i]);
 	return 0;
 }
 

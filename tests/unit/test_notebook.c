@@ -169,9 +169,10 @@ static void test_escapes(void)
 		     "\xc3\xa9"
 		     "bc");
 	expect_clean("\x1b[32m 50%\x1b[0m\r\x1b[32m100%\x1b[0m", true, "100%");
-	EXPECT_INT(tr_nb_utf8_count("a\xc3\xa9\xe2\x82\xac", 6), 3);
-	EXPECT_INT(tr_nb_utf8_prefix("a\xc3\xa9\xe2\x82\xac", 6, 2, SIZE_MAX), 3);
-	EXPECT_INT(tr_nb_utf8_prefix("a\xc3\xa9\xe2\x82\xac", 6, 9, 5), 3);
+	EXPECT_INT(tr_utf8_count((const unsigned char *)"a\xc3\xa9\xe2\x82\xac", 6), 3);
+	EXPECT_INT(tr_utf8_prefix((const unsigned char *)"a\xc3\xa9\xe2\x82\xac", 6, 2, SIZE_MAX),
+		   3);
+	EXPECT_INT(tr_utf8_prefix((const unsigned char *)"a\xc3\xa9\xe2\x82\xac", 6, 9, 5), 3);
 }
 
 static void expect_limit(uint64_t limit, uint64_t actual, const char *limit_text,
@@ -179,7 +180,7 @@ static void expect_limit(uint64_t limit, uint64_t actual, const char *limit_text
 {
 	char a[32], b[32];
 
-	tr_nb_format_limit(limit, actual, a, b, sizeof(a));
+	tr_format_limit(limit, actual, a, b, sizeof(a));
 	EXPECT_STR(a, limit_text);
 	EXPECT_STR(b, actual_text);
 }
