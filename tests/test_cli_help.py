@@ -45,8 +45,11 @@ def project_version(build_dir) -> str:
     return json.loads(out)["version"]
 
 
+FOLDERS = {"toolfs": "fs", "toolfs-read": "readers/cli", "toolfs-mcp": "readers/mcp"}
+
+
 def binary(build_dir, name):
-    path = build_dir / ("fs" if name == "toolfs" else "readers/cli") / name
+    path = build_dir / FOLDERS[name] / name
     if not path.exists():
         pytest.skip(f"{name} is not built")
     return path
@@ -84,7 +87,15 @@ def test_help_lists_every_option_with_its_default(build_dir, name):
     assert [line.split()[0] for line in status.splitlines()[2:5]] == ["0", "1", "2"]
 
 
-@pytest.mark.parametrize("name", ["toolfs", "toolfs-read"])
+def test_toolfs_mcp_help_names_every_reader_option(build_dir):
+    """toolfs-mcp is written elsewhere: its help layout is its own, its contract is not."""
+    proc = run(binary(build_dir, "toolfs-mcp"), "--help")
+    assert proc.returncode == 0
+    for option in set(spec_options()) - mount_only():
+        assert option in proc.stdout.decode()
+
+
+@pytest.mark.parametrize("name", ["toolfs", "toolfs-read", "toolfs-mcp"])
 @pytest.mark.parametrize("flag", ["--version", "-V"])
 def test_version_is_the_project_version(build_dir, name, flag):
     proc = run(binary(build_dir, name), flag)
