@@ -28,7 +28,7 @@ struct cmdline {
 
 static void usage(FILE *out)
 {
-	fputs("Usage: toolfs [OPTION]... SOURCE MOUNTPOINT\n"
+	fputs("Usage: toolfs [options] SOURCE MOUNTPOINT\n"
 	      "\n"
 	      "Mounts a read-only view of the directory SOURCE at MOUNTPOINT in which every\n"
 	      "regular file and symlink NAME has a virtual sibling NAME.tool.json holding its\n"
