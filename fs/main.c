@@ -26,59 +26,46 @@ struct cmdline {
 	char *fuse_opts; /* -o options that are not toolfs's, for FUSE; owned */
 };
 
-static const struct {
-	const char *name, *help;
-} option_help[] = {
-	{"max_lines=N", "lines in a default text window (2000)"},
-	{"max_line_chars=N", "characters shown of one line (2000)"},
-	{"max_output=SIZE", "cap on a result's content (100K)"},
-	{"max_image_size=SIZE", "larger images are too_large (20M)"},
-	{"image_max_dim=N", "images with a longer edge are downscaled (2000)"},
-	{"image_max_b64=SIZE", "images with more base64 are downscaled (5M)"},
-	{"max_pdf_size=SIZE", "larger PDFs are not attached whole (32M)"},
-	{"max_pdf_pages=N", "pages rendered per result (20)"},
-	{"max_notebook_size=SIZE", "larger notebooks are too_large (64M)"},
-	{"cache_size=SIZE", "memory for rendered siblings (256M)"},
-	{"symlinks=inside|none", "symlinks' siblings follow targets inside the tree (inside)"},
-	{"hide_siblings", "do not list NAME.tool.json (still readable by name)"},
-};
-
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: toolfs [options] SOURCE MOUNTPOINT\n"
-		"\n"
-		"Mounts a read-only view of the directory SOURCE at MOUNTPOINT in which every\n"
-		"regular file and symlink NAME has a virtual sibling NAME.tool.json holding its\n"
-		"ToolResult, and NAME:SEL.tool.json a selection of it (lines A, A-, A-B, A.C-;\n"
-		"cells; pages). Returns once the mount is live; SIGTERM or\n"
-		"'fusermount3 -u MOUNTPOINT' unmounts it.\n"
-		"\n"
-		"Options:\n"
-		"  -f               stay in the foreground\n"
-		"  -d               debug: foreground, log every FUSE request\n"
-		"  -s               single-threaded\n"
-		"  -o OPT[,OPT...]  toolfs options (sizes take K, M, G):\n");
-	for (size_t i = 0; i < sizeof(option_help) / sizeof(option_help[0]); i++)
-		fprintf(out, "      %-24s %s\n", option_help[i].name, option_help[i].help);
-	/* Options the core knows that this table does not describe yet. */
+	fputs("Usage: toolfs [options] SOURCE MOUNTPOINT\n"
+	      "\n"
+	      "Mounts a read-only view of the directory SOURCE at MOUNTPOINT in which every\n"
+	      "regular file and symlink NAME has a virtual sibling NAME.tool.json holding its\n"
+	      "ToolResult, and NAME:SEL.tool.json a selection of it (lines A, A-, A-B, A.C-;\n"
+	      "cells; pages). Returns once the mount is live; SIGTERM or\n"
+	      "'fusermount3 -u MOUNTPOINT' unmounts it.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -f                        stay in the foreground (default: detach once mounted)\n"
+	      "  -d                        debug: foreground, log every FUSE request\n"
+	      "  -s                        single-threaded (default: a thread per request)\n"
+	      "  -o OPT[,OPT...]           mount options, below\n"
+	      "  -h, --help                show this help and exit\n"
+	      "  -V, --version             show the version and exit\n"
+	      "\n"
+	      "Mount options (-o; sizes take K, M, G):\n",
+	      out);
 	for (size_t i = 0; tr_option_names[i]; i++) {
-		size_t len = strlen(tr_option_names[i]);
-		bool described = false;
+		char name[64], def[32];
+		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], def,
+								     sizeof(def));
 
-		for (size_t j = 0; j < sizeof(option_help) / sizeof(option_help[0]); j++) {
-			if (strncmp(option_help[j].name, tr_option_names[i], len) == 0 &&
-			    (option_help[j].name[len] == '\0' || option_help[j].name[len] == '='))
-				described = true;
-		}
-		if (!described)
-			fprintf(out, "      %s\n", tr_option_names[i]);
+		snprintf(name, sizeof(name), "%s%s%s", doc->name, doc->value ? "=" : "",
+			 doc->value ? doc->value : "");
+		fprintf(out, "  %-25s %s (default: %s)\n", name, doc->help, def);
 	}
-	fprintf(out,
-		"                   other -o options go to FUSE (e.g. allow_other); the mount is\n"
-		"                   always ro,nodev,nosuid,default_permissions\n"
-		"  -h, --help       show this help\n"
-		"  -V, --version    show the version\n");
+	fputs("  allow_other               let other users enter the mount (default: off)\n"
+	      "  Other options go to FUSE (mount.fuse3(8)). The mount is always\n"
+	      "  ro,nodev,nosuid,default_permissions; -o rw is refused.\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  0  the mount is live (with -f: it was unmounted cleanly); --help, --version\n"
+	      "  1  SOURCE or MOUNTPOINT unusable, /dev/fuse missing, or the mount failed\n"
+	      "  2  usage error\n"
+	      "\n"
+	      "See toolfs(1) and toolfs(7).\n",
+	      out);
 }
 
 static int fail_usage(const char *fmt, const char *arg)

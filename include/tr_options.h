@@ -3,6 +3,7 @@
 #define TR_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum tr_symlink_policy { TR_SYMLINKS_INSIDE, TR_SYMLINKS_NONE };
@@ -35,5 +36,18 @@ bool tr_options_is_flag(const char *name);
 
 /* Names of all options, NULL-terminated, for usage texts. */
 extern const char *const tr_option_names[];
+
+/* One option described for usage texts: its canonical name, the form of its value ("N", "SIZE",
+ * "inside|none"; NULL for a flag), what it does in a few words, and whether only the mount uses
+ * it (front ends without a mount accept it and ignore it). */
+struct tr_option_doc {
+	const char *name, *value, *help;
+	bool mount_only;
+};
+
+/* Describes option name (underscores or dashes) and, when buf is not NULL, writes its default
+ * as a user would give it ("2000", "100K", "inside", "off") to buf, cut to size. Returns the
+ * description (static storage), or NULL when name is not an option. */
+const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size_t size);
 
 #endif

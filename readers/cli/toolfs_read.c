@@ -12,21 +12,41 @@ enum { EXIT_READ_OK = 0, EXIT_READ_FAILED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: toolfs-read [--select SEL] [--format FMT] [--OPTION VALUE ...] FILE\n"
+	fputs("Usage: toolfs-read [--select SEL] [--format FMT] [--OPTION VALUE]... FILE\n"
 	      "\n"
 	      "Prints FILE's ToolResult as JSON, the bytes of FILE[:SEL].tool[.FMT].json in a\n"
-	      "toolfs mount. Exit status: 0 success, 1 the file could not be read as asked\n"
-	      "(the JSON says why), 2 usage error.\n"
+	      "toolfs mount.\n"
 	      "\n"
-	      "  --select SEL   A, A-, A-B (lines, cells or pages) or A.C- (line A from column C)\n"
-	      "  --format FMT   tool (default), anthropic, openai or mcp (docs/SPEC.md §6)\n"
-	      "  --help, --version\n"
+	      "Options:\n"
+	      "  --select SEL              A, A-, A-B (lines, cells or pages) or A.C- (line A\n"
+	      "                            from column C) (default: the file's default view)\n"
+	      "  --format FMT              tool, anthropic, openai or mcp (default: tool)\n"
+	      "  -h, --help                show this help and exit\n"
+	      "  -V, --version             show the version and exit\n"
 	      "\n"
-	      "options (dashes or underscores; sizes take K, M, G):\n",
+	      "Reader options (--NAME VALUE or --NAME=VALUE; dashes or underscores; sizes take\n"
+	      "K, M, G):\n",
 	      out);
-	for (size_t i = 0; tr_option_names[i]; i++)
-		fprintf(out, "  --%s%s\n", tr_option_names[i],
-			tr_options_is_flag(tr_option_names[i]) ? "" : " VALUE");
+	for (size_t i = 0; tr_option_names[i]; i++) {
+		char name[64], def[32];
+		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], def,
+								     sizeof(def));
+
+		snprintf(name, sizeof(name), "--%s%s%s", doc->name, doc->value ? " " : "",
+			 doc->value ? doc->value : "");
+		if (doc->mount_only)
+			fprintf(out, "  %-25s a toolfs mount option, ignored here\n", name);
+		else
+			fprintf(out, "  %-25s %s (default: %s)\n", name, doc->help, def);
+	}
+	fputs("\n"
+	      "Exit status:\n"
+	      "  0  the file was read (success is true); --help, --version\n"
+	      "  1  it could not be read as asked (success is false; the JSON says why)\n"
+	      "  2  usage error\n"
+	      "\n"
+	      "See toolfs-read(1) and toolfs(7).\n",
+	      out);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -63,7 +83,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_READ_OK;
 		}
-		if (strcmp(arg, "--version") == 0) {
+		if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
 			printf("toolfs-read %s\n", TOOLFS_VERSION);
 			return EXIT_READ_OK;
 		}

@@ -1,6 +1,7 @@
 /* options.c - defaults and parsing of the options of docs/SPEC.md §4 (shared by the CLI and the daemon). */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,22 +10,28 @@
 enum option_kind { KIND_COUNT, KIND_SIZE, KIND_FLAG, KIND_SYMLINKS };
 
 struct option_spec {
-	const char *name;
+	struct tr_option_doc doc;
 	enum option_kind kind;
 	size_t offset;
 };
 
-#define OPT(name, kind)                                        \
-	{                                                      \
-#name, kind, offsetof(struct tr_options, name) \
+#define OPT(name, kind, value, help, mount_only)                                          \
+	{                                                                                 \
+		{#name, value, help, mount_only}, kind, offsetof(struct tr_options, name) \
 	}
 static const struct option_spec option_specs[] = {
-	OPT(max_lines, KIND_COUNT),        OPT(max_line_chars, KIND_COUNT),
-	OPT(max_output, KIND_SIZE),        OPT(max_image_size, KIND_SIZE),
-	OPT(image_max_dim, KIND_COUNT),    OPT(image_max_b64, KIND_SIZE),
-	OPT(max_pdf_size, KIND_SIZE),      OPT(max_pdf_pages, KIND_COUNT),
-	OPT(max_notebook_size, KIND_SIZE), OPT(cache_size, KIND_SIZE),
-	OPT(symlinks, KIND_SYMLINKS),      OPT(hide_siblings, KIND_FLAG),
+	OPT(max_lines, KIND_COUNT, "N", "lines in a default text window", false),
+	OPT(max_line_chars, KIND_COUNT, "N", "characters shown of one line", false),
+	OPT(max_output, KIND_SIZE, "SIZE", "cap on a result's content", false),
+	OPT(max_image_size, KIND_SIZE, "SIZE", "larger images are too_large", false),
+	OPT(image_max_dim, KIND_COUNT, "N", "images with a longer edge are downscaled", false),
+	OPT(image_max_b64, KIND_SIZE, "SIZE", "images with more base64 are downscaled", false),
+	OPT(max_pdf_size, KIND_SIZE, "SIZE", "larger PDFs are not attached whole", false),
+	OPT(max_pdf_pages, KIND_COUNT, "N", "pages rendered per result", false),
+	OPT(max_notebook_size, KIND_SIZE, "SIZE", "larger notebooks are too_large", false),
+	OPT(cache_size, KIND_SIZE, "SIZE", "memory for rendered siblings", true),
+	OPT(symlinks, KIND_SYMLINKS, "inside|none", "symlinks get siblings (inside) or not", true),
+	OPT(hide_siblings, KIND_FLAG, NULL, "do not list NAME.tool.json", true),
 };
 #undef OPT
 
@@ -77,7 +84,7 @@ static bool name_matches(const char *given, const char *canonical)
 static const struct option_spec *find_spec(const char *name)
 {
 	for (size_t i = 0; i < sizeof(option_specs) / sizeof(option_specs[0]); i++)
-		if (name_matches(name, option_specs[i].name))
+		if (name_matches(name, option_specs[i].doc.name))
 			return &option_specs[i];
 	return NULL;
 }
@@ -154,4 +161,46 @@ int tr_options_set(struct tr_options *opts, const char *name, const char *value)
 	case KIND_SIZE: return parse_number(value, spec->kind == KIND_SIZE, (uint64_t *)field);
 	}
 	return -1;
+}
+
+/* Writes a size the way a user would give it: the largest K/M/G unit that divides it. */
+static void format_size(uint64_t n, char *buf, size_t size)
+{
+	static const char units[] = "GMK";
+
+	for (int i = 0; i < 3; i++) {
+		unsigned shift = 10 * (3 - i);
+
+		if (n >= (1ULL << shift) && n % (1ULL << shift) == 0) {
+			snprintf(buf, size, "%llu%c", (unsigned long long)(n >> shift), units[i]);
+			return;
+		}
+	}
+	snprintf(buf, size, "%llu", (unsigned long long)n);
+}
+
+const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size_t size)
+{
+	const struct option_spec *spec = find_spec(name);
+	struct tr_options defaults;
+	const char *field;
+
+	if (!spec)
+		return NULL;
+	if (!buf || size == 0)
+		return &spec->doc;
+	tr_options_init(&defaults);
+	field = (const char *)&defaults + spec->offset;
+	switch (spec->kind) {
+	case KIND_FLAG: snprintf(buf, size, "%s", *(const bool *)field ? "on" : "off"); break;
+	case KIND_SYMLINKS:
+		snprintf(buf, size, "%s",
+			 defaults.symlinks == TR_SYMLINKS_INSIDE ? "inside" : "none");
+		break;
+	case KIND_COUNT:
+		snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)field);
+		break;
+	case KIND_SIZE: format_size(*(const uint64_t *)field, buf, size); break;
+	}
+	return &spec->doc;
 }

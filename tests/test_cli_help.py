@@ -1,0 +1,175 @@
+"""--help and --version of toolfs and toolfs-read, the manual pages of docs/man, and what
+`meson install` lays out. The options and their defaults are read from docs/SPEC.md §4 and the
+fields of include/tr_options.h, the version from `meson introspect`: never from the binaries."""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+MAN_DIR = REPO / "docs" / "man"
+PAGES = ["toolfs.1", "toolfs-read.1", "toolfs-mcp.1", "toolfs.7"]
+
+
+def spec_options() -> dict:
+    """{name: default} from the options paragraph of SPEC §4 (a flag's default is off)."""
+    spec = (REPO / "docs" / "SPEC.md").read_text()
+    para = spec[spec.index("Options (`-o` for the daemon"):]
+    para = para[:para.index("\n\n")]
+    options = {}
+    for name, default in re.findall(r"`([a-z_0-9]+)(?:=[^`]*)?`(?: \(([^)]+)\))?", para):
+        options[name] = default or "off"
+    return options
+
+
+def header_fields() -> dict:
+    """{name: comment} of struct tr_options in include/tr_options.h."""
+    header = (REPO / "include" / "tr_options.h").read_text()
+    body = header[header.index("struct tr_options {"):]
+    body = body[:body.index("};")]
+    return dict(re.findall(r"\s([a-z_0-9]+);\s*/\*([^*]*)\*/", body))
+
+
+def mount_only() -> set:
+    return {name for name, comment in header_fields().items() if "(daemon)" in comment}
+
+
+def project_version(build_dir) -> str:
+    meson = shutil.which("meson") or "/usr/bin/meson"
+    out = subprocess.run([meson, "introspect", "--projectinfo", str(build_dir)],
+                         capture_output=True, check=True).stdout
+    return json.loads(out)["version"]
+
+
+FOLDERS = {"toolfs": "fs", "toolfs-read": "readers/cli", "toolfs-mcp": "readers/mcp"}
+
+
+def binary(build_dir, name):
+    path = build_dir / FOLDERS[name] / name
+    if not path.exists():
+        pytest.skip(f"{name} is not built")
+    return path
+
+
+def run(*args):
+    return subprocess.run([str(a) for a in args], capture_output=True, timeout=30)
+
+
+def test_the_two_oracles_agree():
+    assert set(spec_options()) == set(header_fields())
+    assert mount_only() == {"cache_size", "symlinks", "hide_siblings"}
+
+
+@pytest.mark.parametrize("name", ["toolfs", "toolfs-read"])
+def test_help_lists_every_option_with_its_default(build_dir, name):
+    proc = run(binary(build_dir, name), "--help")
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert run(binary(build_dir, name), "-h").stdout == proc.stdout
+    text = proc.stdout.decode()
+    assert text.startswith(f"Usage: {name} ")
+    lines = text.splitlines()
+    for option, default in spec_options().items():
+        prefix = f"  {option}" if name == "toolfs" else f"  --{option}"
+        row = [line for line in lines if re.match(re.escape(prefix) + r"[= ]", line)]
+        assert len(row) == 1, f"{option} in {name} --help"
+        if name == "toolfs-read" and option in mount_only():
+            assert row[0].endswith("a toolfs mount option, ignored here")
+        else:
+            assert row[0].endswith(f"(default: {default})"), row[0]
+    for flag in (["-f", "-d", "-s", "-o OPT", "allow_other"] if name == "toolfs"
+                 else ["--select SEL", "--format FMT"]):
+        assert f"  {flag}" in text
+    status = text[text.index("\nExit status:\n"):]
+    assert [line.split()[0] for line in status.splitlines()[2:5]] == ["0", "1", "2"]
+
+
+def test_toolfs_mcp_help_names_every_reader_option(build_dir):
+    """toolfs-mcp is written elsewhere: its help layout is its own, its contract is not."""
+    proc = run(binary(build_dir, "toolfs-mcp"), "--help")
+    assert proc.returncode == 0
+    for option in set(spec_options()) - mount_only():
+        assert option in proc.stdout.decode()
+
+
+@pytest.mark.parametrize("name", ["toolfs", "toolfs-read", "toolfs-mcp"])
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_is_the_project_version(build_dir, name, flag):
+    proc = run(binary(build_dir, name), flag)
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert proc.stdout == f"{name} {project_version(build_dir)}\n".encode()
+
+
+@pytest.mark.parametrize("name", ["toolfs", "toolfs-read"])
+def test_usage_errors_still_exit_2(build_dir, name):
+    proc = run(binary(build_dir, name), "--no-such-option")
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert f"Try '{name} --help'." in proc.stderr.decode()
+
+
+def test_debian_changelog_has_the_project_version(build_dir):
+    first = (REPO / "debian" / "changelog").read_text().splitlines()[0]
+    assert re.match(r"toolfs \(([^)]+)\)", first).group(1) == project_version(build_dir)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_man_page_has_no_warnings(page):
+    if not shutil.which("groff") or not shutil.which("man"):
+        pytest.skip("groff and man are needed (Debian packages groff-base and man-db)")
+    source = MAN_DIR / f"{page}.in"
+    # -ww: every warning, undefined macros and registers too (-wall leaves those out).
+    groff = run("groff", "-z", "-ww", "-man", source)
+    assert groff.returncode == 0 and groff.stderr == b"", groff.stderr.decode()
+    man = subprocess.run(["man", "--warnings=w", "-l", str(source)], capture_output=True,
+                         env=dict(os.environ, MANWIDTH="80", MAN_KEEP_FORMATTING=""),
+                         timeout=30)
+    assert man.returncode == 0 and man.stderr == b"", man.stderr.decode()
+    title, section = page.rsplit(".", 1)
+    assert man.stdout.decode().startswith(f"{title.upper()}({section})")
+
+
+def rendered(build_dir, page) -> str:
+    path = build_dir / "docs" / "man" / page
+    if not path.exists():
+        pytest.skip(f"{page} is not generated in this build")
+    return subprocess.run(["man", "-l", str(path)], capture_output=True, check=True,
+                          env=dict(os.environ, MANWIDTH="1000"), timeout=30).stdout.decode()
+
+
+def test_toolfs_1_gives_every_option_and_default(build_dir):
+    lines = [line.strip() for line in rendered(build_dir, "toolfs.1").splitlines()]
+    for option, default in spec_options().items():
+        tags = [i for i, line in enumerate(lines) if re.fullmatch(rf"{option}(=\S+)?", line)]
+        assert len(tags) == 1, option
+        assert lines[tags[0] + 1].endswith(f"(default: {default}).") or \
+            f"(default: {default})" in lines[tags[0] + 1], lines[tags[0] + 1]
+
+
+@pytest.mark.parametrize("page", ["toolfs.1", "toolfs-read.1", "toolfs.7"])
+def test_generated_pages_carry_the_version(build_dir, page):
+    text = rendered(build_dir, page)
+    assert "@" not in text.splitlines()[-1]
+    assert text.splitlines()[-1].split()[:2] == ["toolfs", project_version(build_dir)]
+
+
+def test_meson_install_lays_out_binaries_pages_and_units(build_dir):
+    meson = shutil.which("meson") or "/usr/bin/meson"
+    out = subprocess.run([meson, "introspect", "--installed", str(build_dir)],
+                         capture_output=True, check=True).stdout
+    installed = set(json.loads(out).values())
+    prefix = json.loads(subprocess.run(
+        [meson, "introspect", "--buildoptions", str(build_dir)], capture_output=True,
+        check=True).stdout)
+    prefix = next(o["value"] for o in prefix if o["name"] == "prefix")
+    want = {f"{prefix}/bin/toolfs-read", f"{prefix}/share/man/man1/toolfs-read.1",
+            f"{prefix}/share/man/man7/toolfs.7"}
+    if (build_dir / "fs" / "toolfs").exists():
+        want |= {f"{prefix}/bin/toolfs", f"{prefix}/share/man/man1/toolfs.1",
+                 f"{prefix}/lib/systemd/system/toolfs@.service",
+                 f"{prefix}/lib/systemd/user/toolfs@.service"}
+    if (REPO / "readers" / "mcp").is_dir():
+        want |= {f"{prefix}/bin/toolfs-mcp", f"{prefix}/share/man/man1/toolfs-mcp.1"}
+    assert want <= installed, want - installed
