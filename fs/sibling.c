@@ -96,9 +96,22 @@ static int resolve(struct tfs_fs *fs, struct tfs_inode *dir, const char *base, s
 	return 0;
 }
 
-/* Renders the failure outcome of src for path. Returns a document or NULL (out of memory). */
-static struct tr_doc *failure_doc(const struct source *src, const char *path, enum tr_format fmt)
+/* Renders res as the sibling key names (selector, format) under the mount's options. */
+static struct tr_doc *render_sibling(const struct tfs_fs *fs, const struct tr_result *res,
+				     const struct tfs_doc_key *key)
 {
+	struct tr_render_style style;
+
+	tr_render_style_init(&style, &fs->opts);
+	style.sel = &key->sel;
+	return tr_render_ex(res, key->fmt, &style);
+}
+
+/* Renders the failure outcome of src for key->path. Returns a document or NULL (out of memory). */
+static struct tr_doc *failure_doc(const struct tfs_fs *fs, const struct source *src,
+				  const struct tfs_doc_key *key)
+{
+	const char *path = key->path;
 	struct tr_result res;
 	struct tr_doc *doc = NULL;
 
@@ -127,7 +140,7 @@ static struct tr_doc *failure_doc(const struct source *src, const char *path, en
 		break;
 	default: tr_result_fail_errno(&res, src->err ? src->err : EIO); break;
 	}
-	doc = tr_render(&res, fmt);
+	doc = render_sibling(fs, &res, key);
 out:
 	tr_result_destroy(&res);
 	return doc;
@@ -160,7 +173,7 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 	if (fd < 0) {
 		src->outcome = key->outcome = tr_error_from_errno(errno);
 		src->err = errno;
-		return failure_doc(src, key->path, key->fmt);
+		return failure_doc(fs, src, key);
 	}
 	for (int tries = 1;; tries++) {
 		bool seen;
@@ -185,7 +198,7 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 		}
 		tr_result_destroy(&res);
 	}
-	doc = tr_render(&res, key->fmt);
+	doc = render_sibling(fs, &res, key);
 out:
 	tr_result_destroy(&res);
 	close(fd);
@@ -249,7 +262,7 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 		if (src.outcome == TR_OK)
 			doc = read_doc(fs, &src, base, &key);
 		else
-			doc = failure_doc(&src, key.path, fmt);
+			doc = failure_doc(fs, &src, &key);
 		if (doc && tr_doc_failed(doc)) {
 			tr_doc_unref(doc);
 			doc = NULL;

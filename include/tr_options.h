@@ -20,6 +20,8 @@ struct tr_options {
 	uint64_t cache_size;             /* 256 MiB (daemon) */
 	enum tr_symlink_policy symlinks; /* inside (daemon) */
 	bool hide_siblings;              /* false (daemon) */
+	bool mcp_structured;             /* false: mcp results carry structuredContent */
+	bool mcp_documents;              /* false: mcp results embed PDFs as resource blocks */
 };
 
 /* Fills opts with the defaults of SPEC §4. */

@@ -25,6 +25,7 @@ static const struct option_spec option_specs[] = {
 	OPT(max_pdf_size, KIND_SIZE),      OPT(max_pdf_pages, KIND_COUNT),
 	OPT(max_notebook_size, KIND_SIZE), OPT(cache_size, KIND_SIZE),
 	OPT(symlinks, KIND_SYMLINKS),      OPT(hide_siblings, KIND_FLAG),
+	OPT(mcp_structured, KIND_FLAG),    OPT(mcp_documents, KIND_FLAG),
 };
 #undef OPT
 
@@ -41,6 +42,8 @@ const char *const tr_option_names[] = {
 	"cache_size",
 	"symlinks",
 	"hide_siblings",
+	"mcp_structured",
+	"mcp_documents",
 	NULL,
 };
 
@@ -59,6 +62,8 @@ void tr_options_init(struct tr_options *opts)
 		.cache_size = 256 * 1024 * 1024,
 		.symlinks = TR_SYMLINKS_INSIDE,
 		.hide_siblings = false,
+		.mcp_structured = false,
+		.mcp_documents = false,
 	};
 }
 
