@@ -473,7 +473,7 @@ static void request_roots(struct mcp_server *s)
 
 	pthread_mutex_lock(&s->roots_lock);
 	ask = s->client_roots;
-	serial = ++s->roots_asked;
+	serial = ask ? ++s->roots_asked : 0;
 	pthread_mutex_unlock(&s->roots_lock);
 	if (!ask)
 		return;
@@ -532,7 +532,8 @@ static void take_response(struct mcp_server *s, const cJSON *id, const cJSON *ms
 	}
 	pthread_mutex_lock(&s->roots_lock);
 	old = NULL;
-	if (serial == s->roots_asked) { /* an answer to an older request is stale */
+	/* only the answer to the latest request counts: an older one is stale */
+	if (serial && serial == s->roots_asked) {
 		old = s->roots;
 		s->roots = roots;
 		roots = NULL;
