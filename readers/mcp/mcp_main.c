@@ -1,6 +1,7 @@
 /* mcp_main.c - toolfs-mcp: the MCP server of SPEC §7 on stdio (newline-delimited JSON-RPC 2.0;
  * nothing but protocol on stdout, diagnostics on stderr, exit 0 at the end of input). */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,10 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			return usage_error("invalid value for %s", arg);
 	}
+	/* Few arenas (MCP_THREADS workers share two) and large blocks mapped on their own, given
+	 * back whole when freed: a server that idles between calls should not hold its peak. */
+	mallopt(M_ARENA_MAX, 2);
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	/* A client that closes its end must not kill the server with SIGPIPE mid-answer. */
 	signal(SIGPIPE, SIG_IGN);
 	server = mcp_server_new(&opts, roots, n_roots, MCP_THREADS, write_stdout, NULL);

@@ -1,6 +1,7 @@
 /* mcp_server.c - JSON-RPC 2.0 message handling of toolfs-mcp: the initialize handshake, ping,
  * tools/list, tools/call on a small pool of workers, cancellation and the client's roots. */
 #include <cjson/cJSON.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,8 +348,15 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&s->lock);
 		unlink_call(&s->running, c);
 		call_free(c);
-		if (--s->in_flight == 0)
+		if (--s->in_flight == 0) {
 			pthread_cond_broadcast(&s->idle);
+			/* Idle: give the pages of the reads just done back to the kernel. The worker
+			 * arenas otherwise keep every page they held (an image decode, a PDF page
+			 * render), and the server's RSS stays at its peak between calls. */
+			pthread_mutex_unlock(&s->lock);
+			malloc_trim(0);
+			pthread_mutex_lock(&s->lock);
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
