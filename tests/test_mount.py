@@ -493,3 +493,15 @@ def test_git_in_the_mount(toolfs_bin, tmp_path):
         assert git(m.path, "log", "--format=%H %s") == native_log
         assert git(m.path, "diff") == native_diff
         assert git(m.path, "show", "HEAD~1:a.c") == b"int a;\n"
+
+
+def test_mcp_options_in_the_mount(tree, toolfs_bin, toolfs_read, tmp_path):
+    """-o mcp_structured,mcp_documents: the mount's .tool.mcp.json equals the CLI's with
+    --mcp-structured --mcp-documents; without them it carries neither (SPEC §6)."""
+    rel = "media/logo.png"
+    with mounted(toolfs_bin, tree, tmp_path / "mnt", "-o", "mcp_structured,mcp_documents") as m:
+        data = read(m.path / "media" / "logo.png.tool.mcp.json")
+    expected = cli(toolfs_read, tree, os.fsencode(rel), "--mcp-structured", "--mcp-documents",
+                   "--format", "mcp")
+    assert data == expected
+    assert list(json.loads(data)) == ["content", "isError", "structuredContent"]

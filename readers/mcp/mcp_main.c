@@ -96,6 +96,7 @@ int main(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
+	int status = 0;
 
 	if (!roots)
 		return 1;
@@ -113,14 +114,16 @@ int main(int argc, char **argv)
 		}
 		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 			usage(stdout);
-			return 0;
+			goto out;
 		}
 		if (strcmp(arg, "--version") == 0) {
 			printf("toolfs-mcp %s\n", TOOLFS_VERSION);
-			return 0;
+			goto out;
 		}
-		if (strncmp(arg, "--", 2) != 0)
-			return usage_error("unknown option: %s", arg);
+		if (strncmp(arg, "--", 2) != 0) {
+			status = usage_error("unknown option: %s", arg);
+			goto out;
+		}
 
 		char name[64];
 		const char *value = NULL;
@@ -128,22 +131,27 @@ int main(int argc, char **argv)
 		size_t name_len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
 		int rc;
 
-		if (name_len == 0 || name_len >= sizeof(name))
-			return usage_error("unknown option: %s", arg);
+		if (name_len == 0 || name_len >= sizeof(name)) {
+			status = usage_error("unknown option: %s", arg);
+			goto out;
+		}
 		memcpy(name, arg + 2, name_len);
 		name[name_len] = '\0';
 		if (eq) {
 			value = eq + 1;
 		} else if (!tr_options_is_flag(name)) {
-			if (i + 1 >= argc)
-				return usage_error("option %s needs a value", arg);
+			if (i + 1 >= argc) {
+				status = usage_error("option %s needs a value", arg);
+				goto out;
+			}
 			value = argv[++i];
 		}
 		rc = tr_options_set(&opts, name, value);
-		if (rc > 0)
-			return usage_error("unknown option: %s", arg);
-		if (rc < 0)
-			return usage_error("invalid value for %s", arg);
+		if (rc != 0) {
+			status = usage_error(rc > 0 ? "unknown option: %s" : "invalid value for %s",
+					     arg);
+			goto out;
+		}
 	}
 	/* Few arenas (MCP_THREADS workers share two) and large blocks mapped on their own, given
 	 * back whole when freed: a server that idles between calls should not hold its peak. */
@@ -154,7 +162,8 @@ int main(int argc, char **argv)
 	server = mcp_server_new(&opts, roots, n_roots, MCP_THREADS, write_stdout, NULL);
 	if (!server) {
 		fputs("toolfs-mcp: out of memory\n", stderr);
-		return 1;
+		status = 1;
+		goto out;
 	}
 	while ((len = getline(&line, &cap, stdin)) >= 0) {
 		if (len > 0 && line[len - 1] == '\n')
@@ -164,6 +173,7 @@ int main(int argc, char **argv)
 	/* End of input: the calls already received are answered, then the server exits. */
 	mcp_server_free(server);
 	free(line);
+out:
 	free(roots);
-	return 0;
+	return status;
 }
