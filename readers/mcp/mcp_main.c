@@ -42,18 +42,25 @@ static void usage(FILE *out)
 		     "list_allowed_directories, names the roots.\n"
 		     "\n"
 		     "options (dashes or underscores; sizes take K, M, G), as toolfs-read's:\n");
-	for (size_t i = 0; tr_option_names[i]; i++)
+	for (size_t i = 0; tr_option_names[i]; i++) {
+		/* the mount's own options mean nothing here (no cache, no listing) */
+		if (strcmp(tr_option_names[i], "cache_size") == 0 ||
+		    strcmp(tr_option_names[i], "symlinks") == 0 ||
+		    strcmp(tr_option_names[i], "hide_siblings") == 0)
+			continue;
 		fprintf(out, "  --%s%s\n", tr_option_names[i],
 			tr_options_is_flag(tr_option_names[i]) ? "" : " VALUE");
+	}
 	fprintf(out,
 		"  --help, --version\n"
 		"\n"
 		"defaults that differ from toolfs-read's: --max-output %lluK,\n"
-		"--image-max-dim %llu, --image-max-b64 %lluK, --max-pdf-pages %llu.\n"
+		"--image-max-dim %llu, --image-max-b64 %lluM, --max-pdf-pages %llu.\n"
 		"--mcp-structured adds structuredContent and an outputSchema;\n"
 		"--mcp-documents attaches PDFs as resource blocks.\n",
 		(unsigned long long)d.max_output / 1024, (unsigned long long)d.image_max_dim,
-		(unsigned long long)d.image_max_b64 / 1024, (unsigned long long)d.max_pdf_pages);
+		(unsigned long long)d.image_max_b64 / (1024 * 1024),
+		(unsigned long long)d.max_pdf_pages);
 }
 
 static int usage_error(const char *fmt, const char *arg)
