@@ -4,43 +4,34 @@
 
 #include "tr_selector.h"
 
-static const char *const format_names[] = {
-	[TR_FORMAT_TOOL] = "tool",
-	[TR_FORMAT_ANTHROPIC] = "anthropic",
-	[TR_FORMAT_OPENAI] = "openai",
-	[TR_FORMAT_MCP] = "mcp",
-	[TR_FORMAT_TXT] = "txt",
+/* Each format's name and the suffix of its virtual files; no suffix is a suffix of another. */
+static const struct format_info {
+	const char *name;
+	const char *suffix;
+} formats[] = {
+	[TR_FORMAT_TOOL] = {"tool", ".tool.json"},
+	[TR_FORMAT_ANTHROPIC] = {"anthropic", ".tool.anthropic.json"},
+	[TR_FORMAT_OPENAI] = {"openai", ".tool.openai.json"},
+	[TR_FORMAT_MCP] = {"mcp", ".tool.mcp.json"},
+	[TR_FORMAT_TXT] = {"txt", ".tool.txt"},
 };
 
-/* The suffix of each format's virtual file; none is a suffix of another. */
-static const char *const format_suffixes[] = {
-	[TR_FORMAT_TOOL] = ".tool.json",
-	[TR_FORMAT_ANTHROPIC] = ".tool.anthropic.json",
-	[TR_FORMAT_OPENAI] = ".tool.openai.json",
-	[TR_FORMAT_MCP] = ".tool.mcp.json",
-	[TR_FORMAT_TXT] = ".tool.txt",
-};
-
-#define N_FORMATS (sizeof(format_names) / sizeof(format_names[0]))
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
 const char *tr_format_name(enum tr_format fmt)
 {
-	if ((unsigned)fmt >= N_FORMATS)
-		return NULL;
-	return format_names[fmt];
+	return (unsigned)fmt < N_FORMATS ? formats[fmt].name : NULL;
 }
 
 const char *tr_format_suffix(enum tr_format fmt)
 {
-	if ((unsigned)fmt >= N_FORMATS)
-		return NULL;
-	return format_suffixes[fmt];
+	return (unsigned)fmt < N_FORMATS ? formats[fmt].suffix : NULL;
 }
 
 int tr_format_parse(const char *name, enum tr_format *fmt)
 {
 	for (size_t i = 0; i < N_FORMATS; i++) {
-		if (strcmp(name, format_names[i]) == 0) {
+		if (strcmp(name, formats[i].name) == 0) {
 			*fmt = (enum tr_format)i;
 			return 0;
 		}
@@ -120,10 +111,10 @@ int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector
 
 	/* NAME[:SEL] followed by one of the format suffixes */
 	for (i = 0; i < N_FORMATS; i++) {
-		size_t suffix_len = strlen(format_suffixes[i]);
+		size_t suffix_len = strlen(formats[i].suffix);
 
 		if (len > suffix_len &&
-		    memcmp(name + len - suffix_len, format_suffixes[i], suffix_len) == 0) {
+		    memcmp(name + len - suffix_len, formats[i].suffix, suffix_len) == 0) {
 			stem = len - suffix_len;
 			*fmt = (enum tr_format)i;
 			break;
