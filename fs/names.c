@@ -45,13 +45,8 @@ int tfs_name_parse_sibling(int dirfd, const char *name, const struct tr_options 
 	if (tr_virtual_name_parse(name, &base_len, &sel, &fmt) < 0 || !format_served(fmt))
 		return ENOENT;
 	if (sel.present) {
-		/* NAME[:SEL] ends where the ".tool[.FMT].json" suffix begins. */
-		size_t suffix = strlen(".tool.json");
-		size_t whole_len;
-
-		if (fmt != TR_FORMAT_TOOL)
-			suffix += strlen(tr_format_name(fmt)) + 1; /* ".FMT" */
-		whole_len = strlen(name) - suffix;
+		/* NAME[:SEL] ends where the format's suffix begins. */
+		size_t whole_len = strlen(name) - strlen(tr_format_suffix(fmt));
 
 		if (entry_has_sibling(dirfd, name, whole_len, opts)) {
 			out->base_len = whole_len;

@@ -93,9 +93,22 @@ static int resolve(struct tfs_fs *fs, struct tfs_inode *dir, const char *base, s
 	return 0;
 }
 
-/* Renders the failure outcome of src for path. Returns a document or NULL (out of memory). */
-static struct tr_doc *failure_doc(const struct source *src, const char *path, enum tr_format fmt)
+/* Renders res as the sibling key names (selector, format) under the mount's options. */
+static struct tr_doc *render_sibling(const struct tfs_fs *fs, const struct tr_result *res,
+				     const struct tfs_doc_key *key)
 {
+	struct tr_render_style style;
+
+	tr_render_style_init(&style, &fs->opts);
+	style.sel = &key->sel;
+	return tr_render_ex(res, key->fmt, &style);
+}
+
+/* Renders the failure outcome of src for key->path. Returns a document or NULL (out of memory). */
+static struct tr_doc *failure_doc(const struct tfs_fs *fs, const struct source *src,
+				  const struct tfs_doc_key *key)
+{
+	const char *path = key->path;
 	struct tr_result res;
 	struct tr_doc *doc = NULL;
 
@@ -124,7 +137,7 @@ static struct tr_doc *failure_doc(const struct source *src, const char *path, en
 		break;
 	default: tr_result_fail_errno(&res, src->err ? src->err : EIO); break;
 	}
-	doc = tr_render(&res, fmt);
+	doc = render_sibling(fs, &res, key);
 out:
 	tr_result_destroy(&res);
 	return doc;
@@ -157,7 +170,7 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 	if (fd < 0) {
 		src->outcome = key->outcome = tr_error_from_errno(errno);
 		src->err = errno;
-		return failure_doc(src, key->path, key->fmt);
+		return failure_doc(fs, src, key);
 	}
 	if (tr_result_init(&res, key->path) < 0)
 		goto out;
@@ -176,7 +189,7 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 	/* The source file's own path, as toolfs-read gives it (file:// URIs in MCP). */
 	if (asprintf(&res.abs_path, "%s/%s", fs->root.real_path, key->path) < 0)
 		res.abs_path = NULL;
-	doc = tr_render(&res, key->fmt);
+	doc = render_sibling(fs, &res, key);
 out:
 	tr_result_destroy(&res);
 	close(fd);
@@ -240,7 +253,7 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 		if (src.outcome == TR_OK)
 			doc = read_doc(fs, &src, base, &key);
 		else
-			doc = failure_doc(&src, key.path, fmt);
+			doc = failure_doc(fs, &src, &key);
 		if (doc && tr_doc_failed(doc)) {
 			tr_doc_unref(doc);
 			doc = NULL;

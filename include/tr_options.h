@@ -21,6 +21,8 @@ struct tr_options {
 	uint64_t cache_size;             /* 256 MiB (daemon) */
 	enum tr_symlink_policy symlinks; /* inside (daemon) */
 	bool hide_siblings;              /* false (daemon) */
+	bool mcp_structured;             /* false: mcp results carry structuredContent */
+	bool mcp_documents;              /* false: mcp results embed PDFs as resource blocks */
 };
 
 /* Fills opts with the defaults of docs/SPEC.md §4. */
@@ -49,5 +51,9 @@ struct tr_option_doc {
  * as a user would give it ("2000", "100K", "inside", "off") to buf, cut to size. Returns the
  * description (static storage), or NULL when name is not an option. */
 const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size_t size);
+
+/* Writes option name's value in opts as a user would give it ("2000", "40K", "inside", "on")
+ * to buf, cut to size. Returns 0, or -1 when name is not an option or size is 0. */
+int tr_option_format(const struct tr_options *opts, const char *name, char *buf, size_t size);
 
 #endif

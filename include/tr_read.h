@@ -34,8 +34,37 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
 		 const struct tr_options *opts, struct tr_result *res);
 
-/* Renders res as the bytes of its virtual file in format fmt, ending in "\n". Returns a new
- * document (caller owns the reference) or NULL when out of memory. */
+/* Renders res as the bytes of its virtual file in format fmt, ending in "\n", with the default
+ * style (tr_render_style_init with default options). Returns a new document (caller owns the
+ * reference) or NULL when out of memory. */
 struct tr_doc *tr_render(const struct tr_result *res, enum tr_format fmt);
+
+/* Writes into buf (NUL-terminated, cut to size) the words that tell a model how to get the rest
+ * of a truncated result, e.g. "call read with offset 2001, limit 2000". name is NAME, the base
+ * name the reader gave res->next (borrowed, name_len bytes, not NUL-terminated), next its parsed
+ * selector (A-B, A- or A.C-), fmt the format being rendered. */
+typedef void (*tr_continuation_fn)(const char *name, size_t name_len,
+				   const struct tr_selector *next, enum tr_format fmt, char *buf,
+				   size_t size, void *arg);
+
+/* What a front end decides in a rendering beyond the format (docs/SPEC.md §6, §7). */
+struct tr_render_style {
+	bool mcp_structured; /* mcp: structuredContent (the ToolResult without payloads) */
+	bool mcp_documents;  /* mcp: PDFs attached as resource blocks */
+	/* The continuation phrase; NULL: the sibling in the same format,
+	 * "read main.c:2001-4000.tool.mcp.json" (the mount and the CLI). */
+	tr_continuation_fn continuation;
+	void *continuation_arg; /* passed to continuation, borrowed */
+	/* txt footers name the sibling holding the images, NAME[:SEL].tool.json: NAME is the base
+	 * name of res->path, SEL this selector (borrowed; NULL: none). */
+	const struct tr_selector *sel;
+};
+
+/* Fills style from opts (mcp_structured, mcp_documents), with the default continuation. */
+void tr_render_style_init(struct tr_render_style *style, const struct tr_options *opts);
+
+/* tr_render in a given style (NULL: the default). */
+struct tr_doc *tr_render_ex(const struct tr_result *res, enum tr_format fmt,
+			    const struct tr_render_style *style);
 
 #endif

@@ -1,4 +1,5 @@
-/* tr_selector.h - the SEL grammar of docs/SPEC.md §4 (A, A-, A-B, A.C-) and the .tool[.FMT].json names. */
+/* tr_selector.h - the SEL grammar of docs/SPEC.md §4 (A, A-, A-B, A.C-) and the virtual names
+ * NAME[:SEL].tool[.FMT].json and NAME[:SEL].tool.txt. */
 #ifndef TR_SELECTOR_H
 #define TR_SELECTOR_H
 
@@ -13,7 +14,15 @@ struct tr_selector {
 	uint64_t column; /* A.C-: 1-based code point column; 0 otherwise */
 };
 
-enum tr_format { TR_FORMAT_TOOL, TR_FORMAT_ANTHROPIC, TR_FORMAT_OPENAI, TR_FORMAT_MCP };
+/* The formats of a result (docs/SPEC.md §6): the canonical ToolResult, the provider-ready shapes, and
+ * txt, the model-visible text alone (NAME.tool.txt). */
+enum tr_format {
+	TR_FORMAT_TOOL,
+	TR_FORMAT_ANTHROPIC,
+	TR_FORMAT_OPENAI,
+	TR_FORMAT_MCP,
+	TR_FORMAT_TXT,
+};
 
 /* Parses SEL (without the colon). Returns 0, or -1 when it does not parse (zero, leading '+',
  * B < A, overflow, trailing bytes). */
@@ -22,7 +31,7 @@ int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel);
 /* Writes SEL in canonical form (no colon) into buf; returns its length (snprintf semantics). */
 int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size);
 
-/* Splits a virtual name NAME[:SEL].tool[.FMT].json. On success returns 0 and sets *base_len to
+/* Splits a virtual name NAME[:SEL].tool[.FMT].json or NAME[:SEL].tool.txt. On success returns 0 and sets *base_len to
  * the length of NAME, *sel and *fmt. Returns -1 when name is not a virtual name or does not parse.
  * When NAME[:SEL] ends in ":SEL" that parses, it is split there (sel->present); callers must
  * first try the whole NAME[:SEL] as a file name, since real names may contain ':'. */
@@ -32,5 +41,9 @@ int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector
 /* Returns the format's name ("tool", "anthropic", ...) or NULL; parses one likewise (-1: none). */
 const char *tr_format_name(enum tr_format fmt);
 int tr_format_parse(const char *name, enum tr_format *fmt);
+
+/* Returns the suffix of the format's virtual files (".tool.json", ".tool.mcp.json", ".tool.txt")
+ * or NULL. */
+const char *tr_format_suffix(enum tr_format fmt);
 
 #endif

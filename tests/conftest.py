@@ -30,7 +30,10 @@ class ReadResult:
         self.out = proc.stdout
         self.err = proc.stderr.decode("utf-8", "replace")
         self.json = None
-        if self.rc in (0, 1):
+        self.text = None
+        if self.rc in (0, 1) and fmt == "txt":
+            self.text = proc.stdout.decode("utf-8")
+        elif self.rc in (0, 1):
             assert self.out.endswith(b"\n") and self.out.count(b"\n") == 1, \
                 "a ToolResult is one compact line ending in a single newline"
             self.json = json.loads(self.out)

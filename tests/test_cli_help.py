@@ -16,7 +16,7 @@ PAGES = ["toolfs.1", "toolfs-read.1", "toolfs-mcp.1", "toolfs.7"]
 
 
 def spec_options() -> dict:
-    """{name: default} from the options paragraph of SPEC §4 (a flag's default is off)."""
+    """{name: default} from the options paragraph of docs/SPEC.md §4 (a flag's default is off)."""
     spec = (REPO / "docs" / "SPEC.md").read_text()
     para = spec[spec.index("Options (`-o` for the daemon"):]
     para = para[:para.index("\n\n")]

@@ -1,13 +1,16 @@
-"""The provider formats of docs/SPEC.md §6 (`toolfs-read --format anthropic|openai|mcp`), checked
+"""The provider formats of docs/SPEC.md §6 (`toolfs-read --format anthropic|openai|mcp|txt`), checked
 against the providers' own SDKs, pinned in tests/sdk/package.json: the Anthropic result plus
 type/tool_use_id must satisfy `ToolResultBlockParam` of @anthropic-ai/sdk, the OpenAI result plus
 type/call_id `ResponseInputItem.FunctionCallOutput` of openai (tsc --noEmit --strict on generated
 `satisfies` expressions), and the MCP result must pass `CallToolResultSchema` of
 @modelcontextprotocol/sdk (node). The blocks themselves are compared with the canonical
 ToolResult of the same file: first text = content (or error), images and documents carried
-unchanged, is_error/isError = not success, structuredContent = the ToolResult without base64.
+unchanged, is_error/isError = not success; mcp carries the ToolResult without base64 and content
+in _meta, or as structuredContent with --mcp-structured, and PDFs as resource blocks only with
+--mcp-documents. txt is the content (or error) and footer lines, no base64.
 
 The SDKs are installed by tests/run (`npm ci` in tests/sdk)."""
+import base64
 import copy
 import json
 import os
@@ -26,7 +29,9 @@ import gen_formats  # noqa: E402
 
 SDK = pathlib.Path(__file__).resolve().parent / "sdk"
 TSC = SDK / "node_modules" / ".bin" / "tsc"
-FORMATS = ("anthropic", "openai", "mcp")
+FORMATS = ("anthropic", "openai", "mcp", "txt")
+# variants of the mcp format: key in results -> extra arguments
+MCP_VARIANTS = {"mcp_structured": ["--mcp-structured"], "mcp_documents": ["--mcp-documents"]}
 URI_SAFE = "/-._~!$&'()*+,;=:@"
 
 # case -> (file, extra arguments)
@@ -68,7 +73,11 @@ def results(tmp_path_factory, toolfs_read):
         for fmt in FORMATS:
             r = toolfs_read(path, *args, "--format", fmt)
             assert r.rc == tool.rc, (case, fmt, r.err)
-            entry[fmt] = r.json
+            entry[fmt] = r.text if fmt == "txt" else r.json
+        for key, extra in MCP_VARIANTS.items():
+            r = toolfs_read(path, *args, *extra, "--format", "mcp")
+            assert r.rc == tool.rc, (case, key, r.err)
+            entry[key] = r.json
         found[case] = entry
     # The fixtures cover what they claim to.
     assert found["text_truncated"]["tool"]["truncated"]
@@ -142,21 +151,102 @@ def test_openai_items_carry_the_tool_result(results, case):
     assert items == expected
 
 
+def mcp_blocks(tool: dict, path: str, documents: bool) -> list:
+    uri = "file://" + urllib.parse.quote(os.path.realpath(path), safe=URI_SAFE)
+    expected = [{"type": "text", "text": first_text(tool)}]
+    expected += [{"type": "image", "data": im["data"], "mimeType": im["mediaType"]}
+                 for im in tool.get("images", [])]
+    if documents:
+        expected += [{"type": "resource", "resource": {"uri": uri, "mimeType": doc["mediaType"],
+                                                       "blob": doc["data"]}}
+                     for doc in tool.get("documents", [])]
+    return expected
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_mcp_result_carries_the_tool_result(results, case):
+    """By default: no structuredContent (Claude Code and Codex would show the model only its
+    JSON), no PDF resource blocks (Codex shows them as raw JSON); the ToolResult's fields but
+    content (the first text block) in _meta."""
     tool, got = results[case]["tool"], results[case]["mcp"]
+    assert list(got) == ["content", "isError", "_meta"]
+    assert got["isError"] is (not tool["success"])
+    meta = without_payloads(tool)
+    del meta["content"]
+    assert got["_meta"] == {"toolfs/result": meta}
+    blocks = split_hint(tool, got["content"], "text", "mcp")
+    assert blocks == mcp_blocks(tool, results[case]["path"], documents=False)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_mcp_structured_brings_back_structured_content(results, case):
+    tool, got = results[case]["tool"], results[case]["mcp_structured"]
     assert list(got) == ["content", "isError", "structuredContent"]
     assert got["isError"] is (not tool["success"])
     assert got["structuredContent"] == without_payloads(tool)
     blocks = split_hint(tool, got["content"], "text", "mcp")
-    uri = "file://" + urllib.parse.quote(os.path.realpath(results[case]["path"]), safe=URI_SAFE)
-    expected = [{"type": "text", "text": first_text(tool)}]
-    expected += [{"type": "image", "data": im["data"], "mimeType": im["mediaType"]}
-                 for im in tool.get("images", [])]
-    expected += [{"type": "resource", "resource": {"uri": uri, "mimeType": doc["mediaType"],
-                                                   "blob": doc["data"]}}
-                 for doc in tool.get("documents", [])]
-    assert blocks == expected
+    assert blocks == mcp_blocks(tool, results[case]["path"], documents=False)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_mcp_documents_embeds_pdfs(results, case):
+    tool, got = results[case]["tool"], results[case]["mcp_documents"]
+    assert list(got) == ["content", "isError", "_meta"]
+    blocks = split_hint(tool, got["content"], "text", "mcp")
+    assert blocks == mcp_blocks(tool, results[case]["path"], documents=True)
+    if case == "pdf_document":
+        assert blocks[-1]["type"] == "resource"
+
+
+def expected_txt(tool: dict, stem: str) -> str:
+    """docs/SPEC.md §6 txt, built from the ToolResult: the content (or error), a newline if it lacks one,
+    then a blank line and footers when there is anything to add."""
+    text = tool["content"] if tool["success"] else tool["error"]
+    if text and not text.endswith("\n"):
+        text += "\n"
+    footers = []
+    if tool["success"] and tool["truncated"] and "next" in tool:
+        footers.append(f"[truncated: read {tool['next'][:-len('.json')]}.txt next]")
+    for i, im in enumerate(tool.get("images", []), 1):
+        where = f", page {im['page']}" if "page" in im else (
+            f", cell {im['cell']}" if "cell" in im else "")
+        footers.append(f"[image {i}: {im['mediaType']} {im['width']}x{im['height']}{where}, "
+                       f"in {stem}.tool.json or the MCP read tool]")
+    for i, doc in enumerate(tool.get("documents", []), 1):
+        size = len(base64.b64decode(doc["data"]))
+        footers.append(f"[document {i}: {doc['mediaType']} {human_size(size)}, "
+                       f"in {stem}.tool.json]")
+    return text + ("\n" + "".join(f + "\n" for f in footers) if footers else "")
+
+
+def human_size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_txt_is_the_text_with_footers(results, case):
+    tool, got = results[case]["tool"], results[case]["txt"]
+    args = CASES[case][1]
+    stem = os.path.basename(results[case]["path"])
+    if "--select" in args:
+        stem += ":" + args[args.index("--select") + 1]
+    assert got == expected_txt(tool, stem)
+    for item in tool.get("images", []) + tool.get("documents", []):
+        assert item["data"][:64] not in got
+
+
+def test_txt_footers_fixture_coverage(results):
+    """The cases above reach every kind of footer."""
+    assert "[truncated: read long.txt:" in results["text_truncated"]["txt"]
+    assert "[image 1: image/png" in results["image"]["txt"]
+    assert ", page 2, in two pages.pdf:2.tool.json" in results["pdf_page_render"]["txt"]
+    assert ", cell 2, in figures.ipynb.tool.json" in results["notebook"]["txt"]
+    assert "[document 1: application/pdf" in results["pdf_document"]["txt"]
+    assert results["text_empty"]["txt"] == ""
 
 
 # ---- the SDKs' own verdicts ----
@@ -252,11 +342,13 @@ def run_mcp_schema(values: list) -> list:
 
 def test_mcp_results_pass_call_tool_result_schema(results):
     cases = sorted(CASES)
-    verdicts = run_mcp_schema([results[case]["mcp"] for case in cases])
-    for case, verdict in zip(cases, verdicts):
-        assert verdict["ok"], (case, verdict.get("error"))
+    keys = ["mcp", *MCP_VARIANTS]
+    values = [results[case][key] for case in cases for key in keys]
+    verdicts = run_mcp_schema(values)
+    for value, verdict in zip(values, verdicts):
+        assert verdict["ok"], verdict.get("error")
         # Nothing was dropped as unknown or changed on the way.
-        assert verdict["parsed"] == results[case]["mcp"], case
+        assert verdict["parsed"] == value
 
 
 def test_mcp_schema_rejects_wrong_results(results):
@@ -267,7 +359,7 @@ def test_mcp_schema_rejects_wrong_results(results):
     bad_type["content"][0]["type"] = "txt"
     not_base64 = copy.deepcopy(image)
     not_base64["content"][1]["data"] = "not base64!"
-    pdf = results["pdf_document"]["mcp"]
+    pdf = results["pdf_document"]["mcp_documents"]
     no_uri = copy.deepcopy(pdf)
     del no_uri["content"][1]["resource"]["uri"]
     verdicts = run_mcp_schema([no_mime, bad_type, not_base64, no_uri, image])

@@ -230,6 +230,37 @@ def test_provider_format_siblings_equal_cli(mnt, tree, toolfs_read, fmt, rel, se
     assert name not in os.listdir(mnt / os.path.dirname(rel)), "format names are not listed"
 
 
+@pytest.mark.parametrize("rel,sel", [("src/main.c", ""), ("media/logo.png", ""),
+                                     ("text/long.txt", ""), ("text/long.txt", "3-5"),
+                                     ("notebooks/analysis.ipynb", ""), ("text/empty.txt", ""),
+                                     ("links/inside_abs", "")])
+def test_txt_siblings_equal_cli_and_the_tool_json(mnt, tree, toolfs_read, rel, sel):
+    """NAME[:SEL].tool.txt (docs/SPEC.md §6): toolfs-read --format txt's bytes, whose text is the
+    .tool.json's content, with footers and no base64; not listed."""
+    name = os.path.basename(rel) + (f":{sel}" if sel else "") + ".tool.txt"
+    path = mnt / os.path.dirname(rel) / name
+    args = ["--format", "txt"] + (["--select", sel] if sel else [])
+    expected = cli(toolfs_read, tree, os.fsencode(rel), *args)
+    data = read(path)
+    assert data == expected
+    assert os.stat(path).st_size == len(data)
+    assert name not in os.listdir(mnt / os.path.dirname(rel))
+    doc = json.loads(read(sibling(mnt, rel, sel)))
+    text = data.decode()
+    assert text.startswith(doc["content"])
+    footers = text[len(doc["content"]):]
+    for im in doc.get("images", []):
+        assert im["data"][:40] not in text
+        assert f"{im['mediaType']} {im['width']}x{im['height']}" in footers
+    if doc["truncated"] and "next" in doc:
+        nxt = doc["next"][:-len(".json")] + ".txt"
+        assert footers == f"\n[truncated: read {nxt} next]\n"
+        first = doc["range"]["end"] + 1
+        assert read(mnt / os.path.dirname(rel) / nxt).startswith(f"{first:6d}\t".encode())
+    elif not doc.get("images"):
+        assert footers == ""
+
+
 def test_selector_content(mnt):
     doc = json.loads(read(sibling(mnt, "text/long.txt", "100-102")))
     assert doc["content"] == "".join(f"{n:6d}\tline {n} of the long file\n"
@@ -261,6 +292,8 @@ def test_selector_past_the_end_is_out_of_range(mnt, sel):
     "missing.txt:3.tool.json", "missing.txt.tool.anthropic.json", "long.txt:3.tool.mcp.jsn",
     "long.txt.tool.Anthropic.json", "long.txt:3.tool..json",
     "long.txt.tool.xml.json", ".tool.json", ":3.tool.json",
+    "long.txt.tool.txt.json", "long.txt.tool.TXT", "long.txt:3.tool.txt.txt", ".tool.txt",
+    "missing.txt.tool.txt",
 ])
 def test_unparseable_or_unknown_names_are_enoent(mnt, name):
     with pytest.raises(FileNotFoundError):
@@ -460,3 +493,15 @@ def test_git_in_the_mount(toolfs_bin, tmp_path):
         assert git(m.path, "log", "--format=%H %s") == native_log
         assert git(m.path, "diff") == native_diff
         assert git(m.path, "show", "HEAD~1:a.c") == b"int a;\n"
+
+
+def test_mcp_options_in_the_mount(tree, toolfs_bin, toolfs_read, tmp_path):
+    """-o mcp_structured,mcp_documents: the mount's .tool.mcp.json equals the CLI's with
+    --mcp-structured --mcp-documents; without them it carries neither (docs/SPEC.md §6)."""
+    rel = "media/logo.png"
+    with mounted(toolfs_bin, tree, tmp_path / "mnt", "-o", "mcp_structured,mcp_documents") as m:
+        data = read(m.path / "media" / "logo.png.tool.mcp.json")
+    expected = cli(toolfs_read, tree, os.fsencode(rel), "--mcp-structured", "--mcp-documents",
+                   "--format", "mcp")
+    assert data == expected
+    assert list(json.loads(data)) == ["content", "isError", "structuredContent"]

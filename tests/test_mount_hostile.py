@@ -110,6 +110,11 @@ def test_links_leaving_the_tree_are_outside_root(base, src, mnt):
                 validate_result(doc)
                 assert doc["errorCode"] == "outside_root", (name, doc)
                 assert doc["success"] is False and "content" in doc
+        # .tool.txt: the error sentence alone, nothing of the target (docs/SPEC.md §6)
+        text = read_bytes(os.path.join(b(mnt), name + b".tool.txt"))
+        assert SECRET not in text
+        assert text.startswith(b"Symbolic link points outside the mounted tree: ")
+        assert text.endswith(b"\n") and text.count(b"\n") == 1
         # the link itself is shown as a link, with its own text
         assert guarded(os.readlink, os.path.join(b(mnt), name)) == \
             os.readlink(os.path.join(b(src), name))

@@ -20,7 +20,9 @@ static void usage(FILE *out)
 	      "Options:\n"
 	      "  --select SEL              A, A-, A-B (lines, cells or pages) or A.C- (line A\n"
 	      "                            from column C) (default: the file's default view)\n"
-	      "  --format FMT              tool, anthropic, openai or mcp (default: tool)\n"
+	      "  --format FMT              tool, anthropic, openai, mcp, or txt: the text a\n"
+	      "                            model reads, with footer lines, no JSON\n"
+	      "                            (default: tool; docs/SPEC.md §6)\n"
 	      "  -h, --help                show this help and exit\n"
 	      "  -V, --version             show the version and exit\n"
 	      "\n"
@@ -118,7 +120,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(name, "format") == 0) {
 			if (tr_format_parse(value, &fmt) < 0)
 				return usage_error(
-					"unknown format: %s (tool, anthropic, openai, mcp)", value);
+					"unknown format: %s (tool, anthropic, openai, mcp, txt)",
+					value);
 		} else {
 			int rc = tr_options_set(&opts, name, value);
 
@@ -133,12 +136,15 @@ int main(int argc, char **argv)
 
 	struct tr_result res;
 	struct tr_doc *doc = NULL;
+	struct tr_render_style style;
 	int status = EXIT_READ_FAILED;
 
 	if (tr_result_init(&res, file) < 0 || tr_read_path(AT_FDCWD, file, &sel, &opts, &res) < 0)
 		goto out_of_memory;
 	res.abs_path = realpath(file, NULL);
-	doc = tr_render(&res, fmt);
+	tr_render_style_init(&style, &opts);
+	style.sel = &sel;
+	doc = tr_render_ex(&res, fmt, &style);
 	if (!doc)
 		goto out_of_memory;
 	if (tr_doc_write_fd(doc, STDOUT_FILENO) < 0) {

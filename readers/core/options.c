@@ -32,23 +32,15 @@ static const struct option_spec option_specs[] = {
 	OPT(cache_size, KIND_SIZE, "SIZE", "memory for rendered siblings", true),
 	OPT(symlinks, KIND_SYMLINKS, "inside|none", "symlinks get siblings (inside) or not", true),
 	OPT(hide_siblings, KIND_FLAG, NULL, "do not list NAME.tool.json", true),
+	OPT(mcp_structured, KIND_FLAG, NULL, "mcp format: structuredContent, not _meta", false),
+	OPT(mcp_documents, KIND_FLAG, NULL, "mcp format: PDFs as resource blocks", false),
 };
 #undef OPT
 
 const char *const tr_option_names[] = {
-	"max_lines",
-	"max_line_chars",
-	"max_output",
-	"max_image_size",
-	"image_max_dim",
-	"image_max_b64",
-	"max_pdf_size",
-	"max_pdf_pages",
-	"max_notebook_size",
-	"cache_size",
-	"symlinks",
-	"hide_siblings",
-	NULL,
+	"max_lines",     "max_line_chars", "max_output",     "max_image_size",    "image_max_dim",
+	"image_max_b64", "max_pdf_size",   "max_pdf_pages",  "max_notebook_size", "cache_size",
+	"symlinks",      "hide_siblings",  "mcp_structured", "mcp_documents",     NULL,
 };
 
 void tr_options_init(struct tr_options *opts)
@@ -66,6 +58,8 @@ void tr_options_init(struct tr_options *opts)
 		.cache_size = 256 * 1024 * 1024,
 		.symlinks = TR_SYMLINKS_INSIDE,
 		.hide_siblings = false,
+		.mcp_structured = false,
+		.mcp_documents = false,
 	};
 }
 
@@ -179,28 +173,37 @@ static void format_size(uint64_t n, char *buf, size_t size)
 	snprintf(buf, size, "%llu", (unsigned long long)n);
 }
 
-const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size_t size)
+int tr_option_format(const struct tr_options *opts, const char *name, char *buf, size_t size)
 {
 	const struct option_spec *spec = find_spec(name);
-	struct tr_options defaults;
 	const char *field;
 
-	if (!spec)
-		return NULL;
-	if (!buf || size == 0)
-		return &spec->doc;
-	tr_options_init(&defaults);
-	field = (const char *)&defaults + spec->offset;
+	if (!spec || size == 0)
+		return -1;
+	field = (const char *)opts + spec->offset;
 	switch (spec->kind) {
 	case KIND_FLAG: snprintf(buf, size, "%s", *(const bool *)field ? "on" : "off"); break;
 	case KIND_SYMLINKS:
-		snprintf(buf, size, "%s",
-			 defaults.symlinks == TR_SYMLINKS_INSIDE ? "inside" : "none");
+		snprintf(buf, size, "%s", opts->symlinks == TR_SYMLINKS_INSIDE ? "inside" : "none");
 		break;
 	case KIND_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)field);
 		break;
 	case KIND_SIZE: format_size(*(const uint64_t *)field, buf, size); break;
+	}
+	return 0;
+}
+
+const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size_t size)
+{
+	const struct option_spec *spec = find_spec(name);
+	struct tr_options defaults;
+
+	if (!spec)
+		return NULL;
+	if (buf && size > 0) {
+		tr_options_init(&defaults);
+		tr_option_format(&defaults, name, buf, size);
 	}
 	return &spec->doc;
 }

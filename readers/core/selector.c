@@ -4,24 +4,34 @@
 
 #include "tr_selector.h"
 
-static const char *const format_names[] = {
-	[TR_FORMAT_TOOL] = "tool",
-	[TR_FORMAT_ANTHROPIC] = "anthropic",
-	[TR_FORMAT_OPENAI] = "openai",
-	[TR_FORMAT_MCP] = "mcp",
+/* Each format's name and the suffix of its virtual files; no suffix is a suffix of another. */
+static const struct format_info {
+	const char *name;
+	const char *suffix;
+} formats[] = {
+	[TR_FORMAT_TOOL] = {"tool", ".tool.json"},
+	[TR_FORMAT_ANTHROPIC] = {"anthropic", ".tool.anthropic.json"},
+	[TR_FORMAT_OPENAI] = {"openai", ".tool.openai.json"},
+	[TR_FORMAT_MCP] = {"mcp", ".tool.mcp.json"},
+	[TR_FORMAT_TXT] = {"txt", ".tool.txt"},
 };
+
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
 const char *tr_format_name(enum tr_format fmt)
 {
-	if ((unsigned)fmt >= sizeof(format_names) / sizeof(format_names[0]))
-		return NULL;
-	return format_names[fmt];
+	return (unsigned)fmt < N_FORMATS ? formats[fmt].name : NULL;
+}
+
+const char *tr_format_suffix(enum tr_format fmt)
+{
+	return (unsigned)fmt < N_FORMATS ? formats[fmt].suffix : NULL;
 }
 
 int tr_format_parse(const char *name, enum tr_format *fmt)
 {
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-		if (strcmp(name, format_names[i]) == 0) {
+	for (size_t i = 0; i < N_FORMATS; i++) {
+		if (strcmp(name, formats[i].name) == 0) {
 			*fmt = (enum tr_format)i;
 			return 0;
 		}
@@ -95,47 +105,23 @@ int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size)
 int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector *sel,
 			  enum tr_format *fmt)
 {
-	static const char json_suffix[] = ".json";
-	static const char tool_marker[] = ".tool";
 	size_t len = strlen(name);
-	size_t stem;
+	size_t stem = 0;
+	size_t i;
 
-	if (len <= sizeof(json_suffix) - 1 ||
-	    memcmp(name + len - (sizeof(json_suffix) - 1), json_suffix, sizeof(json_suffix) - 1))
-		return -1;
-	stem = len - (sizeof(json_suffix) - 1);
-	/* NAME[:SEL].tool.json, or NAME[:SEL].tool.FMT.json */
-	*fmt = TR_FORMAT_TOOL;
-	if (stem >= sizeof(tool_marker) - 1 && memcmp(name + stem - (sizeof(tool_marker) - 1),
-						      tool_marker, sizeof(tool_marker) - 1) == 0) {
-		stem -= sizeof(tool_marker) - 1;
-	} else {
-		const char *dot = NULL;
+	/* NAME[:SEL] followed by one of the format suffixes */
+	for (i = 0; i < N_FORMATS; i++) {
+		size_t suffix_len = strlen(formats[i].suffix);
 
-		for (size_t i = stem; i > 0; i--) {
-			if (name[i - 1] == '.') {
-				dot = name + i - 1;
-				break;
-			}
+		if (len > suffix_len &&
+		    memcmp(name + len - suffix_len, formats[i].suffix, suffix_len) == 0) {
+			stem = len - suffix_len;
+			*fmt = (enum tr_format)i;
+			break;
 		}
-		if (!dot)
-			return -1;
-		char fmt_name[16];
-		size_t fmt_len = (size_t)(name + stem - dot - 1);
-
-		if (fmt_len == 0 || fmt_len >= sizeof(fmt_name))
-			return -1;
-		memcpy(fmt_name, dot + 1, fmt_len);
-		fmt_name[fmt_len] = '\0';
-		if (tr_format_parse(fmt_name, fmt) < 0 || *fmt == TR_FORMAT_TOOL)
-			return -1;
-		stem = (size_t)(dot - name);
-		if (stem < sizeof(tool_marker) - 1 ||
-		    memcmp(name + stem - (sizeof(tool_marker) - 1), tool_marker,
-			   sizeof(tool_marker) - 1))
-			return -1;
-		stem -= sizeof(tool_marker) - 1;
 	}
+	if (i == N_FORMATS)
+		return -1;
 	if (stem == 0)
 		return -1;
 	/* Optional ":SEL" at the end of the stem. */

@@ -59,17 +59,36 @@ void tr_json_digest(struct tr_json *j, struct tr_digest *digest);
 void tr_json_escape_into(struct tr_doc *doc, const char *s, size_t len);
 
 /* --- render --- */
-/* writers of a ToolResult into JSON, shared by the provider formats. */
+/* writers of a ToolResult, shared by the formats. */
 
-/* Writes res as the ToolResult object of docs/SPEC.md §2 onto j. Without payloads, images[] and
- * documents[] entries omit "data" (MCP structuredContent). */
-void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool with_payloads);
+struct tr_render_style;
+
+/* What tr_render_tool_object writes beyond the fields that are always there. */
+enum {
+	TR_OBJECT_PAYLOADS = 1, /* "data" of images[] and documents[] (else omitted) */
+	TR_OBJECT_CONTENT = 2,  /* "content" (else omitted: MCP _meta, where the text is a block) */
+};
+
+/* Writes res as the ToolResult object of docs/SPEC.md §2 onto j, with the parts flags (TR_OBJECT_*)
+ * ask for. */
+void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, unsigned flags);
+
+/* Writes into buf the continuation phrase of res in format fmt under style ("read
+ * main.c:2001-4000.tool.mcp.json", or the front end's words); "" when res is whole. */
+void tr_render_continuation(const struct tr_result *res, enum tr_format fmt,
+			    const struct tr_render_style *style, char *buf, size_t size);
 
 /* Writes res in provider format fmt (docs/SPEC.md §6) onto j: the first text block is the content (or
  * the error; for an empty file, its shortResult, since providers reject empty text blocks);
- * images, then documents follow; a truncated result ends with a text block naming the sibling
- * to read next in the same format (e.g. main.c:2001-4000.tool.anthropic.json). fmt is a provider
- * format (TR_FORMAT_TOOL writes nothing: tr_render_tool_object does). */
-void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt);
+ * images, then documents follow (mcp: documents only with style->mcp_documents); a truncated
+ * result ends with a text block "[shortResult. More: PHRASE]", PHRASE from
+ * tr_render_continuation. mcp ends with structuredContent (style->mcp_structured) or _meta. fmt
+ * is a provider format (others write nothing). */
+void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt,
+			const struct tr_render_style *style);
+
+/* Appends res as txt (docs/SPEC.md §6) to doc: the content (or error), then footer lines. */
+void tr_render_txt(struct tr_doc *doc, const struct tr_result *res,
+		   const struct tr_render_style *style);
 
 #endif

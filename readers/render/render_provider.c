@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "tr_read.h"
 #include "util.h"
 
 /* The first text block: the error, or the content; an empty content (an empty file) gives the
@@ -23,29 +24,6 @@ static const char *result_text(const struct tr_result *res, size_t *len)
 	}
 	*len = strlen(text);
 	return text;
-}
-
-/* The continuation hint a model needs when the result is partial ("" when none): the sibling to
- * read next, in the same provider format ("main.c:2001-4000.tool.anthropic.json"). */
-static void continuation_hint(const struct tr_result *res, const char *fmt, char *buf, size_t size)
-{
-	static const char suffix[] = ".tool.json";
-	size_t len, stem;
-
-	buf[0] = '\0';
-	if (!res->success || !res->truncated || !res->next)
-		return;
-	len = strlen(res->next);
-	stem = len >= sizeof(suffix) - 1 &&
-			       strcmp(res->next + len - (sizeof(suffix) - 1), suffix) == 0
-		       ? len - (sizeof(suffix) - 1)
-		       : len;
-	if (stem < len)
-		snprintf(buf, size, "[%s. More: read %.*s.tool.%s.json]",
-			 res->short_result ? res->short_result : "", (int)stem, res->next, fmt);
-	else
-		snprintf(buf, size, "[%s. More: read %s]",
-			 res->short_result ? res->short_result : "", res->next);
 }
 
 static void text_item(struct tr_json *j, const char *type, const char *field, const char *text,
@@ -182,39 +160,43 @@ static void mcp_document(struct tr_json *j, const struct tr_result *res,
 /* How one provider shapes a result: the list of blocks under list_key, each block written by
  * the functions below, then the error flag under error_key (none when NULL). */
 struct provider_shape {
-	const char *name;      /* in continuation hints: "main.c:2001-4000.tool.NAME.json" */
 	const char *list_key;  /* "content" or "output" */
 	const char *text_type; /* type of text blocks */
 	void (*image)(struct tr_json *j, const struct tr_result *res, const struct tr_image *img);
 	void (*document)(struct tr_json *j, const struct tr_result *res,
 			 const struct tr_document *doc);
 	const char *error_key;
-	bool structured; /* MCP: the ToolResult without payloads as structuredContent */
+	bool mcp; /* documents only on request; structuredContent or _meta after the blocks */
 };
 
 static const struct provider_shape anthropic_shape = {
-	"anthropic", "content", "text", anthropic_image, anthropic_document, "is_error", false,
+	"content", "text", anthropic_image, anthropic_document, "is_error", false,
 };
 static const struct provider_shape openai_shape = {
-	"openai", "output", "input_text", openai_image, openai_document, NULL, false,
+	"output", "input_text", openai_image, openai_document, NULL, false,
 };
 static const struct provider_shape mcp_shape = {
-	"mcp", "content", "text", mcp_image, mcp_document, "isError", true,
+	"content", "text", mcp_image, mcp_document, "isError", true,
 };
 
-void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt)
+void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_format fmt,
+			const struct tr_render_style *style)
 {
 	const struct provider_shape *shape = fmt == TR_FORMAT_ANTHROPIC ? &anthropic_shape
 					     : fmt == TR_FORMAT_OPENAI  ? &openai_shape
 					     : fmt == TR_FORMAT_MCP     ? &mcp_shape
 									: NULL;
 	const char *text;
-	char hint[1024];
+	char more[1024], hint[1280];
 	size_t len;
 
 	if (!shape)
-		return; /* not a provider format: tr_render writes the ToolResult itself */
-	continuation_hint(res, shape->name, hint, sizeof(hint));
+		return; /* not a provider format: tr_render writes the others */
+	tr_render_continuation(res, fmt, style, more, sizeof(more));
+	hint[0] = '\0';
+	if (*more)
+		snprintf(hint, sizeof(hint), "[%s. More: %s]",
+			 res->short_result ? res->short_result : "", more);
 	tr_json_begin_object(j);
 	tr_json_key(j, shape->list_key);
 	tr_json_begin_array(j);
@@ -222,7 +204,7 @@ void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_
 	text_item(j, shape->text_type, "text", text, len);
 	for (size_t i = 0; i < res->n_images; i++)
 		shape->image(j, res, &res->images[i]);
-	for (size_t i = 0; i < res->n_documents; i++)
+	for (size_t i = 0; i < res->n_documents && (!shape->mcp || style->mcp_documents); i++)
 		shape->document(j, res, &res->documents[i]);
 	if (*hint)
 		text_item(j, shape->text_type, "text", hint, strlen(hint));
@@ -231,9 +213,18 @@ void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_
 		tr_json_key(j, shape->error_key);
 		tr_json_bool(j, !res->success);
 	}
-	if (shape->structured) {
+	/* Claude Code and Codex show a model only structuredContent's JSON when it is present (and
+	 * Codex then drops the images), so by default the ToolResult's fields travel in _meta,
+	 * which clients keep from the model, without the content the text block already holds. */
+	if (shape->mcp && style->mcp_structured) {
 		tr_json_key(j, "structuredContent");
-		tr_render_tool_object(j, res, false);
+		tr_render_tool_object(j, res, TR_OBJECT_CONTENT);
+	} else if (shape->mcp) {
+		tr_json_key(j, "_meta");
+		tr_json_begin_object(j);
+		tr_json_key(j, "toolfs/result");
+		tr_render_tool_object(j, res, 0);
+		tr_json_end_object(j);
 	}
 	tr_json_end_object(j);
 }

@@ -149,7 +149,7 @@ static void write_documents(struct tr_json *j, const struct tr_result *res, bool
 	tr_json_end_array(j);
 }
 
-void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool with_payloads)
+void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, unsigned flags)
 {
 	const char *short_result = res->short_result ? res->short_result : "";
 
@@ -164,8 +164,10 @@ void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool 
 		tr_json_key(j, "mimeType");
 		tr_json_cstring(j, res->mime_type);
 	}
-	tr_json_key(j, "content");
-	tr_json_string(j, res->content.data ? res->content.data : "", res->content.len);
+	if (flags & TR_OBJECT_CONTENT) {
+		tr_json_key(j, "content");
+		tr_json_string(j, res->content.data ? res->content.data : "", res->content.len);
+	}
 	tr_json_key(j, "shortResult");
 	tr_json_cstring(j, short_result);
 	tr_json_key(j, "truncated");
@@ -192,9 +194,9 @@ void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, bool 
 		tr_json_int(j, res->line_count);
 	}
 	if (res->n_images)
-		write_images(j, res, with_payloads);
+		write_images(j, res, flags & TR_OBJECT_PAYLOADS);
 	if (res->n_documents)
-		write_documents(j, res, with_payloads);
+		write_documents(j, res, flags & TR_OBJECT_PAYLOADS);
 	write_metadata(j, &res->meta);
 	if (!res->success) {
 		tr_json_key(j, "error");

@@ -104,7 +104,7 @@ static void check_virtual_name(const char *name)
 		return;
 	if (base_len == 0 || base_len >= len || !tr_format_name(fmt))
 		fuzz_fail("virtual name \"%s\": base length %zu", name, base_len);
-	/* NAME[:SEL].tool[.FMT].json built back from the parts must parse the same. */
+	/* NAME[:SEL] and the format's suffix built back from the parts must parse the same. */
 	rebuilt = malloc(len + 128);
 	if (!rebuilt)
 		fuzz_fail("out of memory");
@@ -115,12 +115,7 @@ static void check_virtual_name(const char *name)
 		strcat(rebuilt, ":");
 		strcat(rebuilt, sel_text);
 	}
-	strcat(rebuilt, ".tool");
-	if (fmt != TR_FORMAT_TOOL) {
-		strcat(rebuilt, ".");
-		strcat(rebuilt, tr_format_name(fmt));
-	}
-	strcat(rebuilt, ".json");
+	strcat(rebuilt, tr_format_suffix(fmt));
 	if (tr_virtual_name_parse(rebuilt, &base_len2, &sel2, &fmt2) != 0 ||
 	    base_len2 != base_len || fmt2 != fmt || sel2.present != sel.present ||
 	    sel2.start != sel.start || sel2.end != sel.end || sel2.column != sel.column)

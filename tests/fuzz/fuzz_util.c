@@ -327,4 +327,21 @@ void fuzz_check_result(const struct tr_result *res)
 		free(text);
 		tr_doc_unref(doc);
 	}
+	/* txt: the text and footers, as many bytes as tr_doc_size says, ending in a newline. */
+	struct tr_doc *txt = tr_render(res, TR_FORMAT_TXT);
+	uint64_t txt_size;
+	char *whole;
+
+	if (!txt)
+		fuzz_fail("tr_render txt failed");
+	txt_size = tr_doc_size(txt);
+	whole = malloc((size_t)txt_size + 1);
+	if (!whole)
+		fuzz_fail("out of memory");
+	if (tr_doc_read(txt, 0, whole, (size_t)txt_size + 1) != txt_size)
+		fuzz_fail("txt: tr_doc_read differs from tr_doc_size");
+	if (txt_size && whole[txt_size - 1] != '\n')
+		fuzz_fail("txt does not end in a newline");
+	free(whole);
+	tr_doc_unref(txt);
 }

@@ -10,6 +10,8 @@ kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
     render                 ToolResults in fuzz_render's input layout
     read                   the files above under matching names (fuzz_read's layout)
     pdf                    one- and two-page PDFs drawn with python3-cairo, one uncompressed
+    mcp                    toolfs-mcp sessions: JSON-RPC lines (handshake, tools/list, read
+                           calls with every argument, errors, cancellation, roots answers)
 
 Targets with parameters take a fixed header of FUZZ_PARAMS (12) bytes first (see fuzz_util.h);
 an all-zero header means the default view with the default limits.
@@ -249,6 +251,48 @@ def pdf_seeds(tmp: pathlib.Path) -> dict:
     return out
 
 
+def mcp_seeds() -> dict:
+    def line(obj) -> bytes:
+        return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
+
+    def req(i, method, params=None):
+        msg = {"jsonrpc": "2.0", "id": i, "method": method}
+        if params is not None:
+            msg["params"] = params
+        return line(msg)
+
+    def read(i, **args):
+        return req(i, "tools/call", {"name": "read", "arguments": args})
+
+    init = req(0, "initialize", {"protocolVersion": "2025-06-18",
+                                 "capabilities": {"roots": {"listChanged": True}},
+                                 "clientInfo": {"name": "seed", "version": "1"}})
+    initialized = line({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return {
+        "handshake": init + initialized + req(1, "tools/list") + req("p", "ping"),
+        "reads": b"".join([read(1, file_path="a.txt"), read(2, file_path="a.txt", offset=3,
+                                                                 limit=4),
+                           read(3, file_path="a.txt", offset=48), read(4, file_path="n.ipynb"),
+                           read(5, file_path="p.png"), read(6, file_path="sub/b.txt"),
+                           read(7, file_path="missing.txt"), read(8, file_path="out"),
+                           read(9, file_path="../etc/passwd"), read(10, file_path="x", pages="1-2"),
+                           req(11, "tools/call", {"name": "list_allowed_directories"})]),
+        "bad_args": b"".join([read(1), read(2, file_path=3), read(3, file_path="a.txt",
+                                                                  offset="2"),
+                              read(4, file_path="a.txt", offset=0, limit=1.5),
+                              read(5, file_path="a.txt", pages="2-")]),
+        "errors": b"not json\n[]\n{}\n" + req(1, "nope") + req(2, "tools/call", {"name": "x"})
+                  + line({"jsonrpc": "1.0", "id": 3, "method": "ping"}) + b"\n  \n",
+        "cancel": read(1, file_path="a.txt") + line({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 1}}),
+        "roots": init + initialized + line({
+            "jsonrpc": "2.0", "id": "toolfs-roots-1",
+            "result": {"roots": [{"uri": "file:///tmp/x%20y"}, {"uri": "http://a"}]}})
+                 + line({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
+    }
+
+
 def write(folder: pathlib.Path, files: dict, headers=None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
@@ -272,6 +316,7 @@ def generate(outdir: pathlib.Path) -> None:
                                          header(1, 1, 4, 2, 1, 1, 9, 1, 3)])
     write(outdir / "fuzz_names", names_seeds())
     write(outdir / "fuzz_render", render_seeds())
+    write(outdir / "fuzz_mcp", mcp_seeds())
     tmp = outdir / "pdf-work"
     tmp.mkdir(parents=True, exist_ok=True)
     pdfs = pdf_seeds(tmp)

@@ -19,7 +19,7 @@ build=${TOOLFS_FUZZ_BUILD:-build-fuzz}
 case $build in /*) ;; *) build="$repo/$build" ;; esac
 
 all_targets=(fuzz_png fuzz_jpeg fuzz_gif fuzz_webp fuzz_names fuzz_render fuzz_text
-  fuzz_notebook fuzz_read fuzz_pdf)
+  fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp)
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
@@ -32,6 +32,7 @@ max_len() {
     fuzz_pdf) echo 8192 ;;
     fuzz_read | fuzz_notebook) echo 16384 ;;
     fuzz_names) echo 256 ;;
+    fuzz_mcp) echo 8192 ;;
     *) echo 4096 ;;
   esac
 }

@@ -265,6 +265,11 @@ static void test_virtual_names(void)
 	expect_name(".tool.json", -1, "", "", TR_FORMAT_TOOL);
 	expect_name("a.json", -1, "", "", TR_FORMAT_TOOL);
 	expect_name(":5.tool.json", 0, ":5", "", TR_FORMAT_TOOL);
+	expect_name("main.c.tool.txt", 0, "main.c", "", TR_FORMAT_TXT);
+	expect_name("main.c:2001-4000.tool.txt", 0, "main.c", "2001-4000", TR_FORMAT_TXT);
+	expect_name("main.c.tool.txt.json", -1, "", "", TR_FORMAT_TOOL);
+	expect_name("main.c.tool.TXT", -1, "", "", TR_FORMAT_TOOL);
+	expect_name(".tool.txt", -1, "", "", TR_FORMAT_TOOL);
 }
 
 static void test_options(void)

@@ -194,6 +194,10 @@ static void test_names(int root_fd)
 	EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:2.tool.mcp.json", &opts, &n), 0);
 	EXPECT_INT(n.fmt, TR_FORMAT_MCP);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:2-4.tool.txt", &opts, &n), 0);
+	EXPECT_INT(n.fmt, TR_FORMAT_TXT);
+	EXPECT_INT(n.base_len, 5);
+	EXPECT_INT(n.sel.start, 2);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.yaml.json", &opts, &n), ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt", &opts, &n), ENOENT);
 	/* Symlinks get siblings unless symlinks=none. */

@@ -1,0 +1,83 @@
+/* mcp.h - toolfs-mcp (docs/SPEC.md §7): a Model Context Protocol server on the reader core, private to
+ * readers/mcp. The message handling is a function of one input line, so the fuzzer drives it
+ * without stdio. */
+#ifndef TOOLFS_MCP_H
+#define TOOLFS_MCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tr_options.h"
+#include "tr_result.h"
+
+/* --- roots and confinement (mcp_roots.c) --- */
+
+/* The directories the server may read: real paths, each with an O_PATH fd. Shared by calls in
+ * flight and replaced whole when the client's roots change; reference-counted. */
+struct mcp_roots {
+	int refs; /* atomic */
+	size_t n;
+	char **paths; /* owned, realpath'ed, without a trailing '/' (but "/" itself) */
+	int *fds;     /* owned O_PATH | O_DIRECTORY fds */
+};
+
+/* Builds roots from directory names (each realpath'ed; ones that are not directories are left
+ * out with a diagnostic on stderr when warn). Returns a new set (refs 1, possibly empty) or NULL
+ * when out of memory. */
+struct mcp_roots *mcp_roots_new(char *const *dirs, size_t n, bool warn);
+struct mcp_roots *mcp_roots_ref(struct mcp_roots *roots);
+/* Drops a reference; NULL is a no-op. */
+void mcp_roots_unref(struct mcp_roots *roots);
+
+/* Decodes a file:// URI (file:///p or file://localhost/p, percent-escapes) into a path.
+ * Returns a malloc'd path, or NULL when uri is not such a URI. */
+char *mcp_file_uri_path(const char *uri);
+
+/* Opens file_path (absolute, or relative to the first root) for reading when its real path,
+ * every symbolic link resolved, lies inside a root; opens it again beneath that root without
+ * following any link, so nothing swapped in between can lead outside. On success returns an
+ * O_PATH fd (caller closes) and sets *shown (owned: the path relative to its root, as the
+ * result names it) and *real (owned: the real absolute path). Otherwise returns -1 and fills
+ * res (freshly initialised by this call: the caller destroys it) with the failure: outside_root
+ * with a sentence saying what to do, not_found (with the core's suggestions), not_regular for a
+ * symbolic link loop, or the errno's code. Returns -2 when out of memory. */
+int mcp_open_confined(const struct mcp_roots *roots, const char *file_path, char **shown,
+		      char **real, struct tr_result *res);
+
+/* --- the read tool (mcp_read.c) --- */
+
+/* A CallToolResult of the read tool for the JSON arguments args (a cJSON object, borrowed):
+ * returns the result's JSON without a newline (malloc'd, *len bytes), never NULL but when out
+ * of memory. Argument errors are results with isError true. */
+struct cJSON;
+char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts,
+		    const struct cJSON *args, size_t *len);
+
+/* The read tool's largest result: the official TypeScript SDK's stdio client drops a line over
+ * 10 MiB; the JSON-RPC envelope takes the rest. */
+#define MCP_MAX_RESULT (10 * 1024 * 1024 - 64 * 1024)
+
+/* --- the server (mcp_server.c) --- */
+
+/* Receives one complete message (JSON, then '\n'); calls are serialized by the server. */
+typedef void (*mcp_emit_fn)(void *arg, const char *line, size_t len);
+
+struct mcp_server;
+
+/* A server reading under opts (copied) in the directories dirs (none: the current directory),
+ * answering through emit. threads is the number of workers serving tools/call concurrently; 0
+ * serves them inline, in mcp_server_handle (the fuzzer). Returns NULL when out of memory. */
+struct mcp_server *mcp_server_new(const struct tr_options *opts, char *const *dirs, size_t n_dirs,
+				  unsigned threads, mcp_emit_fn emit, void *arg);
+
+/* Handles one input line (without its '\n'; any bytes): answers, queues a call, records a
+ * response to a request of the server's, or answers -32700 / -32600. Never fails. */
+void mcp_server_handle(struct mcp_server *server, const char *line, size_t len);
+
+/* Waits until every queued and running call has been answered (or dropped when cancelled). */
+void mcp_server_drain(struct mcp_server *server);
+
+/* Drains, stops the workers and frees everything; NULL is a no-op. */
+void mcp_server_free(struct mcp_server *server);
+
+#endif

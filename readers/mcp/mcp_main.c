@@ -1,0 +1,192 @@
+/* mcp_main.c - toolfs-mcp: the MCP server of docs/SPEC.md §7 on stdio (newline-delimited JSON-RPC 2.0;
+ * nothing but protocol on stdout, diagnostics on stderr, exit 0 at the end of input). */
+#include <errno.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mcp.h"
+
+enum { EXIT_USAGE = 2 };
+
+/* Workers serving tools/call: a few reads at once, on machines with few cores too. */
+#define MCP_THREADS 4
+
+/* Defaults chosen for MCP clients (README "MCP server"): a text result stays well under Claude
+ * Code's default cap of 25,000 tokens even at 2 bytes a token, images at the long edge the
+ * Anthropic API recommends, and the pages and images of one result under the SDK's 10 MiB
+ * line. */
+static void mcp_defaults(struct tr_options *opts)
+{
+	tr_options_init(opts);
+	opts->max_output = 40 * 1024;
+	opts->image_max_dim = 1568;
+	opts->image_max_b64 = 1024 * 1024;
+	opts->max_pdf_pages = 5;
+}
+
+static void usage(FILE *out)
+{
+	struct tr_options d;
+
+	mcp_defaults(&d);
+	fputs("Usage: toolfs-mcp [--OPTION VALUE ...] [ROOT ...]\n"
+	      "\n"
+	      "A Model Context Protocol server on stdio whose tool `read` returns the\n"
+	      "toolfs result of a file inside the ROOT directories (default: the current\n"
+	      "directory; a client that declares roots replaces them): text with line\n"
+	      "numbers, images fitted for vision models, PDFs, notebooks. Its other tool,\n"
+	      "list_allowed_directories, names the roots.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -h, --help                show this help and exit\n"
+	      "  -V, --version             show the version and exit\n"
+	      "\n"
+	      "Reader options (--NAME VALUE or --NAME=VALUE; dashes or underscores; sizes take\n"
+	      "K, M, G; defaults chosen for MCP clients where they differ from toolfs-read's):\n",
+	      out);
+	for (size_t i = 0; tr_option_names[i]; i++) {
+		char name[64], def[32];
+		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
+
+		if (doc->mount_only) /* the mount's own options mean nothing here */
+			continue;
+		tr_option_format(&d, tr_option_names[i], def, sizeof(def));
+		snprintf(name, sizeof(name), "--%s%s%s", doc->name, doc->value ? " " : "",
+			 doc->value ? doc->value : "");
+		fprintf(out, "  %-25s %s (default: %s)\n", name, doc->help, def);
+	}
+	fputs("\n"
+	      "Exit status:\n"
+	      "  0  standard input ended (the client closed it); --help, --version\n"
+	      "  1  the server could not start (out of memory)\n"
+	      "  2  usage error\n"
+	      "\n"
+	      "See toolfs-mcp(1) and toolfs(7).\n",
+	      out);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("toolfs-mcp: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'toolfs-mcp --help'.\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* Writes one message to stdout; the server serializes the calls. A closed stdout (the client
+ * went away) is not an error worth more than a note. */
+static void write_stdout(void *arg, const char *line, size_t len)
+{
+	static bool broken;
+
+	(void)arg;
+	while (len && !broken) {
+		ssize_t n = write(STDOUT_FILENO, line, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			broken = true;
+			fprintf(stderr, "toolfs-mcp: writing to stdout: %s\n", strerror(errno));
+			break;
+		}
+		line += n;
+		len -= (size_t)n;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct tr_options opts;
+	struct mcp_server *server;
+	char **roots = calloc((size_t)argc, sizeof(*roots));
+	size_t n_roots = 0;
+	bool options_done = false;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int status = 0;
+
+	if (!roots)
+		return 1;
+	mcp_defaults(&opts);
+	for (int i = 1; i < argc; i++) {
+		char *arg = argv[i];
+
+		if (options_done || arg[0] != '-' || arg[1] == '\0') {
+			roots[n_roots++] = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			options_done = true;
+			continue;
+		}
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			usage(stdout);
+			goto out;
+		}
+		if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+			printf("toolfs-mcp %s\n", TOOLFS_VERSION);
+			goto out;
+		}
+		if (strncmp(arg, "--", 2) != 0) {
+			status = usage_error("unknown option: %s", arg);
+			goto out;
+		}
+
+		char name[64];
+		const char *value = NULL;
+		const char *eq = strchr(arg + 2, '=');
+		size_t name_len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+		int rc;
+
+		if (name_len == 0 || name_len >= sizeof(name)) {
+			status = usage_error("unknown option: %s", arg);
+			goto out;
+		}
+		memcpy(name, arg + 2, name_len);
+		name[name_len] = '\0';
+		if (eq) {
+			value = eq + 1;
+		} else if (!tr_options_is_flag(name)) {
+			if (i + 1 >= argc) {
+				status = usage_error("option %s needs a value", arg);
+				goto out;
+			}
+			value = argv[++i];
+		}
+		rc = tr_options_set(&opts, name, value);
+		if (rc != 0) {
+			status = usage_error(rc > 0 ? "unknown option: %s" : "invalid value for %s",
+					     arg);
+			goto out;
+		}
+	}
+	/* Few arenas (MCP_THREADS workers share two) and large blocks mapped on their own, given
+	 * back whole when freed: a server that idles between calls should not hold its peak. */
+	mallopt(M_ARENA_MAX, 2);
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+	/* A client that closes its end must not kill the server with SIGPIPE mid-answer. */
+	signal(SIGPIPE, SIG_IGN);
+	server = mcp_server_new(&opts, roots, n_roots, MCP_THREADS, write_stdout, NULL);
+	if (!server) {
+		fputs("toolfs-mcp: out of memory\n", stderr);
+		status = 1;
+		goto out;
+	}
+	while ((len = getline(&line, &cap, stdin)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			len--;
+		mcp_server_handle(server, line, (size_t)len);
+	}
+	/* End of input: the calls already received are answered, then the server exits. */
+	mcp_server_free(server);
+	free(line);
+out:
+	free(roots);
+	return status;
+}

@@ -1,0 +1,208 @@
+/* mcp_read.c - the read tool of toolfs-mcp: arguments to a selector, a confined read, and the
+ * .tool.mcp.json rendering whose continuation speaks in the tool's arguments. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mcp.h"
+#include "tr_read.h"
+
+/* A result with isError and one text block: arguments the tool cannot take. */
+static char *argument_error(size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static char *argument_error(size_t *len, const char *fmt, ...)
+{
+	char sentence[512];
+	va_list ap;
+	cJSON *result = cJSON_CreateObject(), *content, *block;
+	char *out = NULL;
+
+	va_start(ap, fmt);
+	vsnprintf(sentence, sizeof(sentence), fmt, ap);
+	va_end(ap);
+	if (!result)
+		return NULL;
+	content = cJSON_AddArrayToObject(result, "content");
+	block = cJSON_CreateObject();
+	if (content && block && cJSON_AddItemToArray(content, block) &&
+	    cJSON_AddStringToObject(block, "type", "text") &&
+	    cJSON_AddStringToObject(block, "text", sentence) &&
+	    cJSON_AddBoolToObject(result, "isError", true))
+		out = cJSON_PrintUnformatted(result);
+	else
+		cJSON_Delete(block);
+	cJSON_Delete(result);
+	if (out)
+		*len = strlen(out);
+	return out;
+}
+
+/* An integer argument >= 1. Returns 0 (absent: *out = 0), or -1 when it is not one. */
+static int positive_arg(const cJSON *args, const char *key, uint64_t *out)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(args, key);
+	double v;
+
+	*out = 0;
+	if (!item || cJSON_IsNull(item))
+		return 0;
+	if (!cJSON_IsNumber(item))
+		return -1;
+	v = item->valuedouble;
+	if (!(v >= 1) || v != floor(v) || v > 9007199254740992.0) /* 2^53: exact in JSON */
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* The continuation in the tool's own words: the arguments of the next call. */
+static void call_continuation(const char *name, size_t name_len, const struct tr_selector *next,
+			      enum tr_format fmt, char *buf, size_t size, void *arg)
+{
+	(void)name, (void)name_len, (void)fmt, (void)arg;
+	if (next->column)
+		snprintf(buf, size,
+			 "call read with offset %" PRIu64 " (line %" PRIu64
+			 " is cut at character %" PRIu64
+			 "; this tool shows lines from their start)",
+			 next->start + 1, next->start, next->column);
+	else if (next->end)
+		snprintf(buf, size, "call read with offset %" PRIu64 ", limit %" PRIu64,
+			 next->start, next->end - next->start + 1);
+	else
+		snprintf(buf, size, "call read with offset %" PRIu64, next->start);
+}
+
+/* Reads file_path with sel into a rendered mcp result; res is destroyed by the caller. */
+static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struct tr_options *opts,
+				      const struct tr_render_style *style, const char *file_path,
+				      const struct tr_selector *sel, struct tr_result *res)
+{
+	char *shown = NULL, *real = NULL, proc[64];
+	struct stat st;
+	int opath, fd;
+
+	opath = mcp_open_confined(roots, file_path, &shown, &real, res);
+	if (opath == -2)
+		return NULL;
+	if (opath >= 0) {
+		const char *slash = strrchr(shown, '/');
+		struct tr_source src = {.path = shown, .name = slash ? slash + 1 : shown};
+
+		res->abs_path = real;
+		real = NULL;
+		if (fstat(opath, &st) < 0) {
+			tr_result_fail_errno(res, errno);
+		} else if (!S_ISREG(st.st_mode)) {
+			tr_result_not_regular(res, &st);
+		} else {
+			/* The O_PATH fd is the checked inode; reopening it reads exactly that. */
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", opath);
+			fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			if (fd < 0) {
+				tr_result_fail_errno(res, errno);
+			} else {
+				int rc = tr_read_fd(fd, &src, sel, opts, res, NULL);
+
+				close(fd);
+				if (rc < 0) {
+					close(opath);
+					free(shown);
+					return NULL;
+				}
+			}
+		}
+		close(opath);
+		free(shown);
+	}
+	return tr_render_ex(res, TR_FORMAT_MCP, style);
+}
+
+char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts, const cJSON *args,
+		    size_t *len)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
+	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
+	struct tr_selector sel = {.present = false};
+	uint64_t offset, limit;
+	struct tr_render_style style;
+	struct tr_result res;
+	struct tr_doc *doc;
+	char *out = NULL;
+
+	tr_render_style_init(&style, opts);
+	style.continuation = call_continuation;
+	if (!cJSON_IsString(path) || !path->valuestring[0])
+		return argument_error(len, "Invalid arguments for read: file_path must be a "
+					   "non-empty string (an absolute path inside an allowed "
+					   "directory, or one relative to the first).");
+	if (positive_arg(args, "offset", &offset) < 0)
+		return argument_error(len, "Invalid arguments for read: offset must be an integer "
+					   ">= 1 (the first line, cell or page to read).");
+	if (positive_arg(args, "limit", &limit) < 0)
+		return argument_error(len,
+				      "Invalid arguments for read: limit must be an integer >= "
+				      "1 (how many lines, cells or pages to read).");
+	if (pages && !cJSON_IsNull(pages)) {
+		const char *text = cJSON_IsString(pages) ? pages->valuestring : NULL;
+
+		if (!text || tr_selector_parse(text, strlen(text), &sel) < 0 || sel.column ||
+		    !sel.end)
+			return argument_error(len,
+					      "Invalid arguments for read: pages must be a string "
+					      "\"A\" or \"A-B\" (e.g. \"3\" or \"2-5\").");
+		if (offset || limit)
+			return argument_error(len,
+					      "Invalid arguments for read: give either pages or "
+					      "offset/limit, not both.");
+	} else if (offset || limit) {
+		sel.present = true;
+		sel.start = offset ? offset : 1;
+		/* A-B, or A- (from A, the default count), or 1-N */
+		sel.end = limit ? sel.start + limit - 1 : 0;
+		if (limit && sel.end < sel.start)
+			sel.end = UINT64_MAX;
+	}
+	doc = read_and_render(roots, opts, &style, path->valuestring, &sel, &res);
+	if (doc && tr_doc_size(doc) > MCP_MAX_RESULT) {
+		char size[32];
+		uint64_t bytes = tr_doc_size(doc);
+		char *shown = strdup(res.path ? res.path : path->valuestring);
+
+		tr_doc_unref(doc);
+		doc = NULL;
+		tr_result_destroy(&res);
+		if (shown && tr_result_init(&res, shown) == 0) {
+			tr_format_size(bytes, size, sizeof(size));
+			tr_result_fail(
+				&res, TR_E_TOO_LARGE,
+				"The result for %s is %s, over the 10 MB an MCP message may carry. "
+				"Read fewer pages or cells at once (pages \"A-B\", or offset and "
+				"limit).",
+				shown, size);
+			doc = tr_render_ex(&res, TR_FORMAT_MCP, &style);
+		}
+		free(shown);
+	}
+	if (doc) {
+		uint64_t size = tr_doc_size(doc);
+
+		out = malloc((size_t)size);
+		if (out) {
+			tr_doc_read(doc, 0, out, (size_t)size);
+			*len = (size_t)size - 1; /* without the newline */
+			out[*len] = '\0';
+		}
+		tr_doc_unref(doc);
+	}
+	tr_result_destroy(&res);
+	return out;
+}

@@ -1,0 +1,706 @@
+/* mcp_server.c - JSON-RPC 2.0 message handling of toolfs-mcp: the initialize handshake, ping,
+ * tools/list, tools/call on a small pool of workers, cancellation and the client's roots. */
+#include <cjson/cJSON.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp.h"
+
+enum {
+	RPC_PARSE_ERROR = -32700,
+	RPC_INVALID_REQUEST = -32600,
+	RPC_METHOD_NOT_FOUND = -32601,
+	RPC_INVALID_PARAMS = -32602,
+	RPC_INTERNAL_ERROR = -32603,
+};
+
+/* The protocol versions of the official TypeScript SDK (SUPPORTED_PROTOCOL_VERSIONS of
+ * @modelcontextprotocol/sdk 1.32.2), newest first: a client's version is answered with itself
+ * when listed, else with the newest, as the SDK's server does. */
+static const char *const protocol_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07",
+};
+
+#define ROOTS_REQUEST_PREFIX "toolfs-roots-"
+
+/* One tools/call of the read tool, queued or running. */
+struct call {
+	struct call *next;
+	char *id;    /* the request id as JSON text; owned */
+	cJSON *args; /* owned, may be NULL */
+	bool cancelled;
+};
+
+struct mcp_server {
+	struct tr_options opts;
+	mcp_emit_fn emit;
+	void *emit_arg;
+	pthread_mutex_t emit_lock;
+
+	pthread_mutex_t roots_lock;
+	struct mcp_roots *roots;   /* owned reference */
+	bool client_roots;         /* the client declared the roots capability */
+	unsigned long roots_asked; /* serial of the last roots/list request */
+
+	char *tools_list; /* the tools/list result, JSON */
+
+	pthread_mutex_t lock; /* the queue, the running list, in_flight, stopping */
+	pthread_cond_t work, idle;
+	struct call *queue, *queue_tail, *running;
+	unsigned in_flight;
+	bool stopping;
+	pthread_t *workers;
+	unsigned n_workers;
+};
+
+/* --- output --- */
+
+static void emit_text(struct mcp_server *s, const char *text, size_t len)
+{
+	pthread_mutex_lock(&s->emit_lock);
+	s->emit(s->emit_arg, text, len);
+	pthread_mutex_unlock(&s->emit_lock);
+}
+
+/* {"jsonrpc":"2.0","id":ID,"result":RESULT}\n, RESULT being JSON text. */
+static void respond(struct mcp_server *s, const char *id, const char *result, size_t result_len)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"result\":";
+	size_t id_len = strlen(id);
+	size_t len = sizeof(head) - 1 + id_len + sizeof(mid) - 1 + result_len + 2;
+	char *msg = malloc(len + 1);
+
+	if (!msg) {
+		fputs("toolfs-mcp: out of memory answering a request\n", stderr);
+		return;
+	}
+	snprintf(msg, len + 1, "%s%s%s", head, id, mid);
+	memcpy(msg + sizeof(head) - 1 + id_len + sizeof(mid) - 1, result, result_len);
+	memcpy(msg + len - 2, "}\n", 2);
+	emit_text(s, msg, len);
+	free(msg);
+}
+
+/* {"jsonrpc":"2.0","id":ID|null,"error":{"code":CODE,"message":MESSAGE}}\n */
+static void respond_error(struct mcp_server *s, const char *id, int code, const char *message)
+{
+	cJSON *msg = cJSON_CreateObject(), *error;
+	char *text = NULL;
+
+	if (msg && cJSON_AddStringToObject(msg, "jsonrpc", "2.0")) {
+		cJSON *id_item = id ? cJSON_Parse(id) : cJSON_CreateNull();
+
+		if (id_item && cJSON_AddItemToObject(msg, "id", id_item) &&
+		    (error = cJSON_AddObjectToObject(msg, "error")) &&
+		    cJSON_AddNumberToObject(error, "code", code) &&
+		    cJSON_AddStringToObject(error, "message", message))
+			text = cJSON_PrintUnformatted(msg);
+		else if (id_item && !cJSON_GetObjectItemCaseSensitive(msg, "id"))
+			cJSON_Delete(id_item);
+	}
+	cJSON_Delete(msg);
+	if (text) {
+		size_t len = strlen(text);
+		char *line = realloc(text, len + 2);
+
+		if (line) {
+			line[len] = '\n';
+			emit_text(s, line, len + 1);
+			free(line);
+		} else {
+			free(text);
+		}
+	}
+}
+
+static void respond_json(struct mcp_server *s, const char *id, cJSON *result)
+{
+	char *text = result ? cJSON_PrintUnformatted(result) : NULL;
+
+	if (text)
+		respond(s, id, text, strlen(text));
+	else
+		respond_error(s, id, RPC_INTERNAL_ERROR, "Internal error: out of memory");
+	free(text);
+	cJSON_Delete(result);
+}
+
+/* --- the tools --- */
+
+static const char read_description[] =
+	"Read a file inside the allowed directories the way a multimodal Read tool does. Text and "
+	"source code come with line numbers (cat -n format: the number, a tab, the line), lines "
+	"1-2000 by default; images (PNG, JPEG, GIF, WebP, and BMP/TIFF/ICO converted) come as "
+	"image blocks scaled to fit a model's limits; PDFs as the text of their pages (pages "
+	"\"3-5\" also gives those pages rendered as images); Jupyter notebooks as their cells "
+	"with outputs and figures. Binary files are refused with a description of what they are. "
+	"A result that does not hold the whole file ends with a line saying how to read on, e.g. "
+	"\"call read with offset 2001, limit 2000\": call read again with those arguments. "
+	"file_path is absolute, or relative to the first allowed directory "
+	"(list_allowed_directories).";
+
+static cJSON *integer_property(const char *description)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(p, "type", "integer");
+	cJSON_AddNumberToObject(p, "minimum", 1);
+	cJSON_AddStringToObject(p, "description", description);
+	return p;
+}
+
+static cJSON *string_property(const char *description)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description", description);
+	return p;
+}
+
+/* The outputSchema of read with mcp_structured: the ToolResult (docs/SPEC.md §2) without payloads. */
+static cJSON *tool_result_schema(void)
+{
+	static const char schema[] =
+		"{\"type\":\"object\",\"properties\":{"
+		"\"success\":{\"type\":\"boolean\"},"
+		"\"contentType\":{\"type\":\"string\",\"enum\":[\"text\",\"image\",\"pdf\","
+		"\"notebook\","
+		"\"document\",\"spreadsheet\",\"presentation\",\"binary\",\"unknown\"]},"
+		"\"path\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},"
+		"\"content\":{\"type\":\"string\"},\"shortResult\":{\"type\":\"string\"},"
+		"\"truncated\":{\"type\":\"boolean\"},\"next\":{\"type\":\"string\"},"
+		"\"range\":{\"type\":\"object\"},\"lineCount\":{\"type\":\"integer\"},"
+		"\"images\":{\"type\":\"array\"},\"documents\":{\"type\":\"array\"},"
+		"\"metadata\":{\"type\":\"object\"},\"error\":{\"type\":\"string\"},"
+		"\"errorCode\":{\"type\":\"string\"}},"
+		"\"required\":[\"success\",\"contentType\",\"path\",\"content\",\"shortResult\","
+		"\"truncated\",\"metadata\"]}";
+
+	return cJSON_Parse(schema);
+}
+
+static char *build_tools_list(bool structured)
+{
+	cJSON *result = cJSON_CreateObject();
+	cJSON *tools = cJSON_AddArrayToObject(result, "tools");
+	cJSON *read = cJSON_CreateObject(), *list = cJSON_CreateObject();
+	cJSON *schema, *props, *required, *ann;
+	char *text;
+
+	cJSON_AddItemToArray(tools, read);
+	cJSON_AddStringToObject(read, "name", "read");
+	cJSON_AddStringToObject(read, "title", "Read file");
+	cJSON_AddStringToObject(read, "description", read_description);
+	schema = cJSON_AddObjectToObject(read, "inputSchema");
+	cJSON_AddStringToObject(schema, "type", "object");
+	props = cJSON_AddObjectToObject(schema, "properties");
+	cJSON_AddItemToObject(
+		props, "file_path",
+		string_property("The file to read: an absolute path inside an allowed "
+				"directory, or a path relative to the first one."));
+	cJSON_AddItemToObject(props, "offset",
+			      integer_property("The first line (text), cell (notebook) or page "
+					       "(PDF) to read, from 1. Default: the beginning."));
+	cJSON_AddItemToObject(props, "limit",
+			      integer_property("How many lines, cells or pages to read. Default: "
+					       "2000 lines, the whole notebook, or 10 PDF pages."));
+	cJSON *pages = string_property("PDF pages to read and render as images: \"A\" or "
+				       "\"A-B\", e.g. \"3\" or \"2-5\". Not with offset/limit.");
+	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");
+	cJSON_AddItemToObject(props, "pages", pages);
+	required = cJSON_AddArrayToObject(schema, "required");
+	cJSON_AddItemToArray(required, cJSON_CreateString("file_path"));
+	cJSON_AddBoolToObject(schema, "additionalProperties", false);
+	if (structured)
+		cJSON_AddItemToObject(read, "outputSchema", tool_result_schema());
+	ann = cJSON_AddObjectToObject(read, "annotations");
+	cJSON_AddStringToObject(ann, "title", "Read file");
+	cJSON_AddBoolToObject(ann, "readOnlyHint", true);
+	cJSON_AddBoolToObject(ann, "destructiveHint", false);
+	cJSON_AddBoolToObject(ann, "idempotentHint", true);
+	cJSON_AddBoolToObject(ann, "openWorldHint", false);
+
+	cJSON_AddItemToArray(tools, list);
+	cJSON_AddStringToObject(list, "name", "list_allowed_directories");
+	cJSON_AddStringToObject(list, "title", "List allowed directories");
+	cJSON_AddStringToObject(list, "description",
+				"List the directories the read tool may read, one per line. "
+				"Relative file paths are relative to the first.");
+	schema = cJSON_AddObjectToObject(list, "inputSchema");
+	cJSON_AddStringToObject(schema, "type", "object");
+	cJSON_AddObjectToObject(schema, "properties");
+	cJSON_AddBoolToObject(schema, "additionalProperties", false);
+	ann = cJSON_AddObjectToObject(list, "annotations");
+	cJSON_AddBoolToObject(ann, "readOnlyHint", true);
+	cJSON_AddBoolToObject(ann, "destructiveHint", false);
+	cJSON_AddBoolToObject(ann, "idempotentHint", true);
+	cJSON_AddBoolToObject(ann, "openWorldHint", false);
+
+	text = cJSON_PrintUnformatted(result);
+	cJSON_Delete(result);
+	return text;
+}
+
+static struct mcp_roots *current_roots(struct mcp_server *s)
+{
+	struct mcp_roots *roots;
+
+	pthread_mutex_lock(&s->roots_lock);
+	roots = mcp_roots_ref(s->roots);
+	pthread_mutex_unlock(&s->roots_lock);
+	return roots;
+}
+
+static void answer_list_directories(struct mcp_server *s, const char *id)
+{
+	struct mcp_roots *roots = current_roots(s);
+	cJSON *result = cJSON_CreateObject();
+	cJSON *content = cJSON_AddArrayToObject(result, "content");
+	cJSON *block = cJSON_CreateObject();
+	size_t size = 1;
+	char *text;
+
+	for (size_t i = 0; i < roots->n; i++)
+		size += strlen(roots->paths[i]) + 1;
+	text = calloc(1, size);
+	for (size_t i = 0; text && i < roots->n; i++) {
+		if (i)
+			strcat(text, "\n");
+		strcat(text, roots->paths[i]);
+	}
+	cJSON_AddItemToArray(content, block);
+	cJSON_AddStringToObject(block, "type", "text");
+	cJSON_AddStringToObject(block, "text",
+				!text      ? ""
+				: roots->n ? text
+					   : "(no allowed directories)");
+	cJSON_AddBoolToObject(result, "isError", false);
+	free(text);
+	mcp_roots_unref(roots);
+	respond_json(s, id, result);
+}
+
+/* Runs a read call and answers it unless it was cancelled meanwhile. */
+static void run_call(struct mcp_server *s, struct call *c)
+{
+	struct mcp_roots *roots = current_roots(s);
+	size_t len = 0;
+	char *result = mcp_read_tool(roots, &s->opts, c->args, &len);
+	bool cancelled;
+
+	mcp_roots_unref(roots);
+	pthread_mutex_lock(&s->lock);
+	cancelled = c->cancelled;
+	pthread_mutex_unlock(&s->lock);
+	if (cancelled)
+		; /* the client gave up on it: no answer (MCP cancellation) */
+	else if (result)
+		respond(s, c->id, result, len);
+	else
+		respond_error(s, c->id, RPC_INTERNAL_ERROR, "Internal error: out of memory");
+	free(result);
+}
+
+static void call_free(struct call *c)
+{
+	if (!c)
+		return;
+	free(c->id);
+	cJSON_Delete(c->args);
+	free(c);
+}
+
+static void unlink_call(struct call **list, struct call *c)
+{
+	for (; *list; list = &(*list)->next) {
+		if (*list == c) {
+			*list = c->next;
+			return;
+		}
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct mcp_server *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct call *c;
+
+		while (!s->queue && !s->stopping)
+			pthread_cond_wait(&s->work, &s->lock);
+		if (!s->queue)
+			break;
+		c = s->queue;
+		s->queue = c->next;
+		if (!s->queue)
+			s->queue_tail = NULL;
+		c->next = s->running;
+		s->running = c;
+		pthread_mutex_unlock(&s->lock);
+		run_call(s, c);
+		pthread_mutex_lock(&s->lock);
+		unlink_call(&s->running, c);
+		call_free(c);
+		if (--s->in_flight == 0) {
+			pthread_cond_broadcast(&s->idle);
+			/* Idle: give the pages of the reads just done back to the kernel. The worker
+			 * arenas otherwise keep every page they held (an image decode, a PDF page
+			 * render), and the server's RSS stays at its peak between calls. */
+			pthread_mutex_unlock(&s->lock);
+			malloc_trim(0);
+			pthread_mutex_lock(&s->lock);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static void start_call(struct mcp_server *s, const char *id, const cJSON *args)
+{
+	struct call *c = calloc(1, sizeof(*c));
+
+	if (!c || !(c->id = strdup(id)) || (args && !(c->args = cJSON_Duplicate(args, true)))) {
+		call_free(c);
+		respond_error(s, id, RPC_INTERNAL_ERROR, "Internal error: out of memory");
+		return;
+	}
+	if (!s->n_workers) {
+		run_call(s, c);
+		call_free(c);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (s->queue_tail)
+		s->queue_tail->next = c;
+	else
+		s->queue = c;
+	s->queue_tail = c;
+	s->in_flight++;
+	pthread_cond_signal(&s->work);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* notifications/cancelled: a queued call is dropped, a running one is not answered. */
+static void cancel_call(struct mcp_server *s, const cJSON *params)
+{
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+	char *id = req && (cJSON_IsString(req) || cJSON_IsNumber(req)) ? cJSON_PrintUnformatted(req)
+								       : NULL;
+
+	if (!id)
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (struct call *c = s->running; c; c = c->next)
+		if (strcmp(c->id, id) == 0)
+			c->cancelled = true;
+	for (struct call *c = s->queue, *prev = NULL; c; prev = c, c = c->next) {
+		if (strcmp(c->id, id) != 0)
+			continue;
+		if (prev)
+			prev->next = c->next;
+		else
+			s->queue = c->next;
+		if (s->queue_tail == c)
+			s->queue_tail = prev;
+		call_free(c);
+		if (--s->in_flight == 0)
+			pthread_cond_broadcast(&s->idle);
+		break;
+	}
+	pthread_mutex_unlock(&s->lock);
+	free(id);
+}
+
+static void tools_call(struct mcp_server *s, const char *id, const cJSON *params)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	char message[320];
+
+	if (!cJSON_IsObject(params) || !cJSON_IsString(name)) {
+		respond_error(s, id, RPC_INVALID_PARAMS,
+			      "Invalid params: tools/call needs params {\"name\": TOOL, "
+			      "\"arguments\": {...}}");
+		return;
+	}
+	if (strcmp(name->valuestring, "read") == 0) {
+		start_call(s, id, args);
+	} else if (strcmp(name->valuestring, "list_allowed_directories") == 0) {
+		answer_list_directories(s, id);
+	} else {
+		snprintf(message, sizeof(message),
+			 "Unknown tool: %.200s (the tools are read and list_allowed_directories)",
+			 name->valuestring);
+		respond_error(s, id, RPC_INVALID_PARAMS, message);
+	}
+}
+
+/* --- the handshake and roots --- */
+
+static void initialize(struct mcp_server *s, const char *id, const cJSON *params)
+{
+	const cJSON *version = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
+	const char *answer = protocol_versions[0];
+	cJSON *result = cJSON_CreateObject(), *capabilities, *info;
+
+	for (size_t i = 0; cJSON_IsString(version) &&
+			   i < sizeof(protocol_versions) / sizeof(protocol_versions[0]);
+	     i++)
+		if (strcmp(version->valuestring, protocol_versions[i]) == 0)
+			answer = protocol_versions[i];
+	pthread_mutex_lock(&s->roots_lock);
+	s->client_roots = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "roots"));
+	pthread_mutex_unlock(&s->roots_lock);
+	cJSON_AddStringToObject(result, "protocolVersion", answer);
+	capabilities = cJSON_AddObjectToObject(result, "capabilities");
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(capabilities, "tools"), "listChanged", false);
+	info = cJSON_AddObjectToObject(result, "serverInfo");
+	cJSON_AddStringToObject(info, "name", "toolfs-mcp");
+	cJSON_AddStringToObject(info, "title", "toolfs");
+	cJSON_AddStringToObject(info, "version", TOOLFS_VERSION);
+	cJSON_AddStringToObject(result, "instructions",
+				"Use the read tool to read files: numbered text, images you can "
+				"see, PDFs and notebooks. Follow the continuation line of a "
+				"truncated result to read on.");
+	respond_json(s, id, result);
+}
+
+static void request_roots(struct mcp_server *s)
+{
+	char msg[128];
+	unsigned long serial;
+	bool ask;
+
+	pthread_mutex_lock(&s->roots_lock);
+	ask = s->client_roots;
+	serial = ask ? ++s->roots_asked : 0;
+	pthread_mutex_unlock(&s->roots_lock);
+	if (!ask)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "{\"jsonrpc\":\"2.0\",\"id\":\"" ROOTS_REQUEST_PREFIX
+		 "%lu\",\"method\":\"roots/list\"}\n",
+		 serial);
+	emit_text(s, msg, strlen(msg));
+}
+
+/* A response to one of the server's requests: roots/list's answer replaces the roots. */
+static void take_response(struct mcp_server *s, const cJSON *id, const cJSON *msg)
+{
+	const cJSON *result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(result, "roots");
+	const cJSON *root;
+	unsigned long serial;
+	char **dirs;
+	size_t n = 0;
+	struct mcp_roots *roots, *old;
+
+	if (!cJSON_IsString(id) ||
+	    strncmp(id->valuestring, ROOTS_REQUEST_PREFIX, strlen(ROOTS_REQUEST_PREFIX)) != 0)
+		return;
+	serial = strtoul(id->valuestring + strlen(ROOTS_REQUEST_PREFIX), NULL, 10);
+	if (!cJSON_IsArray(list)) {
+		fputs("toolfs-mcp: the client's roots/list failed; keeping the directories\n",
+		      stderr);
+		return;
+	}
+	dirs = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*dirs));
+	if (!dirs)
+		return;
+	cJSON_ArrayForEach(root, list)
+	{
+		const cJSON *uri = cJSON_GetObjectItemCaseSensitive(root, "uri");
+		char *path = cJSON_IsString(uri) ? mcp_file_uri_path(uri->valuestring) : NULL;
+
+		if (path)
+			dirs[n++] = path;
+		else
+			fputs("toolfs-mcp: a client root is not a file:// URI; left out\n", stderr);
+	}
+	roots = mcp_roots_new(dirs, n, true);
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+	if (!roots)
+		return;
+	if (roots->n == 0) {
+		/* As the reference server does: no usable root keeps the ones we have. */
+		fputs("toolfs-mcp: the client gave no usable root; keeping the directories\n",
+		      stderr);
+		mcp_roots_unref(roots);
+		return;
+	}
+	pthread_mutex_lock(&s->roots_lock);
+	old = NULL;
+	/* only the answer to the latest request counts: an older one is stale */
+	if (serial && serial == s->roots_asked) {
+		old = s->roots;
+		s->roots = roots;
+		roots = NULL;
+	}
+	pthread_mutex_unlock(&s->roots_lock);
+	mcp_roots_unref(old);
+	mcp_roots_unref(roots);
+}
+
+/* --- dispatch --- */
+
+static bool blank(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+			return false;
+	return true;
+}
+
+static void handle_message(struct mcp_server *s, const cJSON *msg)
+{
+	const cJSON *id_item = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	const cJSON *version = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+	const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	char *id = NULL, message[320];
+
+	if (id_item && (cJSON_IsString(id_item) || cJSON_IsNumber(id_item)))
+		id = cJSON_PrintUnformatted(id_item);
+	if (!cJSON_IsString(version) || strcmp(version->valuestring, "2.0") != 0 ||
+	    (id_item && !id) || (method && !cJSON_IsString(method)) ||
+	    (params && !cJSON_IsObject(params) && !cJSON_IsArray(params))) {
+		respond_error(
+			s, id, RPC_INVALID_REQUEST,
+			"Invalid Request: a JSON-RPC 2.0 message needs \"jsonrpc\":\"2.0\", a "
+			"string method and a string or number id");
+		goto out;
+	}
+	if (!method) {
+		if (id && (cJSON_GetObjectItemCaseSensitive(msg, "result") ||
+			   cJSON_GetObjectItemCaseSensitive(msg, "error")))
+			take_response(s, id_item, msg);
+		else
+			respond_error(s, id, RPC_INVALID_REQUEST, "Invalid Request: no method");
+		goto out;
+	}
+	if (!id) { /* a notification: never answered */
+		if (strcmp(method->valuestring, "notifications/initialized") == 0 ||
+		    strcmp(method->valuestring, "notifications/roots/list_changed") == 0)
+			request_roots(s);
+		else if (strcmp(method->valuestring, "notifications/cancelled") == 0)
+			cancel_call(s, params);
+		goto out;
+	}
+	if (strcmp(method->valuestring, "initialize") == 0) {
+		initialize(s, id, params);
+	} else if (strcmp(method->valuestring, "ping") == 0) {
+		respond(s, id, "{}", 2);
+	} else if (strcmp(method->valuestring, "tools/list") == 0) {
+		respond(s, id, s->tools_list, strlen(s->tools_list));
+	} else if (strcmp(method->valuestring, "tools/call") == 0) {
+		tools_call(s, id, params);
+	} else {
+		snprintf(message, sizeof(message), "Method not found: %.200s", method->valuestring);
+		respond_error(s, id, RPC_METHOD_NOT_FOUND, message);
+	}
+out:
+	free(id);
+}
+
+void mcp_server_handle(struct mcp_server *s, const char *line, size_t len)
+{
+	const char *end = NULL;
+	cJSON *msg;
+
+	if (blank(line, len))
+		return;
+	msg = cJSON_ParseWithLengthOpts(line, len, &end, false);
+	if (msg && end && !blank(end, len - (size_t)(end - line))) {
+		cJSON_Delete(msg);
+		msg = NULL;
+	}
+	if (!msg) {
+		respond_error(s, NULL, RPC_PARSE_ERROR,
+			      "Parse error: a line is not one JSON value");
+		return;
+	}
+	if (cJSON_IsObject(msg))
+		handle_message(s, msg);
+	else
+		respond_error(s, NULL, RPC_INVALID_REQUEST,
+			      cJSON_IsArray(msg) ? "Invalid Request: batches are not supported"
+						 : "Invalid Request: a message is a JSON object");
+	cJSON_Delete(msg);
+}
+
+/* --- life cycle --- */
+
+struct mcp_server *mcp_server_new(const struct tr_options *opts, char *const *dirs, size_t n_dirs,
+				  unsigned threads, mcp_emit_fn emit, void *arg)
+{
+	static char *const here[] = {"."};
+	struct mcp_server *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->opts = *opts;
+	s->emit = emit;
+	s->emit_arg = arg;
+	pthread_mutex_init(&s->emit_lock, NULL);
+	pthread_mutex_init(&s->roots_lock, NULL);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->work, NULL);
+	pthread_cond_init(&s->idle, NULL);
+	s->roots = n_dirs ? mcp_roots_new(dirs, n_dirs, true) : mcp_roots_new(here, 1, true);
+	s->tools_list = build_tools_list(opts->mcp_structured);
+	s->workers = threads ? calloc(threads, sizeof(*s->workers)) : NULL;
+	if (!s->roots || !s->tools_list || (threads && !s->workers)) {
+		mcp_server_free(s);
+		return NULL;
+	}
+	for (unsigned i = 0; i < threads; i++) {
+		if (pthread_create(&s->workers[i], NULL, worker_main, s) != 0)
+			break;
+		s->n_workers++;
+	}
+	if (threads && !s->n_workers) {
+		mcp_server_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void mcp_server_drain(struct mcp_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->in_flight)
+		pthread_cond_wait(&s->idle, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_server_free(struct mcp_server *s)
+{
+	if (!s)
+		return;
+	mcp_server_drain(s);
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->work);
+	pthread_mutex_unlock(&s->lock);
+	for (unsigned i = 0; i < s->n_workers; i++)
+		pthread_join(s->workers[i], NULL);
+	free(s->workers);
+	free(s->tools_list);
+	mcp_roots_unref(s->roots);
+	pthread_cond_destroy(&s->work);
+	pthread_cond_destroy(&s->idle);
+	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->roots_lock);
+	pthread_mutex_destroy(&s->emit_lock);
+	free(s);
+}

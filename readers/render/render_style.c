@@ -1,0 +1,43 @@
+/* render_style.c - what a front end decides in a rendering: the MCP options and the words of the
+ * continuation hint (the sibling to read next, or the front end's own phrase). */
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+#include "tr_read.h"
+
+void tr_render_style_init(struct tr_render_style *style, const struct tr_options *opts)
+{
+	*style = (struct tr_render_style){
+		.mcp_structured = opts && opts->mcp_structured,
+		.mcp_documents = opts && opts->mcp_documents,
+	};
+}
+
+/* The mount's and the CLI's continuation: the sibling in the format being read. */
+static void sibling_continuation(const char *name, size_t name_len, const struct tr_selector *next,
+				 enum tr_format fmt, char *buf, size_t size, void *arg)
+{
+	char sel[96];
+
+	(void)arg;
+	tr_selector_format(next, sel, sizeof(sel));
+	snprintf(buf, size, "read %.*s:%s%s", (int)name_len, name, sel, tr_format_suffix(fmt));
+}
+
+void tr_render_continuation(const struct tr_result *res, enum tr_format fmt,
+			    const struct tr_render_style *style, char *buf, size_t size)
+{
+	tr_continuation_fn fn = style->continuation ? style->continuation : sibling_continuation;
+	struct tr_selector next;
+	enum tr_format next_fmt;
+	size_t base_len;
+
+	buf[0] = '\0';
+	if (!res->success || !res->truncated || !res->next)
+		return;
+	if (tr_virtual_name_parse(res->next, &base_len, &next, &next_fmt) < 0 || !next.present)
+		snprintf(buf, size, "read %s", res->next); /* not a reader's name: shown as it is */
+	else
+		fn(res->next, base_len, &next, fmt, buf, size, style->continuation_arg);
+}

@@ -1,0 +1,125 @@
+/* fuzz_mcp.c - libFuzzer target for toolfs-mcp's input path: the input is stdin's bytes, split
+ * into lines as the server frames them and handled by mcp_server_handle with the calls served
+ * inline, reading a small tree made once. Every message the server writes must be one line of
+ * a JSON-RPC 2.0 object: a response with a result or an error of the codes of docs/SPEC.md §7, or the
+ * server's own roots/list request. mcp_file_uri_path is fed the input too. */
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz_util.h"
+#include "mcp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char tree[64];
+
+/* A tree to read: text, a notebook-ish JSON, a binary, a folder, a link out of it. */
+static void make_tree(void)
+{
+	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\1\0\0\0\1\x08\x02\0\0\0";
+	char path[128];
+	FILE *f;
+
+	snprintf(tree, sizeof(tree), "/tmp/fuzz_mcp.XXXXXX");
+	if (!mkdtemp(tree))
+		fuzz_fail("mkdtemp");
+	snprintf(path, sizeof(path), "%s/a.txt", tree);
+	if ((f = fopen(path, "w"))) {
+		for (int i = 1; i <= 50; i++)
+			fprintf(f, "line %d\n", i);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/n.ipynb", tree);
+	if ((f = fopen(path, "w"))) {
+		fputs("{\"cells\":[{\"cell_type\":\"code\",\"source\":\"1\",\"outputs\":[]}],"
+		      "\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":5}",
+		      f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/p.png", tree);
+	if ((f = fopen(path, "w"))) {
+		fwrite(png, 1, sizeof(png) - 1, f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/sub", tree);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sub/b.txt", tree);
+	if ((f = fopen(path, "w"))) {
+		fputs("inner\n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/out", tree);
+	if (symlink("/etc/hostname", path) < 0)
+		fuzz_fail("symlink");
+}
+
+static void check_message(void *arg, const char *line, size_t len)
+{
+	const cJSON *version, *error, *code;
+	cJSON *msg;
+
+	(*(size_t *)arg)++;
+	if (len == 0 || line[len - 1] != '\n' || memchr(line, '\n', len - 1))
+		fuzz_fail("a message is not one line");
+	msg = cJSON_ParseWithLength(line, len);
+	if (!cJSON_IsObject(msg))
+		fuzz_fail("a message is not a JSON object: %.200s", line);
+	version = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+	if (!cJSON_IsString(version) || strcmp(version->valuestring, "2.0") != 0)
+		fuzz_fail("no jsonrpc 2.0: %.200s", line);
+	error = cJSON_GetObjectItemCaseSensitive(msg, "error");
+	if (error) {
+		code = cJSON_GetObjectItemCaseSensitive(error, "code");
+		if (!cJSON_IsNumber(code) ||
+		    (code->valueint != -32700 && code->valueint != -32600 &&
+		     code->valueint != -32601 && code->valueint != -32602))
+			fuzz_fail("unexpected error: %.200s", line);
+	} else if (!cJSON_GetObjectItemCaseSensitive(msg, "result") &&
+		   !cJSON_GetObjectItemCaseSensitive(msg, "method")) {
+		fuzz_fail("neither result, error nor request: %.200s", line);
+	}
+	cJSON_Delete(msg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tr_options opts;
+	struct mcp_server *server;
+	char *dirs[1] = {tree};
+	char *text = malloc(size + 1), *uri;
+	size_t messages = 0;
+
+	if (!tree[0])
+		make_tree();
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	uri = mcp_file_uri_path(text);
+	free(uri);
+	/* Client roots could point the server anywhere on this machine: no file: URI gets
+	 * through (mcp_file_uri_path is fuzzed above on its own). */
+	for (char *p = text; (p = memmem(p, (size_t)(text + size - p), "file:", 5)); p++)
+		p[2] = 'x';
+	tr_options_init(&opts);
+	opts.max_output = 4096;
+	server = mcp_server_new(&opts, dirs, 1, 0, check_message, &messages);
+	if (!server)
+		fuzz_fail("mcp_server_new");
+	for (size_t start = 0; start <= size;) {
+		char *nl = memchr(text + start, '\n', size - start);
+		size_t end = nl ? (size_t)(nl - text) : size;
+
+		if (end > start || nl)
+			mcp_server_handle(server, text + start, end - start);
+		start = end + 1;
+	}
+	mcp_server_free(server);
+	free(text);
+	return 0;
+}

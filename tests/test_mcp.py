@@ -1,0 +1,450 @@
+"""toolfs-mcp (docs/SPEC.md §7) driven by the official TypeScript SDK's Client over stdio
+(tests/sdk/mcp_bridge.mjs, @modelcontextprotocol/sdk pinned in tests/sdk), and by raw JSON-RPC
+lines where the SDK would refuse to send what is tested (malformed lines, unknown methods).
+
+Oracles: the SDK's own schemas (CallToolResultSchema, the client's validation of every answer),
+`toolfs-read --format mcp` run from the root on the same file with the server's options (equal
+but for the continuation phrase), `cat -n` built in Python, and os.path.realpath."""
+import json
+import os
+import pathlib
+import re
+import select
+import subprocess
+import sys
+import time
+
+import jsonschema
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
+import gen_formats  # noqa: E402
+
+SDK = pathlib.Path(__file__).resolve().parent / "sdk"
+# The server's defaults that differ from toolfs-read's (readers/mcp/mcp_main.c, README).
+SERVER_OPTIONS = ["--max-output", "40K", "--image-max-dim", "1568", "--image-max-b64", "1M",
+                  "--max-pdf-pages", "5"]
+HINT = re.compile(r"^\[(.*)\. More: (.*)\]$")
+CALL_HINT = re.compile(r"^call read with offset (\d+)(?:, limit (\d+))?$")
+
+
+@pytest.fixture(scope="module")
+def mcp_bin(build_dir) -> pathlib.Path:
+    path = build_dir / "readers" / "mcp" / "toolfs-mcp"
+    assert path.exists(), "toolfs-mcp is not built"
+    return path
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> pathlib.Path:
+    base = tmp_path_factory.mktemp("mcp")
+    src = base / "root"
+    gen_formats.generate(src)
+    (src / "sub").mkdir()
+    (src / "sub" / "inner.txt").write_text("inside a folder\n")
+    # long lines and many of them: cut by max_output (40K) before max_lines
+    (src / "wide.log").write_text("".join(f"{n} " + "x" * (n % 97) + "\n" for n in range(1, 3001)))
+    outside = base / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not for the model\n")
+    os.symlink(outside / "secret.txt", src / "escape.txt")
+    os.symlink("../outside", src / "escape_dir")
+    os.symlink("small.png", src / "alias.png")
+    # 3000 lines of text (past the 8 KiB binary check) then a 200 MB hole: a read from line
+    # 2990 scans and hashes it all, long enough (about a second) to be cancelled
+    with open(src / "slow.txt", "wb") as f:
+        f.write(b"".join(b"line %d\n" % i for i in range(3000)))
+        f.truncate(200 * 1024 * 1024)
+    return src
+
+
+class Bridge:
+    """One node process running mcp_bridge.mjs: send(op dict) -> the op's value."""
+
+    def __init__(self):
+        if not (SDK / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+            pytest.fail("the SDKs are not installed: run (cd tests/sdk && npm ci), as tests/run does")
+        self.proc = subprocess.Popen(["node", str(SDK / "mcp_bridge.mjs")], cwd=SDK,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def send(self, cmd: dict, timeout: float = 120):
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        assert ready, f"the bridge did not answer {cmd['op']} in {timeout}s"
+        answer = json.loads(self.proc.stdout.readline())
+        assert answer["ok"], answer.get("error")
+        return answer["value"]
+
+    def close(self):
+        try:
+            self.send({"op": "close"})
+        finally:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def client(mcp_bin, root):
+    bridge = Bridge()
+    info = bridge.send({"op": "connect", "command": str(mcp_bin), "args": [str(root)]})
+    bridge.info = info
+    yield bridge
+    bridge.close()
+
+
+def read(client, **arguments) -> dict:
+    got = client.send({"op": "call", "name": "read", "arguments": arguments})
+    assert got["ok"], got
+    assert got["schemaOk"], "CallToolResultSchema rejects the result"
+    return got["result"]
+
+
+def cli_mcp(toolfs_read, root, rel, *args) -> dict:
+    r = toolfs_read(rel, *SERVER_OPTIONS, *args, "--format", "mcp", cwd=root)
+    assert r.rc in (0, 1), r.err
+    return r.json
+
+
+def split_hint(result: dict):
+    """(blocks without the continuation block, the continuation phrase or None)."""
+    blocks = result["content"]
+    if len(blocks) > 1 and blocks[-1]["type"] == "text":
+        m = HINT.match(blocks[-1]["text"])
+        if m:
+            return blocks[:-1], m.group(2)
+    return blocks, None
+
+
+# ---- handshake and tools/list ----
+
+def test_handshake(client):
+    info = client.info
+    assert info["serverVersion"]["name"] == "toolfs-mcp"
+    assert info["capabilities"]["tools"] is not None
+    assert "read" in info["instructions"]
+
+
+def test_protocol_versions_negotiated_as_the_sdk_does(mcp_bin, root, client):
+    supported, latest = client.info["supported"], client.info["latest"]
+    for asked, expected in [(v, v) for v in supported] + [("1999-01-01", latest)]:
+        out = raw_session(mcp_bin, root, [request(1, "initialize", {
+            "protocolVersion": asked, "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}})])
+        assert out[0]["result"]["protocolVersion"] == expected
+
+
+def test_tools_list(client):
+    tools = {t["name"]: t for t in client.send({"op": "list"})["tools"]}
+    assert set(tools) == {"read", "list_allowed_directories"}
+    read_tool = tools["read"]
+    jsonschema.Draft202012Validator.check_schema(read_tool["inputSchema"])
+    assert read_tool["inputSchema"]["required"] == ["file_path"]
+    assert set(read_tool["inputSchema"]["properties"]) == {"file_path", "offset", "limit", "pages"}
+    assert read_tool["annotations"]["readOnlyHint"] is True
+    assert read_tool["annotations"]["idempotentHint"] is True
+    assert read_tool["annotations"]["openWorldHint"] is False
+    assert "call read with offset" in read_tool["description"]
+    for word in ("line numbers", "images", "PDFs", "notebooks"):
+        assert word in read_tool["description"], word
+    assert "outputSchema" not in read_tool
+    jsonschema.Draft202012Validator.check_schema(tools["list_allowed_directories"]["inputSchema"])
+    validator = jsonschema.Draft202012Validator(read_tool["inputSchema"])
+    assert validator.is_valid({"file_path": "a", "offset": 2, "limit": 3})
+    assert not validator.is_valid({"file_path": "a", "offset": 0})
+    assert not validator.is_valid({"file_path": "a", "pages": "3-"})
+
+
+def test_list_allowed_directories(client, root):
+    got = client.send({"op": "call", "name": "list_allowed_directories", "arguments": {}})
+    assert got["result"]["content"] == [{"type": "text", "text": os.path.realpath(root)}]
+
+
+# ---- read: the same result as toolfs-read --format mcp ----
+
+CASES = {
+    "text": ("hello.py", {}, []),
+    "selector": ("long.txt", {"offset": 10, "limit": 5}, ["--select", "10-14"]),
+    "open_selector": ("long.txt", {"offset": 2490}, ["--select", "2490-"]),
+    "first_n": ("long.txt", {"limit": 3}, ["--select", "1-3"]),
+    "truncated": ("long.txt", {}, []),
+    "subfolder": ("sub/inner.txt", {}, []),
+    "notebook": ("figures.ipynb", {}, []),
+    "pdf": ("two pages.pdf", {}, []),
+    "pdf_pages": ("two pages.pdf", {"pages": "1-2"}, ["--select", "1-2"]),
+    "image_fitted": ("wide.png", {}, []),
+    "image_converted": ("icon.bmp", {}, []),
+    "image_via_link": ("alias.png", {}, []),
+    "corrupt_image": ("corrupt.png", {}, []),
+    "binary": ("tool.bin", {}, []),
+    "missing": ("lnog.txt", {}, []),
+    "empty": ("empty.txt", {}, []),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_read_equals_cli_but_for_the_hint(client, toolfs_read, root, case):
+    rel, arguments, cli_args = CASES[case]
+    got = read(client, file_path=rel, **arguments)
+    want = cli_mcp(toolfs_read, root, rel, *cli_args)
+    got_blocks, got_more = split_hint(got)
+    want_blocks, want_more = split_hint(want)
+    assert got_blocks == want_blocks
+    assert {k: v for k, v in got.items() if k != "content"} == \
+        {k: v for k, v in want.items() if k != "content"}
+    assert (got_more is None) == (want_more is None)
+    if got_more:
+        # the same sibling, said in the tool's arguments
+        sel = re.match(r"read .*:(\d+)(?:-(\d+)?)?\.tool\.mcp\.json$", want_more)
+        assert sel, want_more
+        start, end = int(sel.group(1)), sel.group(2)
+        expected = f"call read with offset {start}" + (
+            f", limit {int(end) - start + 1}" if end else "")
+        assert got_more == expected
+        assert got["content"][-1]["text"].startswith("[" + want["_meta"]["toolfs/result"]
+                                                     ["shortResult"])
+
+
+def test_read_results_cover_their_kinds(client):
+    meta = lambda **a: read(client, **a)["_meta"]["toolfs/result"]  # noqa: E731
+    assert meta(file_path="wide.png")["metadata"]["resized"]["to"]["width"] <= 1568
+    assert meta(file_path="corrupt.png")["errorCode"] == "corrupt"
+    assert meta(file_path="tool.bin")["errorCode"] == "binary"
+    assert meta(file_path="lnog.txt")["errorCode"] == "not_found"
+    pages = read(client, file_path="two pages.pdf", pages="1-2")
+    assert [b["type"] for b in pages["content"]] == ["text", "image", "image"]
+    nb = read(client, file_path="figures.ipynb")
+    assert any(b["type"] == "image" for b in nb["content"])
+    pdf = read(client, file_path="two pages.pdf")
+    assert all(b["type"] != "resource" for b in pdf["content"]), "PDFs embedded only on request"
+
+
+def test_absolute_path_inside_the_root(client, root):
+    got = read(client, file_path=str(root / "sub" / "inner.txt"))
+    assert got["content"][0]["text"] == "     1\tinside a folder\n"
+    assert got["_meta"]["toolfs/result"]["path"] == "sub/inner.txt"
+
+
+# ---- confinement ----
+
+@pytest.mark.parametrize("path,through_link", [
+    ("/etc/passwd", False), ("../outside/secret.txt", False),
+    ("sub/../../outside/secret.txt", False), ("escape.txt", True),
+    ("escape_dir/secret.txt", True), ("escape_dir/missing.txt", True),
+])
+def test_outside_the_root_is_refused(client, root, path, through_link):
+    got = read(client, file_path=path)
+    assert got["isError"] is True
+    meta = got["_meta"]["toolfs/result"]
+    assert meta["errorCode"] == "outside_root"
+    text = got["content"][0]["text"]
+    assert "not for the model" not in json.dumps(got)
+    if through_link:
+        assert text.startswith("Symbolic link points outside the allowed directories")
+    else:
+        assert text.startswith(f"Access denied: {path} is outside the allowed directories. "
+                               f"Read files under {os.path.realpath(root)}")
+
+
+# ---- continuation ----
+
+def test_truncated_text_continued_by_its_hints_joins_to_cat_n(client, root):
+    lines = (root / "wide.log").read_text().splitlines()
+    whole = "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(lines, 1))
+    arguments, pieces = {"file_path": "wide.log"}, []
+    for _ in range(50):
+        got = read(client, **arguments)
+        assert got["isError"] is False
+        pieces.append(got["content"][0]["text"])
+        assert len(got["content"][0]["text"].encode()) <= 40 * 1024
+        _, more = split_hint(got)
+        if more is None:
+            break
+        m = CALL_HINT.match(more)
+        assert m, more
+        arguments = {"file_path": "wide.log", "offset": int(m.group(1))}
+        if m.group(2):
+            arguments["limit"] = int(m.group(2))
+    assert len(pieces) > 2, "the fixture must take several reads"
+    assert "".join(pieces) == whole
+
+
+# ---- bad arguments and protocol errors ----
+
+@pytest.mark.parametrize("arguments,word", [
+    ({}, "file_path"), ({"file_path": 3}, "file_path"), ({"file_path": ""}, "file_path"),
+    ({"file_path": "a", "offset": "2"}, "offset"), ({"file_path": "a", "offset": 0}, "offset"),
+    ({"file_path": "a", "offset": 1.5}, "offset"), ({"file_path": "a", "limit": -1}, "limit"),
+    ({"file_path": "a", "pages": 3}, "pages"), ({"file_path": "a", "pages": "2-"}, "pages"),
+    ({"file_path": "a", "pages": "2", "offset": 1}, "either pages"),
+])
+def test_wrong_arguments_are_error_results(client, arguments, word):
+    got = read(client, **arguments)
+    assert got["isError"] is True
+    assert got["content"][0]["text"].startswith("Invalid arguments for read: ")
+    assert word in got["content"][0]["text"]
+    client.send({"op": "ping"})
+
+
+def test_unknown_tool_is_invalid_params(client):
+    got = client.send({"op": "call", "name": "write", "arguments": {}})
+    assert got["ok"] is False and got["code"] == -32602
+    assert "Unknown tool: write" in got["message"]
+    client.send({"op": "ping"})
+
+
+def request(id_, method, params=None) -> dict:
+    msg = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def raw_session(mcp_bin, root, messages, timeout=60) -> list:
+    """Sends each message (a dict, or a str sent as the line) to a fresh server, closes stdin,
+    returns the JSON answers in order; the server must exit 0."""
+    lines = "".join((m if isinstance(m, str) else json.dumps(m)) + "\n" for m in messages)
+    proc = subprocess.run([str(mcp_bin), str(root)], input=lines.encode(), capture_output=True,
+                          timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert out == "" or out.endswith("\n")
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_protocol_errors_and_the_server_keeps_serving(mcp_bin, root):
+    out = raw_session(mcp_bin, root, [
+        "this is not json", '{"jsonrpc":"2.0","id":1,"method":"ping"', "[]",
+        '[{"jsonrpc":"2.0","id":2,"method":"ping"}]', "42",
+        {"jsonrpc": "1.0", "id": 3, "method": "ping"}, {"jsonrpc": "2.0", "id": {}, "method": "x"},
+        {"jsonrpc": "2.0", "id": 4, "method": 7}, {"jsonrpc": "2.0", "id": 5},
+        request(6, "resources/list"), request(7, "tools/call", {"name": "nope"}),
+        request(8, "tools/call", {"arguments": {}}), {"jsonrpc": "2.0", "method": "unknown/note"},
+        "", "   ", request(9, "ping"),
+    ])
+    codes = [(m.get("id"), m["error"]["code"]) if "error" in m else (m["id"], "ok") for m in out]
+    assert codes == [
+        (None, -32700), (None, -32700), (None, -32600), (None, -32600), (None, -32600),
+        (3, -32600), (None, -32600), (4, -32600), (5, -32600),
+        (6, -32601), (7, -32602), (8, -32602), (9, "ok"),
+    ]
+    for m in out:
+        assert m["jsonrpc"] == "2.0"
+
+
+# ---- concurrency, cancellation, end of input ----
+
+def test_32_concurrent_calls(client, toolfs_read, root):
+    names = ["hello.py", "long.txt", "small.png", "figures.ipynb", "tool.bin", "two pages.pdf",
+             "sub/inner.txt", "lnog.txt"] * 4
+    got = client.send({"op": "calls", "calls": [
+        {"name": "read", "arguments": {"file_path": n}} for n in names]})
+    assert len(got) == 32
+    for name, answer in zip(names, got):
+        assert answer["ok"] and answer["schemaOk"]
+        blocks, _ = split_hint(answer["result"])
+        assert blocks == split_hint(cli_mcp(toolfs_read, root, name))[0], name
+
+
+def test_cancelled_call_through_the_sdk(client):
+    got = client.send({"op": "cancel", "name": "read",
+                       "arguments": {"file_path": "slow.txt", "offset": 2990}, "afterMs": 5})
+    assert got["aborted"], got
+    assert read(client, file_path="hello.py")["isError"] is False
+
+
+def test_cancelled_calls_are_never_answered(mcp_bin, root):
+    """Four slow calls fill the workers; the fifth waits in the queue. Cancelling the fifth and
+    one running call: neither is answered, the others are, and the server keeps serving."""
+    slow = {"name": "read", "arguments": {"file_path": "slow.txt", "offset": 2990}}
+    messages = [request(i, "tools/call", slow) for i in range(1, 6)]
+    messages += [{"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": i, "reason": "test"}} for i in (5, 1)]
+    messages.append(request(6, "ping"))
+    out = raw_session(mcp_bin, root, messages)
+    answered = [m["id"] for m in out]
+    assert 5 not in answered
+    assert sorted(answered) in ([2, 3, 4, 6], [1, 2, 3, 4, 6])  # 1 may finish before its cancel
+    assert out[0]["id"] == 6, "the ping is answered while the slow reads run"
+
+
+def test_end_of_input_mid_call_exits_cleanly(mcp_bin, root):
+    proc = subprocess.Popen([str(mcp_bin), str(root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write((json.dumps(request(1, "tools/call", {
+        "name": "read", "arguments": {"file_path": "slow.txt", "offset": 2990}})) + "\n").encode())
+    proc.stdin.flush()
+    time.sleep(0.05)
+    proc.stdin.close()
+    rc = proc.wait(timeout=60)
+    out = proc.stdout.read().decode()
+    assert rc == 0, proc.stderr.read()
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [1]
+    # reaped, and it left no process behind
+    assert not os.path.exists(f"/proc/{proc.pid}") or \
+        "zombie" not in open(f"/proc/{proc.pid}/status").read()
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True)
+    assert children.stdout == b""
+
+
+# ---- roots from the client ----
+
+def test_client_roots_replace_the_arguments(mcp_bin, root, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "note.txt").write_text("from the client's root\n")
+    bridge = Bridge()
+    try:
+        bridge.send({"op": "connect", "command": str(mcp_bin), "args": [str(root)],
+                     "roots": [other.as_uri()]})
+        listing = lambda: bridge.send({"op": "call", "name": "list_allowed_directories",  # noqa
+                                       "arguments": {}})["result"]["content"][0]["text"]
+        deadline = time.time() + 10
+        while listing() != os.path.realpath(other) and time.time() < deadline:
+            time.sleep(0.05)
+        assert listing() == os.path.realpath(other)
+        got = read(bridge, file_path="note.txt")
+        assert got["content"][0]["text"] == "     1\tfrom the client's root\n"
+        assert read(bridge, file_path=str(root / "hello.py"))["isError"] is True
+        bridge.send({"op": "roots", "roots": [root.as_uri(), other.as_uri()]})
+        deadline = time.time() + 10
+        while "\n" not in listing() and time.time() < deadline:
+            time.sleep(0.05)
+        assert listing() == os.path.realpath(root) + "\n" + os.path.realpath(other)
+        assert read(bridge, file_path="hello.py")["isError"] is False
+    finally:
+        bridge.close()
+
+
+# ---- mcp_structured ----
+
+def test_mcp_structured_gives_structured_content_and_an_output_schema(mcp_bin, root, toolfs_read):
+    bridge = Bridge()
+    try:
+        bridge.send({"op": "connect", "command": str(mcp_bin),
+                     "args": ["--mcp-structured", str(root)]})
+        tools = {t["name"]: t for t in bridge.send({"op": "list"})["tools"]}
+        schema = tools["read"]["outputSchema"]
+        jsonschema.Draft202012Validator.check_schema(schema)
+        for name in ("hello.py", "small.png", "long.txt"):
+            got = read(bridge, file_path=name)  # the SDK validates it against outputSchema
+            jsonschema.validate(got["structuredContent"], schema)
+            want = toolfs_read(name, *SERVER_OPTIONS, "--mcp-structured", "--format", "mcp",
+                               cwd=root).json
+            assert got["structuredContent"] == want["structuredContent"]
+    finally:
+        bridge.close()
+
+
+def test_help_and_version(mcp_bin):
+    out = subprocess.run([str(mcp_bin), "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("Usage: toolfs-mcp")
+    rows = {line.split()[0]: line for line in out.stdout.splitlines() if line.startswith("  --")}
+    assert rows["--max_output"].endswith("(default: 40K)")  # the MCP server's own default
+    assert rows["--image_max_dim"].endswith("(default: 1568)")
+    assert rows["--mcp_structured"].endswith("(default: off)")
+    assert "--cache_size" not in rows  # a mount option
+    out = subprocess.run([str(mcp_bin), "--version"], capture_output=True, text=True)
+    assert re.fullmatch(r"toolfs-mcp \d+\.\d+\.\d+\n", out.stdout)
+    out = subprocess.run([str(mcp_bin), "--no-such"], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout == ""
