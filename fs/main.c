@@ -28,6 +28,8 @@ struct cmdline {
 
 static void usage(FILE *out)
 {
+	struct tr_options defaults;
+
 	fputs("Usage: toolfs [options] SOURCE MOUNTPOINT\n"
 	      "\n"
 	      "Mounts a read-only view of the directory SOURCE at MOUNTPOINT in which every\n"
@@ -46,15 +48,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "Mount options (-o; sizes take K, M, G):\n",
 	      out);
-	for (size_t i = 0; tr_option_names[i]; i++) {
-		char name[64], def[32];
-		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], def,
-								     sizeof(def));
-
-		snprintf(name, sizeof(name), "%s%s%s", doc->name, doc->value ? "=" : "",
-			 doc->value ? doc->value : "");
-		fprintf(out, "  %-25s %s (default: %s)\n", name, doc->help, def);
-	}
+	tr_options_init(&defaults);
+	for (size_t i = 0; tr_option_names[i]; i++)
+		tr_option_print_help(out, &defaults, tr_option_names[i], "", "=");
 	fputs("  allow_other               let other users enter the mount (default: off)\n"
 	      "  Other options go to FUSE (mount.fuse3(8)). The mount is always\n"
 	      "  ro,nodev,nosuid,default_permissions; -o rw is refused.\n"

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum tr_symlink_policy { TR_SYMLINKS_INSIDE, TR_SYMLINKS_NONE };
 
@@ -51,6 +52,20 @@ struct tr_option_doc {
  * as a user would give it ("2000", "100K", "inside", "off") to buf, cut to size. Returns the
  * description (static storage), or NULL when name is not an option. */
 const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size_t size);
+
+/* Splits the command-line option at argv[*i] ("--name VALUE", "--name=VALUE" or "--flag", as
+ * toolfs-read and toolfs-mcp take them) into name (NUL-terminated, at most size bytes) and
+ * *value (borrowed from argv; NULL for a flag: a name tr_options_is_flag accepts, or "select"
+ * and "format" are not flags), moving *i past a separate value. Returns 0; -1 when argv[*i] does
+ * not start with "--" or its name does not fit; -2 when its value is missing. */
+int tr_options_split_arg(int argc, char **argv, int *i, char *name, size_t size,
+			 const char **value);
+
+/* Prints one row of a --help text for option name: prefix, the name, sep and its value's
+ * placeholder, then its help and its value in opts as the default, e.g.
+ * "  --max_output SIZE         cap on a result's content (default: 40K)". */
+void tr_option_print_help(FILE *out, const struct tr_options *opts, const char *name,
+			  const char *prefix, const char *sep);
 
 /* Writes option name's value in opts as a user would give it ("2000", "40K", "inside", "on")
  * to buf, cut to size. Returns 0, or -1 when name is not an option or size is 0. */

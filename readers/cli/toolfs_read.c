@@ -12,6 +12,8 @@ enum { EXIT_READ_OK = 0, EXIT_READ_FAILED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *out)
 {
+	struct tr_options defaults;
+
 	fputs("Usage: toolfs-read [--select SEL] [--format FMT] [--OPTION VALUE]... FILE\n"
 	      "\n"
 	      "Prints FILE's ToolResult as JSON, the bytes of FILE[:SEL].tool[.FMT].json in a\n"
@@ -29,17 +31,18 @@ static void usage(FILE *out)
 	      "Reader options (--NAME VALUE or --NAME=VALUE; dashes or underscores; sizes take\n"
 	      "K, M, G):\n",
 	      out);
+	tr_options_init(&defaults);
 	for (size_t i = 0; tr_option_names[i]; i++) {
-		char name[64], def[32];
-		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], def,
-								     sizeof(def));
+		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
+		char name[64];
 
-		snprintf(name, sizeof(name), "--%s%s%s", doc->name, doc->value ? " " : "",
-			 doc->value ? doc->value : "");
-		if (doc->mount_only)
+		if (doc->mount_only) {
+			snprintf(name, sizeof(name), "--%s%s%s", doc->name, doc->value ? " " : "",
+				 doc->value ? doc->value : "");
 			fprintf(out, "  %-25s a toolfs mount option, ignored here\n", name);
-		else
-			fprintf(out, "  %-25s %s (default: %s)\n", name, doc->help, def);
+		} else {
+			tr_option_print_help(out, &defaults, tr_option_names[i], "--", " ");
+		}
 	}
 	fputs("\n"
 	      "Exit status:\n"
@@ -89,28 +92,14 @@ int main(int argc, char **argv)
 			printf("toolfs-read %s\n", TOOLFS_VERSION);
 			return EXIT_READ_OK;
 		}
-		if (strncmp(arg, "--", 2) != 0)
-			return usage_error("unknown option: %s", arg);
-
-		/* --name VALUE or --name=VALUE */
 		char name[64];
-		const char *value = NULL;
-		const char *eq = strchr(arg + 2, '=');
-		size_t name_len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+		const char *value;
+		int split = tr_options_split_arg(argc, argv, &i, name, sizeof(name), &value);
 
-		if (name_len == 0 || name_len >= sizeof(name))
+		if (split == -1)
 			return usage_error("unknown option: %s", arg);
-		memcpy(name, arg + 2, name_len);
-		name[name_len] = '\0';
-		bool is_flag = tr_options_is_flag(name);
-
-		if (eq) {
-			value = eq + 1;
-		} else if (!is_flag) {
-			if (i + 1 >= argc)
-				return usage_error("option --%s needs a value", name);
-			value = argv[++i];
-		}
+		if (split == -2)
+			return usage_error("option %s needs a value", arg);
 		if (strcmp(name, "select") == 0) {
 			const char *text = value[0] == ':' ? value + 1 : value;
 

@@ -207,3 +207,42 @@ const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size
 	}
 	return &spec->doc;
 }
+
+int tr_options_split_arg(int argc, char **argv, int *i, char *name, size_t size, const char **value)
+{
+	const char *arg = argv[*i];
+	const char *eq;
+	size_t len;
+
+	if (strncmp(arg, "--", 2) != 0)
+		return -1;
+	eq = strchr(arg + 2, '=');
+	len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+	if (len == 0 || len >= size)
+		return -1;
+	memcpy(name, arg + 2, len);
+	name[len] = '\0';
+	*value = NULL;
+	if (eq) {
+		*value = eq + 1;
+	} else if (!tr_options_is_flag(name)) {
+		if (*i + 1 >= argc)
+			return -2;
+		*value = argv[++*i];
+	}
+	return 0;
+}
+
+void tr_option_print_help(FILE *out, const struct tr_options *opts, const char *name,
+			  const char *prefix, const char *sep)
+{
+	const struct tr_option_doc *doc = tr_option_describe(name, NULL, 0);
+	char row[64], value[32];
+
+	if (!doc)
+		return;
+	tr_option_format(opts, name, value, sizeof(value));
+	snprintf(row, sizeof(row), "%s%s%s%s", prefix, doc->name, doc->value ? sep : "",
+		 doc->value ? doc->value : "");
+	fprintf(out, "  %-25s %s (default: %s)\n", row, doc->help, value);
+}

@@ -49,15 +49,9 @@ static void usage(FILE *out)
 	      "K, M, G; defaults chosen for MCP clients where they differ from toolfs-read's):\n",
 	      out);
 	for (size_t i = 0; tr_option_names[i]; i++) {
-		char name[64], def[32];
-		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
-
-		if (doc->mount_only) /* the mount's own options mean nothing here */
-			continue;
-		tr_option_format(&d, tr_option_names[i], def, sizeof(def));
-		snprintf(name, sizeof(name), "--%s%s%s", doc->name, doc->value ? " " : "",
-			 doc->value ? doc->value : "");
-		fprintf(out, "  %-25s %s (default: %s)\n", name, doc->help, def);
+		/* the mount's own options mean nothing here */
+		if (!tr_option_describe(tr_option_names[i], NULL, 0)->mount_only)
+			tr_option_print_help(out, &d, tr_option_names[i], "--", " ");
 	}
 	fputs("\n"
 	      "Exit status:\n"
@@ -133,31 +127,14 @@ int main(int argc, char **argv)
 			printf("toolfs-mcp %s\n", TOOLFS_VERSION);
 			goto out;
 		}
-		if (strncmp(arg, "--", 2) != 0) {
-			status = usage_error("unknown option: %s", arg);
-			goto out;
-		}
-
 		char name[64];
-		const char *value = NULL;
-		const char *eq = strchr(arg + 2, '=');
-		size_t name_len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-		int rc;
+		const char *value;
+		int rc = tr_options_split_arg(argc, argv, &i, name, sizeof(name), &value);
 
-		if (name_len == 0 || name_len >= sizeof(name)) {
-			status = usage_error("unknown option: %s", arg);
+		if (rc < 0) {
+			status = usage_error(
+				rc == -2 ? "option %s needs a value" : "unknown option: %s", arg);
 			goto out;
-		}
-		memcpy(name, arg + 2, name_len);
-		name[name_len] = '\0';
-		if (eq) {
-			value = eq + 1;
-		} else if (!tr_options_is_flag(name)) {
-			if (i + 1 >= argc) {
-				status = usage_error("option %s needs a value", arg);
-				goto out;
-			}
-			value = argv[++i];
 		}
 		rc = tr_options_set(&opts, name, value);
 		if (rc != 0) {
