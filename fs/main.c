@@ -38,6 +38,7 @@ static const struct {
 	{"max_pdf_size=SIZE", "larger PDFs are not attached whole (32M)"},
 	{"max_pdf_pages=N", "pages rendered per result (20)"},
 	{"max_notebook_size=SIZE", "larger notebooks are too_large (64M)"},
+	{"max_office_size=SIZE", "larger Office and ODF files are too_large (64M)"},
 	{"cache_size=SIZE", "memory for rendered siblings (256M)"},
 	{"symlinks=inside|none", "symlinks' siblings follow targets inside the tree (inside)"},
 	{"hide_siblings", "do not list NAME.tool.json (still readable by name)"},

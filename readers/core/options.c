@@ -23,7 +23,8 @@ static const struct option_spec option_specs[] = {
 	OPT(max_output, KIND_SIZE),        OPT(max_image_size, KIND_SIZE),
 	OPT(image_max_dim, KIND_COUNT),    OPT(image_max_b64, KIND_SIZE),
 	OPT(max_pdf_size, KIND_SIZE),      OPT(max_pdf_pages, KIND_COUNT),
-	OPT(max_notebook_size, KIND_SIZE), OPT(cache_size, KIND_SIZE),
+	OPT(max_notebook_size, KIND_SIZE), OPT(max_office_size, KIND_SIZE),
+	OPT(cache_size, KIND_SIZE),
 	OPT(symlinks, KIND_SYMLINKS),      OPT(hide_siblings, KIND_FLAG),
 };
 #undef OPT
@@ -38,6 +39,7 @@ const char *const tr_option_names[] = {
 	"max_pdf_size",
 	"max_pdf_pages",
 	"max_notebook_size",
+	"max_office_size",
 	"cache_size",
 	"symlinks",
 	"hide_siblings",
@@ -56,6 +58,7 @@ void tr_options_init(struct tr_options *opts)
 		.max_pdf_size = 32 * 1024 * 1024,
 		.max_pdf_pages = 20,
 		.max_notebook_size = 64 * 1024 * 1024,
+		.max_office_size = 64 * 1024 * 1024,
 		.cache_size = 256 * 1024 * 1024,
 		.symlinks = TR_SYMLINKS_INSIDE,
 		.hide_siblings = false,

@@ -1,0 +1,217 @@
+/* office_text.c - what the Office renderers share: pipe-table cells and tables, and pictures
+ * attached to images[] through the image validators and fitting of readers/image. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "office.h"
+
+int tr_office_cell_append(struct tr_buf *out, const char *s, size_t len)
+{
+	size_t from = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		const char *rep;
+
+		switch (s[i]) {
+		case '|': rep = "\\|"; break;
+		case '\n': rep = "<br>"; break;
+		case '\r':
+		case '\t': rep = " "; break;
+		default: continue;
+		}
+		if (tr_buf_append(out, s + from, i - from) < 0 ||
+		    tr_buf_append(out, rep, strlen(rep)) < 0)
+			return -1;
+		from = i + 1;
+	}
+	return tr_buf_append(out, s + from, len - from);
+}
+
+int tr_office_table_row(struct tr_office_table *t)
+{
+	if (t->n_rows == t->cap_rows) {
+		size_t cap = t->cap_rows ? 2 * t->cap_rows : 8;
+		size_t *grown = realloc(t->row_len, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		t->row_len = grown;
+		t->cap_rows = cap;
+	}
+	t->row_len[t->n_rows++] = 0;
+	return 0;
+}
+
+int tr_office_table_cell(struct tr_office_table *t)
+{
+	if (t->n_rows == 0 && tr_office_table_row(t) < 0)
+		return -1;
+	if (t->n_cells == t->cap_cells) {
+		size_t cap = t->cap_cells ? 2 * t->cap_cells : 16;
+		struct tr_buf *grown = realloc(t->cells, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		t->cells = grown;
+		t->cap_cells = cap;
+	}
+	memset(&t->cells[t->n_cells++], 0, sizeof(struct tr_buf));
+	t->row_len[t->n_rows - 1]++;
+	return 0;
+}
+
+struct tr_buf *tr_office_table_current(struct tr_office_table *t)
+{
+	return t->n_cells ? &t->cells[t->n_cells - 1] : NULL;
+}
+
+int tr_office_table_flush(struct tr_office_table *t, struct tr_buf *out)
+{
+	size_t width = 0, cell = 0;
+	int rc = 0;
+
+	for (size_t r = 0; r < t->n_rows; r++)
+		if (t->row_len[r] > width)
+			width = t->row_len[r];
+	for (size_t r = 0; r < t->n_rows && width && rc == 0; r++) {
+		for (size_t c = 0; c < width && rc == 0; c++) {
+			const struct tr_buf *b = c < t->row_len[r] ? &t->cells[cell + c] : NULL;
+
+			rc = tr_buf_append(out, c ? " | " : "| ", c ? 3 : 2);
+			if (rc == 0 && b && b->len)
+				rc = tr_buf_append(out, b->data, b->len);
+			if (rc == 0 && b && b->oom)
+				rc = -1;
+		}
+		cell += t->row_len[r];
+		if (rc == 0)
+			rc = tr_buf_append(out, " |\n", 3);
+		if (r == 0)
+			for (size_t c = 0; c < width && rc == 0; c++)
+				rc = tr_buf_append(out, c + 1 < width ? "| --- " : "| --- |\n",
+						   c + 1 < width ? 6 : 8);
+	}
+	tr_office_table_free(t);
+	return rc;
+}
+
+void tr_office_table_free(struct tr_office_table *t)
+{
+	for (size_t i = 0; i < t->n_cells; i++)
+		tr_buf_free(&t->cells[i]);
+	free(t->cells);
+	free(t->row_len);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The displayable formats a picture may be in, with their validators. */
+static const struct {
+	const char *name, *media_type;
+	bool (*signature)(const unsigned char *head, size_t len);
+	tr_image_validate_fn validate;
+} picture_formats[] = {
+	{"PNG", "image/png", tr_png_signature, tr_png_validate},
+	{"JPEG", "image/jpeg", tr_jpeg_signature, tr_jpeg_validate},
+	{"GIF", "image/gif", tr_gif_signature, tr_gif_validate},
+	{"WebP", "image/webp", tr_webp_signature, tr_webp_validate},
+};
+
+/* The base name of an archive path, for notes. */
+static const char *base_name(const char *part)
+{
+	const char *slash = strrchr(part, '/');
+
+	return slash ? slash + 1 : part;
+}
+
+int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
+		      const struct tr_options *opts, struct tr_result *res, struct tr_buf *text)
+{
+	struct tr_buf bytes = {0};
+	struct tr_image_info info;
+	struct tr_blob *blob;
+	const char *media_type = NULL;
+	char err[256] = "", fitted[200] = "";
+	zip_int64_t idx;
+	uint64_t size;
+	int rc;
+
+	if (res->n_images >= TR_OFFICE_MAX_IMAGES)
+		return tr_buf_printf(text, "[picture %s: not attached, %d pictures at most per result]",
+				     base_name(part), TR_OFFICE_MAX_IMAGES) < 0
+			       ? -1
+			       : 0;
+	rc = tr_office_zip_entry(z, part, 0, &idx, &size);
+	if (rc > 0)
+		return tr_buf_printf(text, "[picture %s: missing from the archive]",
+				     base_name(part)) < 0
+			       ? -1
+			       : 0;
+	if (rc < 0)
+		return -1;
+	if (size > opts->max_image_size)
+		return tr_buf_printf(text, "[picture %s: %" PRIu64 " bytes, over max_image_size]",
+				     base_name(part), size) < 0
+			       ? -1
+			       : 0;
+	if (tr_office_zip_read(z, part, opts->max_image_size, &bytes) != 0) {
+		tr_buf_free(&bytes);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(picture_formats) / sizeof(picture_formats[0]); i++) {
+		if (!picture_formats[i].signature((const unsigned char *)bytes.data, bytes.len))
+			continue;
+		if (picture_formats[i].validate((const unsigned char *)bytes.data, bytes.len, &info,
+						err, sizeof(err)) == 0)
+			media_type = picture_formats[i].media_type;
+		break;
+	}
+	if (!media_type) {
+		rc = tr_buf_printf(text, "[picture %s: not shown (%s)]", base_name(part),
+				   err[0] ? err : "not a PNG, JPEG, GIF or WebP image");
+		tr_buf_free(&bytes);
+		return rc < 0 ? -1 : 0;
+	}
+	blob = tr_blob_adopt(bytes.data, bytes.len);
+	if (!blob) {
+		z->oom = true;
+		return -1;
+	}
+#if defined(TR_HAVE_VIPS)
+	if (tr_fit_needed(info.width, info.height, blob->len, opts)) {
+		struct tr_fit fit;
+
+		if (tr_fit_image(blob, opts, &fit, err, sizeof(err)) != TR_OK) {
+			tr_blob_unref(blob);
+			return tr_buf_printf(text, "[picture %s: %s %" PRIu32 "x%" PRIu32
+					     " could not be downscaled: %s]",
+					     base_name(part), media_type, info.width, info.height,
+					     err) < 0
+				       ? -1
+				       : 0;
+		}
+		snprintf(fitted, sizeof(fitted),
+			 ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates by %.3f "
+			 "to map back",
+			 fit.width, fit.height, fit.media_type, fit.scale);
+		tr_blob_unref(blob);
+		blob = fit.data;
+		if (tr_result_add_image(res, blob, fit.media_type, fit.width, fit.height, 0, 0) <
+		    0) {
+			z->oom = true;
+			return -1;
+		}
+	} else
+#endif
+		if (tr_result_add_image(res, blob, media_type, info.width, info.height, 0, 0) < 0) {
+		z->oom = true;
+		return -1;
+	}
+	res->images[res->n_images - 1].slide = slide;
+	return tr_buf_printf(text, "[image %zu: %s %" PRIu32 "x%" PRIu32 "%s]", res->n_images,
+			     media_type, info.width, info.height, fitted) < 0
+		       ? -1
+		       : 0;
+}
