@@ -48,7 +48,7 @@ static int format_general(struct tr_buf *out, double v)
 
 	if (v == 0)
 		return tr_buf_append(out, "0", 1);
-	snprintf(text, sizeof(text), "%.15g", v);
+	snprintf(text, sizeof(text), "%.15G", v);
 	return tr_buf_append(out, text, strlen(text));
 }
 
