@@ -52,7 +52,7 @@ struct tr_image {
 	struct tr_blob *data;
 	const char *media_type; /* static string, e.g. "image/png" */
 	uint32_t width, height;
-	uint32_t page; /* 0: not a PDF page render */
+	uint32_t page;  /* 0: not a PDF page render */
 	uint32_t cell;  /* 0: not a notebook output */
 	uint32_t slide; /* 0: not a picture of a presentation slide */
 };
@@ -95,7 +95,7 @@ struct tr_metadata {
 	char *nbformat;                 /* owned or NULL, e.g. "4.5" */
 	struct tr_sheet_meta *sheets;   /* owned array of n_sheets (spreadsheets), or NULL */
 	size_t n_sheets;
-	int64_t slide_count;                /* -1 when absent */
+	int64_t slide_count;              /* -1 when absent */
 	int64_t tracked_ins, tracked_del; /* -1 when absent: tracked changes of a document */
 	bool has_resized;
 	uint32_t from_width, from_height, to_width, to_height;

@@ -24,26 +24,19 @@ static const struct option_spec option_specs[] = {
 	OPT(image_max_dim, KIND_COUNT),    OPT(image_max_b64, KIND_SIZE),
 	OPT(max_pdf_size, KIND_SIZE),      OPT(max_pdf_pages, KIND_COUNT),
 	OPT(max_notebook_size, KIND_SIZE), OPT(max_office_size, KIND_SIZE),
-	OPT(cache_size, KIND_SIZE),
-	OPT(symlinks, KIND_SYMLINKS),      OPT(hide_siblings, KIND_FLAG),
+	OPT(cache_size, KIND_SIZE),        OPT(symlinks, KIND_SYMLINKS),
+	OPT(hide_siblings, KIND_FLAG),
 };
 #undef OPT
 
 const char *const tr_option_names[] = {
-	"max_lines",
-	"max_line_chars",
-	"max_output",
-	"max_image_size",
-	"image_max_dim",
-	"image_max_b64",
-	"max_pdf_size",
-	"max_pdf_pages",
-	"max_notebook_size",
-	"max_office_size",
-	"cache_size",
-	"symlinks",
-	"hide_siblings",
-	NULL,
+	"max_lines",         "max_line_chars",
+	"max_output",        "max_image_size",
+	"image_max_dim",     "image_max_b64",
+	"max_pdf_size",      "max_pdf_pages",
+	"max_notebook_size", "max_office_size",
+	"cache_size",        "symlinks",
+	"hide_siblings",     NULL,
 };
 
 void tr_options_init(struct tr_options *opts)

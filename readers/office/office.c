@@ -24,11 +24,11 @@ static const struct office_kind {
 	int (*render)(const struct tr_office_doc *d, struct tr_result *res);
 } office_kinds[] = {
 	{"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main",
-	 "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-	 "Word document", tr_office_docx},
+	 "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Word document",
+	 tr_office_docx},
 	{"application/vnd.openxmlformats-officedocument.wordprocessingml.template.main",
-	 "application/vnd.openxmlformats-officedocument.wordprocessingml.template",
-	 "Word document", tr_office_docx},
+	 "application/vnd.openxmlformats-officedocument.wordprocessingml.template", "Word document",
+	 tr_office_docx},
 	{"application/vnd.ms-word.document.macroEnabled.main",
 	 "application/vnd.ms-word.document.macroEnabled.12", "Word document", tr_office_docx},
 	{"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main",
@@ -52,9 +52,9 @@ static const struct office_kind {
 
 /* Extensions whose zip files are expected to be Office documents: such a zip without the
  * parts of one is corrupt, not an anonymous binary. */
-static const char *const office_extensions[] = {"docx", "docm", "dotx", "xlsx", "xlsm", "xltx",
-						"pptx", "pptm", "ppsx", "potx", "odt",  "ods",
-						"odp"};
+static const char *const office_extensions[] = {"docx", "docm", "dotx", "xlsx", "xlsm",
+						"xltx", "pptx", "pptm", "ppsx", "potx",
+						"odt",  "ods",  "odp"};
 
 static bool is_zip(const unsigned char *head, size_t len)
 {
@@ -202,8 +202,8 @@ static int find_main_part(struct tr_office_zip *z, char **part, const struct off
 			continue;
 		type = tr_office_xml_attr(&x, "ContentType");
 		name = tr_office_xml_attr(&x, "PartName");
-		for (size_t i = 0; type && name && i < sizeof(office_kinds) / sizeof(office_kinds[0]);
-		     i++) {
+		for (size_t i = 0;
+		     type && name && i < sizeof(office_kinds) / sizeof(office_kinds[0]); i++) {
 			if (strncmp(type, office_kinds[i].content_type,
 				    strlen(office_kinds[i].content_type)) == 0) {
 				*kind = &office_kinds[i];
@@ -234,9 +234,8 @@ static int fail_from_zip(struct tr_office_zip *z, const char *path, const char *
 	free(res->images);
 	res->images = NULL;
 	res->n_images = 0;
-	tr_result_fail(res, z->error != TR_OK ? z->error : TR_E_CORRUPT,
-		       "Failed to read %s %s: %s", noun, path,
-		       z->reason[0] ? z->reason : "the archive is malformed");
+	tr_result_fail(res, z->error != TR_OK ? z->error : TR_E_CORRUPT, "Failed to read %s %s: %s",
+		       noun, path, z->reason[0] ? z->reason : "the archive is malformed");
 	return res->short_result ? 0 : -1;
 }
 

@@ -18,18 +18,18 @@
 /* --- office_zip --- */
 /* the zip container: opened from memory, entries inflated under limits that stop zip bombs. */
 
-#define TR_OFFICE_MAX_ENTRIES 10000                  /* entries in one archive */
-#define TR_OFFICE_MAX_PART (512ull * 1024 * 1024)    /* inflated bytes of one entry */
-#define TR_OFFICE_MAX_TOTAL (2048ull * 1024 * 1024)  /* inflated bytes of all entries read */
-#define TR_OFFICE_MAX_RATIO 200                      /* inflated:compressed, for entries ... */
-#define TR_OFFICE_RATIO_FROM (1024ull * 1024)        /* ... that inflate to more than 1 MiB */
-#define TR_OFFICE_MAX_DEPTH 128                      /* element nesting in an XML part */
-#define TR_OFFICE_MAX_IMAGES 20                      /* pictures attached to one result */
+#define TR_OFFICE_MAX_ENTRIES 10000                 /* entries in one archive */
+#define TR_OFFICE_MAX_PART (512ull * 1024 * 1024)   /* inflated bytes of one entry */
+#define TR_OFFICE_MAX_TOTAL (2048ull * 1024 * 1024) /* inflated bytes of all entries read */
+#define TR_OFFICE_MAX_RATIO 200                     /* inflated:compressed, for entries ... */
+#define TR_OFFICE_RATIO_FROM (1024ull * 1024)       /* ... that inflate to more than 1 MiB */
+#define TR_OFFICE_MAX_DEPTH 128                     /* element nesting in an XML part */
+#define TR_OFFICE_MAX_IMAGES 20                     /* pictures attached to one result */
 
 /* An open archive and the first failure seen while reading it. */
 struct tr_office_zip {
 	zip_t *zip;
-	uint64_t inflated; /* bytes inflated so far, against TR_OFFICE_MAX_TOTAL */
+	uint64_t inflated;   /* bytes inflated so far, against TR_OFFICE_MAX_TOTAL */
 	enum tr_error error; /* TR_OK until a failure: too_large or corrupt */
 	bool oom;
 	char reason[320]; /* the failure as a sentence */
@@ -58,8 +58,7 @@ int tr_office_zip_entry(struct tr_office_zip *z, const char *name, uint64_t max,
 /* Inflates entry name whole into out (zeroed by the caller; caller frees it), at most max bytes
  * (0: TR_OFFICE_MAX_PART). Returns 0, 1 when there is no such entry, or -1 with the failure
  * recorded in z (too_large: over max or the bomb limits; corrupt: a bad stream or CRC). */
-int tr_office_zip_read(struct tr_office_zip *z, const char *name, uint64_t max,
-		       struct tr_buf *out);
+int tr_office_zip_read(struct tr_office_zip *z, const char *name, uint64_t max, struct tr_buf *out);
 
 /* Resolves a relationship target against the part that names it: ("word/document.xml",
  * "media/a.png") -> "word/media/a.png", ("xl/workbook.xml", "/xl/s.xml") -> "xl/s.xml"; ".."

@@ -134,8 +134,8 @@ static int load_styles(struct docx *dx, const char *part)
 		} else if (in_style && tr_office_xml_start(&x, "ilvl")) {
 			cur.lvl = attr_int(&x, "val", 0);
 		} else if (in_style && tr_office_xml_end(&x, "style")) {
-			struct docx_style *grown =
-				realloc(dx->styles, (dx->n_styles + 1) * sizeof(*grown));
+			struct docx_style *grown = realloc(dx->styles,
+							   (dx->n_styles + 1) * sizeof(*grown));
 
 			in_style = false;
 			if (!grown) {
@@ -168,8 +168,8 @@ static int load_numbering(struct docx *dx, const char *part)
 			lvl = attr_int(&x, "ilvl", -1);
 		} else if (tr_office_xml_start(&x, "numFmt") && abstract_id >= 0 && lvl >= 0) {
 			char *fmt = take_attr(&x, "val");
-			struct docx_level *grown =
-				realloc(dx->levels, (dx->n_levels + 1) * sizeof(*grown));
+			struct docx_level *grown = realloc(dx->levels,
+							   (dx->n_levels + 1) * sizeof(*grown));
 
 			if (!grown) {
 				free(fmt);
@@ -190,7 +190,8 @@ static int load_numbering(struct docx *dx, const char *part)
 		} else if (tr_office_xml_start(&x, "num")) {
 			num_id = attr_int(&x, "numId", -1);
 		} else if (tr_office_xml_start(&x, "abstractNumId") && num_id >= 0) {
-			struct docx_num *grown = realloc(dx->nums, (dx->n_nums + 1) * sizeof(*grown));
+			struct docx_num *grown = realloc(dx->nums,
+							 (dx->n_nums + 1) * sizeof(*grown));
 
 			if (!grown) {
 				dx->z->oom = true;
@@ -342,8 +343,8 @@ static int start_element(struct docx *dx, struct tr_office_xml *x)
 		return tr_office_xml_skip(x) < 0 ? -1 : 0;
 	}
 	if (!strcmp(name, "delText") || !strcmp(name, "instrText") ||
-	    !strcmp(name, "txbxContent") || !strcmp(name, "Fallback") ||
-	    !strcmp(name, "rPr") || !strcmp(name, "sectPr"))
+	    !strcmp(name, "txbxContent") || !strcmp(name, "Fallback") || !strcmp(name, "rPr") ||
+	    !strcmp(name, "sectPr"))
 		return tr_office_xml_skip(x) < 0 ? -1 : 0;
 	if (!strcmp(name, "ins") || !strcmp(name, "moveTo")) {
 		if (!empty)
@@ -604,7 +605,8 @@ int tr_office_docx(const struct tr_office_doc *d, struct tr_result *res)
 	rel = tr_office_rels_by_type(&dx.rels, "/numbering");
 	if (rel && !rel->external && load_numbering(&dx, rel->target) < 0)
 		goto out;
-	if (render_body(&dx) < 0 || render_notes(&dx, "/footnotes", "footnote", "", &notes_heading) < 0 ||
+	if (render_body(&dx) < 0 ||
+	    render_notes(&dx, "/footnotes", "footnote", "", &notes_heading) < 0 ||
 	    render_notes(&dx, "/endnotes", "endnote", "e", &notes_heading) < 0 ||
 	    render_notes(&dx, "/comments", "comment", "c", &notes_heading) < 0)
 		goto out;

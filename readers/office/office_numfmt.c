@@ -286,10 +286,11 @@ static int format_number(struct tr_buf *out, double v, const char *s, size_t len
 		snprintf(digits, sizeof(digits), "%.*E", dec_max, v);
 		p = strchr(digits, 'E');
 		if (p) {
-			int e = atoi(p + 1), width = exp_digits > 0 && exp_digits < 6 ? exp_digits : 1;
+			int e = atoi(p + 1),
+			    width = exp_digits > 0 && exp_digits < 6 ? exp_digits : 1;
 
-			snprintf(p, sizeof(digits) - (size_t)(p - digits), "E%c%0*d", e < 0 ? '-' : '+',
-				 width, e < 0 ? -e : e);
+			snprintf(p, sizeof(digits) - (size_t)(p - digits), "E%c%0*d",
+				 e < 0 ? '-' : '+', width, e < 0 ? -e : e);
 		}
 		rc = tr_buf_append(out, digits, strlen(digits));
 	} else {

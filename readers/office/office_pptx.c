@@ -46,11 +46,14 @@ static int load_slides(struct pptx *p)
 
 			if (xmlTextReaderMoveToFirstAttribute(xml.reader) == 1) {
 				do {
-					const xmlChar *ns = xmlTextReaderConstNamespaceUri(xml.reader);
-					const xmlChar *local = xmlTextReaderConstLocalName(xml.reader);
+					const xmlChar *ns = xmlTextReaderConstNamespaceUri(
+						xml.reader);
+					const xmlChar *local = xmlTextReaderConstLocalName(
+						xml.reader);
 
 					if (ns && local && !strcmp((const char *)local, "id")) {
-						const xmlChar *v = xmlTextReaderConstValue(xml.reader);
+						const xmlChar *v = xmlTextReaderConstValue(
+							xml.reader);
 
 						rid = strdup(v ? (const char *)v : "");
 						break;
@@ -134,8 +137,8 @@ static int end_paragraph(struct slide_text *s)
 		if (s->title.len)
 			rc = tr_buf_append(&s->title, " ", 1);
 		for (size_t i = 0; i < s->para.len && rc == 0; i++)
-			rc = tr_buf_append(&s->title, s->para.data[i] == '\n' ? " " : s->para.data + i,
-					   1);
+			rc = tr_buf_append(&s->title,
+					   s->para.data[i] == '\n' ? " " : s->para.data + i, 1);
 	} else if (!s->notes_only_body || s->in_notes_body) {
 		int indent = s->lvl > 0 && s->lvl < 9 ? 2 * s->lvl : 0;
 
@@ -319,7 +322,8 @@ int tr_office_pptx(const struct tr_office_doc *d, struct tr_result *res)
 	}
 	if (sel->present && sel->start > p.n_slides) {
 		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Slide %" PRIu64 " is past the end of the presentation (%zu slide%s)",
+			       "Slide %" PRIu64
+			       " is past the end of the presentation (%zu slide%s)",
 			       sel->start, p.n_slides, p.n_slides == 1 ? "" : "s");
 		rc = res->short_result ? 0 : -1;
 		goto out;

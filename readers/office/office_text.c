@@ -139,7 +139,8 @@ int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
 	int rc;
 
 	if (res->n_images >= TR_OFFICE_MAX_IMAGES)
-		return tr_buf_printf(text, "[picture %s: not attached, %d pictures at most per result]",
+		return tr_buf_printf(text,
+				     "[picture %s: not attached, %d pictures at most per result]",
 				     base_name(part), TR_OFFICE_MAX_IMAGES) < 0
 			       ? -1
 			       : 0;
@@ -185,7 +186,8 @@ int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
 
 		if (tr_fit_image(blob, opts, &fit, err, sizeof(err)) != TR_OK) {
 			tr_blob_unref(blob);
-			return tr_buf_printf(text, "[picture %s: %s %" PRIu32 "x%" PRIu32
+			return tr_buf_printf(text,
+					     "[picture %s: %s %" PRIu32 "x%" PRIu32
 					     " could not be downscaled: %s]",
 					     base_name(part), media_type, info.width, info.height,
 					     err) < 0

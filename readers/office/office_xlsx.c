@@ -36,10 +36,10 @@ struct xlsx {
 	size_t n_fmts;
 	bool date1904;
 
-	struct tr_buf out;    /* the content */
-	uint64_t rows_shown;  /* rows in this result */
-	bool capped;          /* stopped by the row cap or max_output */
-	uint64_t cap_sheet;   /* where to continue when capped: sheet, row */
+	struct tr_buf out;   /* the content */
+	uint64_t rows_shown; /* rows in this result */
+	bool capped;         /* stopped by the row cap or max_output */
+	uint64_t cap_sheet;  /* where to continue when capped: sheet, row */
 	uint64_t cap_row;
 };
 
@@ -130,8 +130,8 @@ static int load_workbook(struct xlsx *x)
 				.part = rel && !rel->external ? strdup(rel->target) : NULL,
 				.hidden = state && strcmp(state, "visible") != 0,
 			};
-			struct xlsx_sheet *grown =
-				realloc(x->sheets, (x->n_sheets + 1) * sizeof(*grown));
+			struct xlsx_sheet *grown = realloc(x->sheets,
+							   (x->n_sheets + 1) * sizeof(*grown));
 
 			free(id);
 			free(state);
@@ -291,8 +291,8 @@ static int load_styles(struct xlsx *x)
 			id = tr_office_xml_attr(&xml, "numFmtId");
 			code = tr_office_xml_attr(&xml, "formatCode");
 			if (id && code)
-				x->fmts[x->n_fmts++] =
-					(struct numfmt){(unsigned)strtoul(id, NULL, 10), code};
+				x->fmts[x->n_fmts++] = (struct numfmt){
+					(unsigned)strtoul(id, NULL, 10), code};
 			else
 				free(code);
 			free(id);
@@ -530,11 +530,13 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 	while (rc == 0 && (rc = tr_office_xml_next(&xml)) == 1) {
 		rc = 0;
 		if (tr_office_xml_start(&xml, "col")) {
-			char *h = tr_office_xml_attr(&xml, "hidden"), *mn = tr_office_xml_attr(&xml, "min"),
+			char *h = tr_office_xml_attr(&xml, "hidden"),
+			     *mn = tr_office_xml_attr(&xml, "min"),
 			     *mx = tr_office_xml_attr(&xml, "max");
 
 			if (h && (!strcmp(h, "1") || !strcmp(h, "true")) && mn && mx && ranged) {
-				unsigned long lo = strtoul(mn, NULL, 10), hi = strtoul(mx, NULL, 10);
+				unsigned long lo = strtoul(mn, NULL, 10),
+					      hi = strtoul(mx, NULL, 10);
 
 				lo = lo < c1 ? c1 : lo;
 				hi = hi > c2 ? c2 : hi;
@@ -573,7 +575,8 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 			}
 			(void)b;
 		} else if (tr_office_xml_start(&xml, "row")) {
-			char *r = tr_office_xml_attr(&xml, "r"), *h = tr_office_xml_attr(&xml, "hidden");
+			char *r = tr_office_xml_attr(&xml, "r"),
+			     *h = tr_office_xml_attr(&xml, "hidden");
 			bool hidden = h && (!strcmp(h, "1") || !strcmp(h, "true"));
 			uint32_t next_col = c1;
 			int depth = tr_office_xml_depth(&xml);
@@ -618,7 +621,8 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 			char *ref = tr_office_xml_attr(&xml, "ref");
 
 			if (ref)
-				rc = tr_buf_printf(&merged, "%s%s", merged_count++ ? ", " : "", ref);
+				rc = tr_buf_printf(&merged, "%s%s", merged_count++ ? ", " : "",
+						   ref);
 			free(ref);
 		}
 	}
@@ -746,18 +750,17 @@ int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res)
 	res->content = x.out;
 	memset(&x.out, 0, sizeof(x.out));
 	if (x.capped)
-		tr_result_set_short(res,
-				    "Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu, cut "
-				    "at sheet %" PRIu64 " row %" PRIu64 ")",
-				    x.rows_shown, x.rows_shown == 1 ? "" : "s", shown,
-				    shown == 1 ? "" : "s", first, shown_last,
-				    x.n_sheets, x.cap_sheet, x.cap_row);
+		tr_result_set_short(
+			res,
+			"Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu, cut "
+			"at sheet %" PRIu64 " row %" PRIu64 ")",
+			x.rows_shown, x.rows_shown == 1 ? "" : "s", shown, shown == 1 ? "" : "s",
+			first, shown_last, x.n_sheets, x.cap_sheet, x.cap_row);
 	else
-		tr_result_set_short(res,
-				    "Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu)",
-				    x.rows_shown, x.rows_shown == 1 ? "" : "s", shown,
-				    shown == 1 ? "" : "s", first,
-				    shown_last ? shown_last : first, x.n_sheets);
+		tr_result_set_short(
+			res, "Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu)",
+			x.rows_shown, x.rows_shown == 1 ? "" : "s", shown, shown == 1 ? "" : "s",
+			first, shown_last ? shown_last : first, x.n_sheets);
 	if (!res->short_result)
 		goto out;
 	rc = 0;

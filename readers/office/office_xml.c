@@ -80,17 +80,19 @@ static int xml_read(void *ctx, char *buf, int len)
 	x->got += (uint64_t)n;
 	x->z->inflated += (uint64_t)n;
 	if (x->got > x->declared) {
-		tr_office_zip_fail(x->z, TR_E_CORRUPT,
-				   "the zip entry %s inflates past the %llu bytes its directory says",
-				   x->part, (unsigned long long)x->declared);
+		tr_office_zip_fail(
+			x->z, TR_E_CORRUPT,
+			"the zip entry %s inflates past the %llu bytes its directory says", x->part,
+			(unsigned long long)x->declared);
 		x->failed = true;
 		return -1;
 	}
 	if (has_declaration(x, buf, (size_t)n)) {
-		tr_office_zip_fail(x->z, TR_E_CORRUPT,
-				   "the XML part %s has a DOCTYPE or ENTITY declaration, which Office "
-				   "files never need (entities are not expanded)",
-				   x->part);
+		tr_office_zip_fail(
+			x->z, TR_E_CORRUPT,
+			"the XML part %s has a DOCTYPE or ENTITY declaration, which Office "
+			"files never need (entities are not expanded)",
+			x->part);
 		x->failed = true;
 		return -1;
 	}

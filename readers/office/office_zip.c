@@ -64,7 +64,7 @@ bool tr_office_zip_has(struct tr_office_zip *z, const char *name)
 }
 
 int tr_office_zip_entry(struct tr_office_zip *z, const char *name, uint64_t max, zip_int64_t *idx,
-		       uint64_t *size)
+			uint64_t *size)
 {
 	zip_stat_t st;
 
@@ -74,14 +74,13 @@ int tr_office_zip_entry(struct tr_office_zip *z, const char *name, uint64_t max,
 	if (*idx < 0)
 		return 1;
 	zip_stat_init(&st);
-	if (zip_stat_index(z->zip, (zip_uint64_t)*idx, 0, &st) < 0 ||
-	    !(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
+	if (zip_stat_index(z->zip, (zip_uint64_t)*idx, 0, &st) < 0 || !(st.valid & ZIP_STAT_SIZE) ||
+	    !(st.valid & ZIP_STAT_COMP_SIZE))
 		return tr_office_zip_fail(z, TR_E_CORRUPT, "the zip entry %s is unreadable", name);
 	if (st.size > max)
-		return tr_office_zip_fail(z, TR_E_TOO_LARGE,
-					  "the zip entry %s inflates to %llu bytes (limit %llu)",
-					  name, (unsigned long long)st.size,
-					  (unsigned long long)max);
+		return tr_office_zip_fail(
+			z, TR_E_TOO_LARGE, "the zip entry %s inflates to %llu bytes (limit %llu)",
+			name, (unsigned long long)st.size, (unsigned long long)max);
 	if (st.size > TR_OFFICE_RATIO_FROM &&
 	    st.size / (st.comp_size ? st.comp_size : 1) > TR_OFFICE_MAX_RATIO)
 		return tr_office_zip_fail(
@@ -97,8 +96,7 @@ int tr_office_zip_entry(struct tr_office_zip *z, const char *name, uint64_t max,
 	return 0;
 }
 
-int tr_office_zip_read(struct tr_office_zip *z, const char *name, uint64_t max,
-		       struct tr_buf *out)
+int tr_office_zip_read(struct tr_office_zip *z, const char *name, uint64_t max, struct tr_buf *out)
 {
 	zip_int64_t idx, n;
 	zip_file_t *f;
