@@ -126,8 +126,8 @@ struct tr_office_rels {
 	size_t n;
 };
 
-/* Loads the relationships of part (none when the part has no .rels). Returns 0, or -1 with the
- * failure recorded in z. */
+/* Loads the relationships of part (none when the part has no .rels). Returns 0, or -1 (rels
+ * then empty) with the failure recorded in z. */
 int tr_office_rels_load(struct tr_office_zip *z, const char *part, struct tr_office_rels *rels);
 /* The relationship with this id, or NULL. */
 const struct tr_office_rel *tr_office_rels_find(const struct tr_office_rels *rels, const char *id);

@@ -312,7 +312,11 @@ int tr_office_rels_load(struct tr_office_zip *z, const char *part, struct tr_off
 		rels->items[rels->n++] = rel;
 	}
 	tr_office_xml_close(&x);
-	return rc < 0 || z->oom ? -1 : 0;
+	if (rc < 0 || z->oom) {
+		tr_office_rels_free(rels);
+		return -1;
+	}
+	return 0;
 }
 
 const struct tr_office_rel *tr_office_rels_find(const struct tr_office_rels *rels, const char *id)
