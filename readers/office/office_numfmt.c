@@ -299,6 +299,12 @@ static int format_number(struct tr_buf *out, double v, const char *s, size_t len
 
 		if (!isfinite(v) || fabs(v) >= 1e300)
 			return format_general(out, v);
+		/* Excel rounds halves away from zero; printf would round 2.5 to even. */
+		if (dec_max <= 15 && fabs(v) < 1e15) {
+			double scale = pow(10, dec_max);
+
+			v = round(v * scale) / scale;
+		}
 		snprintf(digits, sizeof(digits), "%.*f", dec_max, v);
 		frac = strchr(digits, '.');
 		int_len = frac ? (size_t)(frac - digits) : strlen(digits);
