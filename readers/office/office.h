@@ -166,6 +166,29 @@ void tr_office_table_free(struct tr_office_table *t);
 int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
 		      const struct tr_options *opts, struct tr_result *res, struct tr_buf *text);
 
+struct tr_office_doc;
+
+/* A document rendered to Markdown-like text (.docx, .odt), with the pictures standing in it. */
+struct tr_office_rendering {
+	struct tr_buf out; /* the rendering */
+	char **parts;      /* owned: the pictures' entries, in order */
+	uint64_t *lines;   /* the line of the rendering each stands on (known after finish) */
+	size_t n;
+};
+
+/* Appends a reference to the picture at entry part to text ("[image: NAME]" after a marker that
+ * finish removes) and records it. Returns 0 or -1 (out of memory). */
+int tr_office_rendering_picture(struct tr_office_rendering *r, const char *part,
+				struct tr_buf *text);
+
+/* Windows r->out as the text reader windows a file (readers/text), sets type document,
+ * metadata.trackedChanges (when ins or del), and attaches the pictures on the window's lines.
+ * Returns 0, or -1 with the failure recorded in d->z (or d->z->oom). */
+int tr_office_rendering_finish(const struct tr_office_doc *d, struct tr_office_rendering *r,
+			       int64_t ins, int64_t del, struct tr_result *res);
+
+void tr_office_rendering_free(struct tr_office_rendering *r);
+
 /* --- office_numfmt --- */
 /* spreadsheet number formats: built-in ids and format codes applied to cached values. */
 

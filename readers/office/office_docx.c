@@ -6,11 +6,6 @@
 #include <string.h>
 
 #include "office.h"
-#include "text.h"
-
-/* Marks where a picture stands in the rendering until its line is known. XML 1.0 text cannot
- * hold U+0001, so the marker never collides with document text. */
-#define PICTURE_MARK '\x01'
 
 struct docx_style {
 	char *id;
@@ -28,11 +23,6 @@ struct docx_num {
 	unsigned counts[9];
 };
 
-struct docx_picture {
-	char *part;    /* owned */
-	uint64_t line; /* of the rendering, 1-based */
-};
-
 struct docx {
 	const struct tr_office_doc *d;
 	struct tr_office_zip *z;
@@ -43,10 +33,7 @@ struct docx {
 	size_t n_levels;
 	struct docx_num *nums;
 	size_t n_nums;
-	struct docx_picture *pictures;
-	size_t n_pictures;
-
-	struct tr_buf out;  /* the rendering */
+	struct tr_office_rendering r; /* the rendering and its pictures */
 	struct tr_buf para; /* the paragraph being read */
 	char *style;        /* its pStyle, owned */
 	int num_id, lvl, outline;
@@ -273,12 +260,12 @@ static int emit_paragraph(struct docx *dx)
 		prefix[heading] = ' ';
 		prefix[heading + 1] = '\0';
 	}
-	if (dx->out.len && !(list && dx->prev_list) && tr_buf_append(&dx->out, "\n", 1) < 0)
+	if (dx->r.out.len && !(list && dx->prev_list) && tr_buf_append(&dx->r.out, "\n", 1) < 0)
 		return -1;
 	dx->prev_list = list;
-	if (tr_buf_append(&dx->out, prefix, strlen(prefix)) < 0 ||
-	    tr_buf_append(&dx->out, dx->para.data, dx->para.len) < 0 ||
-	    tr_buf_append(&dx->out, "\n", 1) < 0)
+	if (tr_buf_append(&dx->r.out, prefix, strlen(prefix)) < 0 ||
+	    tr_buf_append(&dx->r.out, dx->para.data, dx->para.len) < 0 ||
+	    tr_buf_append(&dx->r.out, "\n", 1) < 0)
 		return -1;
 	return 0;
 }
@@ -310,27 +297,14 @@ static int end_paragraph(struct docx *dx)
 	return rc;
 }
 
-/* A picture reference in the paragraph: the marker, then its name; attached later if its line
- * is in the window. */
+/* A picture reference in the paragraph, attached later if its line is in the window. */
 static int add_picture(struct docx *dx, const char *rel_id)
 {
 	const struct tr_office_rel *rel = tr_office_rels_find(&dx->rels, rel_id);
-	struct docx_picture *grown;
-	const char *base;
-	char *part;
 
 	if (!rel || rel->external)
 		return 0;
-	part = strdup(rel->target);
-	grown = part ? realloc(dx->pictures, (dx->n_pictures + 1) * sizeof(*grown)) : NULL;
-	if (!grown) {
-		free(part);
-		return -1;
-	}
-	dx->pictures = grown;
-	dx->pictures[dx->n_pictures++] = (struct docx_picture){.part = part};
-	base = strrchr(part, '/');
-	return tr_buf_printf(&dx->para, "%c[image: %s]", PICTURE_MARK, base ? base + 1 : part);
+	return tr_office_rendering_picture(&dx->r, rel->target, &dx->para);
 }
 
 static int start_element(struct docx *dx, struct tr_office_xml *x)
@@ -432,10 +406,10 @@ static int end_element(struct docx *dx, struct tr_office_xml *x)
 		dx->link_url = NULL;
 		return rc;
 	} else if (!strcmp(name, "tbl") && dx->tbl_depth && --dx->tbl_depth == 0) {
-		if (dx->out.len && tr_buf_append(&dx->out, "\n", 1) < 0)
+		if (dx->r.out.len && tr_buf_append(&dx->r.out, "\n", 1) < 0)
 			return -1;
 		dx->prev_list = false;
-		return tr_office_table_flush(&dx->table, &dx->out);
+		return tr_office_table_flush(&dx->table, &dx->r.out);
 	}
 	return 0;
 }
@@ -470,7 +444,7 @@ static int render_body(struct docx *dx)
 		}
 	}
 	tr_office_xml_close(&x);
-	return rc < 0 || dx->para.oom || dx->out.oom ? -1 : 0;
+	return rc < 0 || dx->para.oom || dx->r.out.oom ? -1 : 0;
 }
 
 /* Appends the notes of part (footnotes, endnotes or comments) as "[^<mark><id>]: text". */
@@ -504,7 +478,7 @@ static int render_notes(struct docx *dx, const char *type_suffix, const char *el
 				any_para = false;
 				if (in_note && !*heading_done) {
 					*heading_done = true;
-					rc = tr_buf_append(&dx->out, "\n---\n", 5);
+					rc = tr_buf_append(&dx->r.out, "\n---\n", 5);
 				}
 				if (in_note)
 					rc |= tr_buf_printf(&note, "[^%s%s]: %s%s", mark,
@@ -530,8 +504,8 @@ static int render_notes(struct docx *dx, const char *type_suffix, const char *el
 				in_text = false;
 			} else if (in_note && !strcmp(name, element)) {
 				in_note = false;
-				rc = tr_buf_append(&dx->out, note.data ? note.data : "", note.len);
-				rc |= tr_buf_append(&dx->out, "\n", 1);
+				rc = tr_buf_append(&dx->r.out, note.data ? note.data : "", note.len);
+				rc |= tr_buf_append(&dx->r.out, "\n", 1);
 			}
 		} else if (in_note && in_text && (text = tr_office_xml_text(&x))) {
 			rc = tr_buf_append(&note, text, strlen(text));
@@ -547,29 +521,6 @@ static int render_notes(struct docx *dx, const char *type_suffix, const char *el
 	return rc < 0 ? -1 : 0;
 }
 
-/* Finds the picture markers: records each picture's line and removes the marker. */
-static void locate_pictures(struct docx *dx)
-{
-	uint64_t line = 1;
-	size_t w = 0, k = 0;
-
-	for (size_t r = 0; r < dx->out.len; r++) {
-		char c = dx->out.data[r];
-
-		if (c == PICTURE_MARK) {
-			if (k < dx->n_pictures)
-				dx->pictures[k++].line = line;
-			continue;
-		}
-		if (c == '\n')
-			line++;
-		dx->out.data[w++] = c;
-	}
-	dx->out.len = w;
-	if (dx->out.data)
-		dx->out.data[w] = '\0';
-}
-
 static void docx_free(struct docx *dx)
 {
 	tr_office_rels_free(&dx->rels);
@@ -578,10 +529,7 @@ static void docx_free(struct docx *dx)
 	free(dx->styles);
 	free(dx->levels);
 	free(dx->nums);
-	for (size_t i = 0; i < dx->n_pictures; i++)
-		free(dx->pictures[i].part);
-	free(dx->pictures);
-	tr_buf_free(&dx->out);
+	tr_office_rendering_free(&dx->r);
 	tr_buf_free(&dx->para);
 	free(dx->style);
 	free(dx->link_url);
@@ -593,7 +541,6 @@ int tr_office_docx(const struct tr_office_doc *d, struct tr_result *res)
 	struct docx dx = {.d = d, .z = d->z};
 	const struct tr_office_rel *rel;
 	bool notes_heading = false;
-	struct tr_buf scratch = {0};
 	int rc = -1;
 
 	res->type = TR_TYPE_DOCUMENT;
@@ -610,30 +557,10 @@ int tr_office_docx(const struct tr_office_doc *d, struct tr_result *res)
 	    render_notes(&dx, "/endnotes", "endnote", "e", &notes_heading) < 0 ||
 	    render_notes(&dx, "/comments", "comment", "c", &notes_heading) < 0)
 		goto out;
-	if (dx.out.oom) {
-		d->z->oom = true;
+	if (tr_office_rendering_finish(d, &dx.r, dx.insertions, dx.deletions, res) < 0)
 		goto out;
-	}
-	locate_pictures(&dx);
-	if (tr_text_window_buffer(dx.out.data ? dx.out.data : "", dx.out.len, d->name, d->sel,
-				  d->opts, res) < 0) {
-		d->z->oom = true;
-		goto out;
-	}
-	if (dx.insertions || dx.deletions) {
-		res->meta.tracked_ins = dx.insertions;
-		res->meta.tracked_del = dx.deletions;
-	}
-	for (size_t i = 0; res->success && i < dx.n_pictures; i++) {
-		if (dx.pictures[i].line < res->range_start || dx.pictures[i].line > res->range_end)
-			continue;
-		scratch.len = 0;
-		if (tr_office_picture(d->z, dx.pictures[i].part, 0, d->opts, res, &scratch) < 0)
-			goto out;
-	}
 	rc = 0;
 out:
-	tr_buf_free(&scratch);
 	docx_free(&dx);
 	return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "image.h"
 #include "office.h"
+#include "text.h"
 
 int tr_office_cell_append(struct tr_buf *out, const char *s, size_t len)
 {
@@ -216,4 +217,87 @@ int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
 			     media_type, info.width, info.height, fitted) < 0
 		       ? -1
 		       : 0;
+}
+
+/* Marks where a picture stands in the rendering until its line is known. XML 1.0 text cannot
+ * hold U+0001, so the marker never collides with document text. */
+#define PICTURE_MARK '\x01'
+
+int tr_office_rendering_picture(struct tr_office_rendering *r, const char *part,
+				struct tr_buf *text)
+{
+	char *copy = strdup(part);
+	char **parts = copy ? realloc(r->parts, (r->n + 1) * sizeof(*parts)) : NULL;
+
+	if (!parts) {
+		free(copy);
+		return -1;
+	}
+	r->parts = parts;
+	r->parts[r->n++] = copy;
+	return tr_buf_printf(text, "%c[image: %s]", PICTURE_MARK, base_name(part));
+}
+
+/* Records each picture's line and removes the markers. */
+static int locate_pictures(struct tr_office_rendering *r)
+{
+	uint64_t line = 1;
+	size_t w = 0, k = 0;
+
+	r->lines = calloc(r->n ? r->n : 1, sizeof(*r->lines));
+	if (!r->lines)
+		return -1;
+	for (size_t i = 0; i < r->out.len; i++) {
+		char c = r->out.data[i];
+
+		if (c == PICTURE_MARK) {
+			if (k < r->n)
+				r->lines[k++] = line;
+			continue;
+		}
+		if (c == '\n')
+			line++;
+		r->out.data[w++] = c;
+	}
+	r->out.len = w;
+	if (r->out.data)
+		r->out.data[w] = '\0';
+	return 0;
+}
+
+int tr_office_rendering_finish(const struct tr_office_doc *d, struct tr_office_rendering *r,
+			       int64_t ins, int64_t del, struct tr_result *res)
+{
+	struct tr_buf scratch = {0};
+	int rc = 0;
+
+	res->type = TR_TYPE_DOCUMENT;
+	if (r->out.oom || locate_pictures(r) < 0 ||
+	    tr_text_window_buffer(r->out.data ? r->out.data : "", r->out.len, d->name, d->sel,
+				  d->opts, res) < 0) {
+		d->z->oom = true;
+		return -1;
+	}
+	if (ins || del) {
+		res->meta.tracked_ins = ins;
+		res->meta.tracked_del = del;
+	}
+	for (size_t i = 0; res->success && i < r->n && rc == 0; i++) {
+		if (r->lines[i] < res->range_start || r->lines[i] > res->range_end)
+			continue;
+		scratch.len = 0;
+		rc = tr_office_picture(d->z, r->parts[i], 0, d->opts, res, &scratch);
+	}
+	tr_buf_free(&scratch);
+	return rc;
+}
+
+void tr_office_rendering_free(struct tr_office_rendering *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->parts[i]);
+	free(r->parts);
+	free(r->lines);
+	tr_buf_free(&r->out);
+	memset(r, 0, sizeof(*r));
 }
