@@ -174,7 +174,17 @@ struct tr_office_rendering {
 	char **parts;      /* owned: the pictures' entries, in order */
 	uint64_t *lines;   /* the line of the rendering each stands on (known after finish) */
 	size_t n;
+	bool prev_list; /* the last block was a list item (no blank line between items) */
 };
+
+/* True when b holds only spaces, tabs and newlines (or nothing). */
+bool tr_office_blank(const struct tr_buf *b);
+
+/* Appends a block (a paragraph, heading or list item) of text[0..len) after prefix ("# ",
+ * "  - ", "1. ", ""), separated from the previous block by a blank line unless both are list
+ * items. Blank text is skipped. Returns 0 or -1 (out of memory). */
+int tr_office_rendering_block(struct tr_office_rendering *r, const char *prefix, const char *text,
+			      size_t len, bool list);
 
 /* Appends a reference to the picture at entry part to text ("[image: NAME]" after a marker that
  * finish removes) and records it. Returns 0 or -1 (out of memory). */
@@ -188,6 +198,30 @@ int tr_office_rendering_finish(const struct tr_office_doc *d, struct tr_office_r
 			       int64_t ins, int64_t del, struct tr_result *res);
 
 void tr_office_rendering_free(struct tr_office_rendering *r);
+
+/* What a spreadsheet renderer showed, for tr_office_sheets_result. */
+struct tr_office_sheet_view {
+	size_t n_sheets;          /* in the workbook */
+	size_t first, last;       /* the selection, 1-based, clamped to n_sheets */
+	size_t shown, shown_last; /* sheets shown; the last one (0: none) */
+	size_t after;             /* the first visible sheet after last (n_sheets + 1: none) */
+	bool hidden_skipped;      /* hidden sheets in the selection were left out */
+	bool capped;              /* the row cap or max_output stopped at cap_sheet, cap_row */
+	uint64_t cap_sheet, cap_row, rows_shown;
+	uint64_t from_row; /* the selection's A.R- row (0: none) */
+};
+
+/* Fills a spreadsheet result from v: success, range (sheets), truncated, next ("S.R-" when
+ * capped, else the next visible sheet), content (taken from out) and shortResult. Returns 0
+ * or -1 (out of memory). */
+int tr_office_sheets_result(const struct tr_office_doc *d, const struct tr_office_sheet_view *v,
+			    struct tr_buf *out, struct tr_result *res);
+
+/* Records the out_of_range failure of a selector past the last of n sheets. Returns 0 or -1. */
+int tr_office_sheets_past_end(const struct tr_office_doc *d, size_t n, struct tr_result *res);
+
+/* "BC" for column 55 (1-based) into buf (8 bytes). */
+void tr_office_column_name(uint32_t col, char *buf);
 
 /* --- office_numfmt --- */
 /* spreadsheet number formats: built-in ids and format codes applied to cached values. */
@@ -217,6 +251,8 @@ struct tr_office_doc {
 int tr_office_docx(const struct tr_office_doc *d, struct tr_result *res);
 int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res);
 int tr_office_pptx(const struct tr_office_doc *d, struct tr_result *res);
+int tr_office_odt(const struct tr_office_doc *d, struct tr_result *res);
+int tr_office_ods(const struct tr_office_doc *d, struct tr_result *res);
 
 /* The Office reader (OOXML by its [Content_Types].xml, legacy OLE2 files), for registry.c. */
 extern const struct tr_reader tr_reader_office;

@@ -34,11 +34,10 @@ struct docx {
 	struct docx_num *nums;
 	size_t n_nums;
 	struct tr_office_rendering r; /* the rendering and its pictures */
-	struct tr_buf para; /* the paragraph being read */
-	char *style;        /* its pStyle, owned */
+	struct tr_buf para;           /* the paragraph being read */
+	char *style;                  /* its pStyle, owned */
 	int num_id, lvl, outline;
 	bool has_num;
-	bool prev_list; /* the last block written was a list item */
 
 	int run_depth, text_depth; /* inside w:r, inside w:t */
 	int tbl_depth;
@@ -220,15 +219,6 @@ static bool level_is_bullet(const struct docx *dx, int abstract_id, int lvl)
 	return true;
 }
 
-/* True when the paragraph text is only spaces (or nothing). */
-static bool blank(const struct tr_buf *b)
-{
-	for (size_t i = 0; i < b->len; i++)
-		if (b->data[i] != ' ' && b->data[i] != '\t' && b->data[i] != '\n')
-			return false;
-	return true;
-}
-
 /* Writes the finished paragraph outside tables as a heading, a list item or a paragraph. */
 static int emit_paragraph(struct docx *dx)
 {
@@ -239,7 +229,7 @@ static int emit_paragraph(struct docx *dx)
 	bool list = num_id > 0 && !heading;
 	char prefix[64] = "";
 
-	if (blank(&dx->para))
+	if (tr_office_blank(&dx->para))
 		return 0;
 	if (lvl < 0 || lvl > 8)
 		lvl = 0;
@@ -260,14 +250,7 @@ static int emit_paragraph(struct docx *dx)
 		prefix[heading] = ' ';
 		prefix[heading + 1] = '\0';
 	}
-	if (dx->r.out.len && !(list && dx->prev_list) && tr_buf_append(&dx->r.out, "\n", 1) < 0)
-		return -1;
-	dx->prev_list = list;
-	if (tr_buf_append(&dx->r.out, prefix, strlen(prefix)) < 0 ||
-	    tr_buf_append(&dx->r.out, dx->para.data, dx->para.len) < 0 ||
-	    tr_buf_append(&dx->r.out, "\n", 1) < 0)
-		return -1;
-	return 0;
+	return tr_office_rendering_block(&dx->r, prefix, dx->para.data, dx->para.len, list);
 }
 
 /* End of a w:p: into the table cell being read, or out as a block. */
@@ -278,7 +261,7 @@ static int end_paragraph(struct docx *dx)
 	if (dx->tbl_depth > 0) {
 		struct tr_buf *cell = tr_office_table_current(&dx->table);
 
-		if (cell && !blank(&dx->para)) {
+		if (cell && !tr_office_blank(&dx->para)) {
 			if (cell->len)
 				rc = tr_buf_append(cell, "<br>", 4);
 			if (rc == 0)
@@ -408,7 +391,7 @@ static int end_element(struct docx *dx, struct tr_office_xml *x)
 	} else if (!strcmp(name, "tbl") && dx->tbl_depth && --dx->tbl_depth == 0) {
 		if (dx->r.out.len && tr_buf_append(&dx->r.out, "\n", 1) < 0)
 			return -1;
-		dx->prev_list = false;
+		dx->r.prev_list = false;
 		return tr_office_table_flush(&dx->table, &dx->r.out);
 	}
 	return 0;
@@ -504,7 +487,8 @@ static int render_notes(struct docx *dx, const char *type_suffix, const char *el
 				in_text = false;
 			} else if (in_note && !strcmp(name, element)) {
 				in_note = false;
-				rc = tr_buf_append(&dx->r.out, note.data ? note.data : "", note.len);
+				rc = tr_buf_append(&dx->r.out, note.data ? note.data : "",
+						   note.len);
 				rc |= tr_buf_append(&dx->r.out, "\n", 1);
 			}
 		} else if (in_note && in_text && (text = tr_office_xml_text(&x))) {

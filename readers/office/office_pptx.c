@@ -109,20 +109,12 @@ static void slide_text_free(struct slide_text *s)
 	tr_office_table_free(&s->table);
 }
 
-static bool blank(const struct tr_buf *b)
-{
-	for (size_t i = 0; i < b->len; i++)
-		if (b->data[i] != ' ' && b->data[i] != '\t' && b->data[i] != '\n')
-			return false;
-	return true;
-}
-
 /* End of an a:p: into the table cell, the title, or the body as a line. */
 static int end_paragraph(struct slide_text *s)
 {
 	int rc = 0;
 
-	if (blank(&s->para)) {
+	if (tr_office_blank(&s->para)) {
 		/* nothing */
 	} else if (s->tbl_depth) {
 		struct tr_buf *cell = tr_office_table_current(&s->table);

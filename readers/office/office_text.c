@@ -1,6 +1,7 @@
 /* office_text.c - what the Office renderers share: pipe-table cells and tables, and pictures
  * attached to images[] through the image validators and fitting of readers/image. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,4 +301,91 @@ void tr_office_rendering_free(struct tr_office_rendering *r)
 	free(r->lines);
 	tr_buf_free(&r->out);
 	memset(r, 0, sizeof(*r));
+}
+
+bool tr_office_blank(const struct tr_buf *b)
+{
+	for (size_t i = 0; i < b->len; i++)
+		if (b->data[i] != ' ' && b->data[i] != '\t' && b->data[i] != '\n')
+			return false;
+	return true;
+}
+
+int tr_office_rendering_block(struct tr_office_rendering *r, const char *prefix, const char *text,
+			      size_t len, bool list)
+{
+	struct tr_buf view = {.data = (char *)text, .len = len};
+
+	if (tr_office_blank(&view))
+		return 0;
+	if (r->out.len && !(list && r->prev_list) && tr_buf_append(&r->out, "\n", 1) < 0)
+		return -1;
+	r->prev_list = list;
+	if (tr_buf_append(&r->out, prefix, strlen(prefix)) < 0 ||
+	    tr_buf_append(&r->out, text, len) < 0 || tr_buf_append(&r->out, "\n", 1) < 0)
+		return -1;
+	return 0;
+}
+
+void tr_office_column_name(uint32_t col, char *buf)
+{
+	char tmp[8];
+	int n = 0;
+
+	while (col && n < 7) {
+		col--;
+		tmp[n++] = (char)('A' + col % 26);
+		col /= 26;
+	}
+	for (int i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+}
+
+int tr_office_sheets_past_end(const struct tr_office_doc *d, size_t n, struct tr_result *res)
+{
+	res->range_unit = TR_UNIT_SHEET;
+	res->range_total = n;
+	tr_result_fail(res, TR_E_OUT_OF_RANGE,
+		       "Sheet %" PRIu64 " is past the end of the workbook (%zu sheet%s)",
+		       d->sel->start, n, n == 1 ? "" : "s");
+	return res->short_result ? 0 : -1;
+}
+
+int tr_office_sheets_result(const struct tr_office_doc *d, const struct tr_office_sheet_view *v,
+			    struct tr_buf *out, struct tr_result *res)
+{
+	char next[64];
+	size_t end = v->shown_last ? v->shown_last : v->first;
+
+	res->success = true;
+	res->range_unit = TR_UNIT_SHEET;
+	res->range_start = v->first;
+	res->range_end = end;
+	res->range_total = v->n_sheets;
+	res->truncated = v->capped || v->first > 1 || v->last < v->n_sheets || v->hidden_skipped ||
+			 v->from_row > 1;
+	if (v->capped) {
+		snprintf(next, sizeof(next), "%" PRIu64 ".%" PRIu64 "-", v->cap_sheet, v->cap_row);
+		tr_result_set_next(res, d->name, next);
+	} else if (v->after <= v->n_sheets) {
+		snprintf(next, sizeof(next), "%zu-", v->after);
+		tr_result_set_next(res, d->name, next);
+	}
+	tr_buf_free(&res->content);
+	res->content = *out;
+	memset(out, 0, sizeof(*out));
+	if (v->capped)
+		tr_result_set_short(res,
+				    "Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu, "
+				    "cut at sheet %" PRIu64 " row %" PRIu64 ")",
+				    v->rows_shown, v->rows_shown == 1 ? "" : "s", v->shown,
+				    v->shown == 1 ? "" : "s", v->first, end, v->n_sheets,
+				    v->cap_sheet, v->cap_row);
+	else
+		tr_result_set_short(res,
+				    "Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu)",
+				    v->rows_shown, v->rows_shown == 1 ? "" : "s", v->shown,
+				    v->shown == 1 ? "" : "s", v->first, end, v->n_sheets);
+	return res->short_result ? 0 : -1;
 }

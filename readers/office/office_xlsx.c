@@ -87,21 +87,6 @@ static bool parse_range(const char *range, uint32_t *c1, uint32_t *r1, uint32_t 
 	return parse_ref(colon + 1, c2, r2) && *c2 >= *c1 && *r2 >= *r1 && *r1 > 0;
 }
 
-static void column_name(uint32_t col, char *buf)
-{
-	char tmp[8];
-	int n = 0;
-
-	while (col && n < 7) {
-		col--;
-		tmp[n++] = (char)('A' + col % 26);
-		col /= 26;
-	}
-	for (int i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	buf[n] = '\0';
-}
-
 static int load_workbook(struct xlsx *x)
 {
 	struct tr_office_rels rels;
@@ -474,8 +459,8 @@ static int scan_range(struct xlsx *x, struct xlsx_sheet *sheet)
 		return -1;
 	if (c2 == 0)
 		return 0;
-	column_name(c1, a);
-	column_name(c2, b);
+	tr_office_column_name(c1, a);
+	tr_office_column_name(c2, b);
 	free(sheet->dim);
 	if (asprintf(&sheet->dim, "%s%" PRIu32 ":%s%" PRIu32, a, r1, b, r2) < 0) {
 		sheet->dim = NULL;
@@ -565,7 +550,7 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 			if (rc == 0 && n_cols) {
 				rc = tr_buf_append(&x->out, "| row |", 7);
 				for (uint32_t c = 0; c < n_cols && rc == 0; c++) {
-					column_name(c1 + c, a);
+					tr_office_column_name(c1 + c, a);
 					rc = tr_buf_printf(&x->out, " %s |", a);
 				}
 				rc |= tr_buf_append(&x->out, "\n| --- |", 8);
@@ -691,8 +676,8 @@ int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res)
 {
 	const struct tr_selector *sel = d->sel;
 	struct xlsx x = {.d = d, .z = d->z};
-	size_t first, last, shown_last = 0, shown = 0, hidden_skipped = 0, after;
-	char next[64];
+	size_t first, last, shown_last = 0, shown = 0;
+	bool hidden_skipped = false;
 	int rc = -1;
 
 	res->type = TR_TYPE_SPREADSHEET;
@@ -703,15 +688,10 @@ int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res)
 			goto out;
 	first = sel->present ? (size_t)sel->start : 1;
 	last = sel->present && sel->end ? (size_t)sel->end : x.n_sheets;
-	if (sel->present && (sel->start > x.n_sheets || first > x.n_sheets)) {
+	if (sel->present && sel->start > x.n_sheets) {
 		if (fill_sheet_meta(&x, res) < 0)
 			goto out;
-		res->range_unit = TR_UNIT_SHEET;
-		res->range_total = x.n_sheets;
-		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Sheet %" PRIu64 " is past the end of the workbook (%zu sheet%s)",
-			       sel->start, x.n_sheets, x.n_sheets == 1 ? "" : "s");
-		rc = res->short_result ? 0 : -1;
+		rc = tr_office_sheets_past_end(d, x.n_sheets, res);
 		goto out;
 	}
 	if (last > x.n_sheets)
@@ -721,7 +701,7 @@ int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res)
 	for (size_t i = first; i <= last && !x.capped; i++) {
 		/* Hidden sheets: shown when the selector names them first, else only listed. */
 		if (x.sheets[i - 1].hidden && !(sel->present && i == first)) {
-			hidden_skipped++;
+			hidden_skipped = true;
 			continue;
 		}
 		if (render_sheet(&x, i, i == first && sel->column ? (uint32_t)sel->column : 1) < 0)
@@ -731,38 +711,25 @@ int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res)
 	}
 	if (fill_sheet_meta(&x, res) < 0)
 		goto out;
-	res->success = true;
-	res->range_unit = TR_UNIT_SHEET;
-	res->range_start = first;
-	res->range_end = shown_last ? shown_last : first;
-	res->range_total = x.n_sheets;
-	after = next_visible(&x, last + 1);
-	res->truncated = x.capped || first > 1 || last < x.n_sheets || hidden_skipped ||
-			 (sel->column > 1);
-	if (x.capped) {
-		snprintf(next, sizeof(next), "%" PRIu64 ".%" PRIu64 "-", x.cap_sheet, x.cap_row);
-		tr_result_set_next(res, d->name, next);
-	} else if (after <= x.n_sheets) {
-		snprintf(next, sizeof(next), "%zu-", after);
-		tr_result_set_next(res, d->name, next);
+	{
+		struct tr_office_sheet_view v = {
+			.n_sheets = x.n_sheets,
+			.first = first,
+			.last = last,
+			.shown = shown,
+			.shown_last = shown_last,
+			.after = next_visible(&x, last + 1),
+			.hidden_skipped = hidden_skipped,
+			.capped = x.capped,
+			.cap_sheet = x.cap_sheet,
+			.cap_row = x.cap_row,
+			.rows_shown = x.rows_shown,
+			.from_row = sel->column,
+		};
+
+		if (tr_office_sheets_result(d, &v, &x.out, res) < 0)
+			goto out;
 	}
-	tr_buf_free(&res->content);
-	res->content = x.out;
-	memset(&x.out, 0, sizeof(x.out));
-	if (x.capped)
-		tr_result_set_short(
-			res,
-			"Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu, cut "
-			"at sheet %" PRIu64 " row %" PRIu64 ")",
-			x.rows_shown, x.rows_shown == 1 ? "" : "s", shown, shown == 1 ? "" : "s",
-			first, shown_last, x.n_sheets, x.cap_sheet, x.cap_row);
-	else
-		tr_result_set_short(
-			res, "Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu)",
-			x.rows_shown, x.rows_shown == 1 ? "" : "s", shown, shown == 1 ? "" : "s",
-			first, shown_last ? shown_last : first, x.n_sheets);
-	if (!res->short_result)
-		goto out;
 	rc = 0;
 out:
 	if (rc < 0 && !x.z->error)
