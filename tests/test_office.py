@@ -283,14 +283,75 @@ def test_provider_formats_carry_office_results(toolfs_read, odir):
     assert r.json["content"][0]["text"] == read(toolfs_read, odir / "basic.xlsx")["content"]
 
 
-# --- legacy, ODF, hostile ---
+# --- ODF ---
+
+def test_odt_against_odfpy(toolfs_read, odir):
+    from odf import teletype, text as odf_text
+    from odf.opendocument import load
+    res = read(toolfs_read, odir / "basic.odt")
+    assert res["success"] and res["contentType"] == "document"
+    assert res["mimeType"] == "application/vnd.oasis.opendocument.text"
+    text = [t for _, t in lines(res["content"])]
+    doc = load(str(odir / "basic.odt"))
+    for h in doc.getElementsByType(odf_text.H):
+        level = int(h.getAttribute("outlinelevel"))
+        assert "#" * level + " " + teletype.extractText(h) in text
+    assert text[text.index("- Fruit"):text.index("- Fruit") + 4] == [
+        "- Fruit", "  - Apples", "  - Pears", "- Vegetables"]
+    assert ["1. Wash", "2. Cut", "3. Serve"] == [t for t in text if t[:1].isdigit()]
+    assert "| Apple \\| red | 52 |" in text
+    assert "See the site (https://example.org/food) today.[^1]" in text
+    assert text[-3:] == ["---", "[^1]: Prices vary.", "[^c0]: Eva: Looks good."]
+    assert "DELETED WORDS" not in res["content"]
+    assert res["metadata"]["trackedChanges"] == {"insertions": 0, "deletions": 1}
+
+
+def test_ods_against_odfpy(toolfs_read, odir):
+    from odf import table as odf_table, teletype, text as odf_text
+    from odf.opendocument import load
+    res = read(toolfs_read, odir / "basic.ods")
+    assert res["success"] and res["contentType"] == "spreadsheet"
+    doc = load(str(odir / "basic.ods"))
+    tables = doc.spreadsheet.getElementsByType(odf_table.Table)
+    meta = res["metadata"]["sheets"]
+    assert [m["name"] for m in meta] == [t.getAttribute("name") for t in tables]
+    assert [m.get("hidden", False) for m in meta] == [False, False, True]
+    assert [m["range"] for m in meta] == ["A1:E7", "A1:B5", "A1:A1"]
+    for index, t in enumerate(tables[:2], 1):
+        _, rows = sheet_rows(res["content"], index)
+        number = 1
+        for tr in t.getElementsByType(odf_table.TableRow):
+            repeat = int(tr.getAttribute("numberrowsrepeated") or 1)
+            cells = []
+            for tc in tr.childNodes:
+                n = int(tc.getAttribute("numbercolumnsrepeated") or 1)
+                shown = "\n".join(teletype.extractText(p) for p in
+                                   tc.getElementsByType(odf_text.P))
+                cells += [shown.replace("|", "\\|")] * min(n, 1024)
+            while cells and cells[-1] == "":
+                cells.pop()
+            if cells:
+                assert rows[number] == cells, number
+            else:
+                assert number not in rows
+            number += repeat
+    assert "Merged cells (value in the first cell): A7:B7" in res["content"]
+    assert "Secret" not in res["content"] and res["truncated"] and "next" not in res
+    hidden = read(toolfs_read, odir / "basic.ods", "--select", "3")
+    assert hidden["content"].startswith("--- Sheet 3: Secret (A1:A1, hidden sheet) ---\n")
+    part = read(toolfs_read, odir / "basic.ods", "--select", "2.4-", "--max_lines", "1")
+    assert sheet_rows(part["content"], 2)[1] == {4: ["4", "line 4"]}
+    assert part["next"] == "basic.ods:2.5-.tool.json"
+
+
+# --- legacy, hostile ---
 
 @pytest.mark.parametrize("name,code,words", [
     ("legacy.doc", "unsupported", "Word 97-2003 document (.doc); save it as .docx"),
     ("legacy.xls", "unsupported", "Excel 97-2003 workbook (.xls); save it as .xlsx"),
     ("legacy.ppt", "unsupported", "PowerPoint 97-2003 presentation (.ppt); save it as .pptx"),
     ("encrypted.docx", "encrypted", "password-protected"),
-    ("odf.odt", "unsupported", "OpenDocument"),
+    ("slides.odp", "unsupported", "OpenDocument presentation (.odp)"),
     ("bomb.docx", "too_large", "a zip bomb"),
     ("bomb42.xlsx", "corrupt", "without the parts of a Word, Excel or PowerPoint file"),
     ("laughs.docx", "corrupt", "DOCTYPE or ENTITY declaration"),

@@ -222,6 +222,47 @@ static int find_main_part(struct tr_office_zip *z, char **part, const struct off
 	return *kind ? 0 : 1;
 }
 
+/* ODF packages by their mimetype entry: text and spreadsheets are read; presentations not yet. */
+static const struct office_kind odf_kinds[] = {
+	{"application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.text",
+	 "OpenDocument text", tr_office_odt},
+	{"application/vnd.oasis.opendocument.spreadsheet",
+	 "application/vnd.oasis.opendocument.spreadsheet", "OpenDocument spreadsheet",
+	 tr_office_ods},
+	{"application/vnd.oasis.opendocument.presentation",
+	 "application/vnd.oasis.opendocument.presentation", "OpenDocument presentation", NULL},
+};
+
+/* Finds the kind of an ODF package from its mimetype entry; the main part is content.xml.
+ * Returns 0, 1 when the type is not one of odf_kinds, or -1 with the failure recorded in z. */
+static int find_odf_kind(struct tr_office_zip *z, char **part, const struct office_kind **kind)
+{
+	struct tr_buf type = {0};
+	int rc = tr_office_zip_read(z, "mimetype", 256, &type);
+
+	*kind = NULL;
+	*part = NULL;
+	for (size_t i = 0; rc == 0 && i < sizeof(odf_kinds) / sizeof(odf_kinds[0]); i++) {
+		size_t len = strlen(odf_kinds[i].content_type);
+
+		/* Templates add "-template" to the type. */
+		if (type.len >= len && !memcmp(type.data, odf_kinds[i].content_type, len) &&
+		    (type.len == len || !strcmp(type.data + len, "-template")))
+			*kind = &odf_kinds[i];
+	}
+	tr_buf_free(&type);
+	if (rc != 0)
+		return rc;
+	if (!*kind)
+		return 1;
+	*part = strdup("content.xml");
+	if (!*part) {
+		z->oom = true;
+		return -1;
+	}
+	return 0;
+}
+
 /* Turns the failure recorded in z into res (images dropped). Returns 0, or -1 when out of
  * memory. */
 static int fail_from_zip(struct tr_office_zip *z, const char *path, const char *noun,
@@ -258,18 +299,6 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 			       tr_format_size(size, actual, sizeof(actual)), file->src->path);
 		return res->short_result ? 0 : -1;
 	}
-	if (is_odf(file->head, file->head_len)) {
-		free(res->mime_type);
-		const char *type = (const char *)file->head + 38;
-		const char *end = memmem(type, file->head_len - 38, "PK", 2);
-
-		res->mime_type = strndup(type, end ? (size_t)(end - type) : 0);
-		tr_result_fail(res, TR_E_UNSUPPORTED,
-			       "Unsupported format: %s is an OpenDocument file (ODF), which toolfs "
-			       "does not read yet; save it as .docx, .xlsx or .pptx to read it",
-			       file->src->path);
-		return res->short_result ? 0 : -1;
-	}
 	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0) {
 		tr_result_fail(res, tr_error_from_errno(errno), "I/O error reading %s",
 			       file->src->path);
@@ -279,7 +308,11 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 		rc = fail_from_zip(&z, file->src->path, "Office document", res);
 		goto out;
 	}
-	rc = find_main_part(&z, &main_part, &kind);
+	if (is_odf(file->head, file->head_len) ||
+	    (!tr_office_zip_has(&z, "[Content_Types].xml") && tr_office_zip_has(&z, "mimetype")))
+		rc = find_odf_kind(&z, &main_part, &kind);
+	else
+		rc = find_main_part(&z, &main_part, &kind);
 	if (rc > 0) {
 		tr_office_zip_fail(&z, TR_E_CORRUPT,
 				   "it is a zip archive without the parts of a Word, Excel or "
@@ -294,6 +327,14 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 	}
 	free(res->mime_type);
 	res->mime_type = strdup(kind->mime_type);
+	if (!kind->render) {
+		tr_result_fail(res, TR_E_UNSUPPORTED,
+			       "Unsupported format: %s is an %s (.odp), which toolfs does not read "
+			       "yet; save it as .pptx to read it",
+			       file->src->path, kind->noun);
+		rc = res->short_result ? 0 : -1;
+		goto out;
+	}
 	{
 		struct tr_office_doc d = {.z = &z,
 					  .main_part = main_part,

@@ -274,7 +274,8 @@ def office_seeds() -> list:
              "xl/theme/theme1.xml", "docProps/thumbnail.jpeg")
     docs = [(0, "tracked", gen_office.tracked_docx()), (0, "basic", gen_office.basic_docx()),
             (1, "basic", gen_office.basic_xlsx()), (1, "handmade", gen_office.zip_of(
-                gen_office.HANDMADE_FILES)), (2, "deck", gen_office.deck_pptx())]
+                gen_office.HANDMADE_FILES)), (2, "deck", gen_office.deck_pptx()),
+            (0, "odt", gen_office.basic_odt()), (1, "ods", gen_office.basic_ods())]
     seeds = [(i, f"{name}.entries", office_entries(data, bulky)) for i, name, data in docs]
     seeds.append((1, "handmade.zip", gen_office.zip_of(gen_office.HANDMADE_FILES)))
     return seeds
