@@ -361,6 +361,7 @@ def test_ods_against_odfpy(toolfs_read, odir):
     ("many.xlsx", "too_large", "100000 entries"),
     ("notoffice.docx", "corrupt", "no [Content_Types].xml"),
     ("missing.docx", "corrupt", "the part word/document.xml is missing"),
+    ("drawing.vsdx", "unsupported", "an Open Packaging (OOXML) file, but not a Word"),
 ])
 def test_unreadable_files(toolfs_read, odir, name, code, words):
     r = toolfs_read(odir / name, timeout=60)

@@ -313,13 +313,17 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 		rc = find_odf_kind(&z, &main_part, &kind);
 	else
 		rc = find_main_part(&z, &main_part, &kind);
-	if (rc > 0) {
+	if (rc > 0 && tr_office_zip_has(&z, "[Content_Types].xml")) {
+		/* Another Open Packaging file (Visio, XPS, ...): known, not shown. */
+		tr_office_zip_fail(
+			&z, TR_E_UNSUPPORTED,
+			"it is an Open Packaging (OOXML) file, but not a Word, Excel or "
+			"PowerPoint one ([Content_Types].xml names no document, workbook "
+			"or presentation)");
+	} else if (rc > 0) {
 		tr_office_zip_fail(&z, TR_E_CORRUPT,
 				   "it is a zip archive without the parts of a Word, Excel or "
-				   "PowerPoint file (%s)",
-				   tr_office_zip_has(&z, "[Content_Types].xml")
-					   ? "[Content_Types].xml names no document"
-					   : "no [Content_Types].xml");
+				   "PowerPoint file (no [Content_Types].xml)");
 	}
 	if (rc != 0) {
 		rc = fail_from_zip(&z, file->src->path, "Office document", res);
