@@ -177,6 +177,14 @@ struct tr_office_rendering {
 	bool prev_list; /* the last block was a list item (no blank line between items) */
 };
 
+/* Ends a hyperlink whose text started at para offset start: appends " (URL)" unless the text
+ * is the URL itself, then frees *url and clears it. Returns 0 or -1 (out of memory). */
+int tr_office_link_end(struct tr_buf *para, size_t start, char **url);
+
+/* Appends the finished table t to the rendering as a block of its own (then frees it). Returns 0
+ * or -1 (out of memory). */
+int tr_office_rendering_table(struct tr_office_rendering *r, struct tr_office_table *t);
+
 /* True when b holds only spaces, tabs and newlines (or nothing). */
 bool tr_office_blank(const struct tr_buf *b);
 

@@ -378,22 +378,10 @@ static int end_element(struct docx *dx, struct tr_office_xml *x)
 		dx->run_depth--;
 	else if (!strcmp(name, "t") && dx->text_depth)
 		dx->text_depth--;
-	else if (!strcmp(name, "hyperlink") && dx->link_url) {
-		size_t text_len = dx->para.len - dx->link_start;
-		int rc = 0;
-
-		if (text_len != strlen(dx->link_url) ||
-		    memcmp(dx->para.data + dx->link_start, dx->link_url, text_len) != 0)
-			rc = tr_buf_printf(&dx->para, " (%s)", dx->link_url);
-		free(dx->link_url);
-		dx->link_url = NULL;
-		return rc;
-	} else if (!strcmp(name, "tbl") && dx->tbl_depth && --dx->tbl_depth == 0) {
-		if (dx->r.out.len && tr_buf_append(&dx->r.out, "\n", 1) < 0)
-			return -1;
-		dx->r.prev_list = false;
-		return tr_office_table_flush(&dx->table, &dx->r.out);
-	}
+	else if (!strcmp(name, "hyperlink") && dx->link_url)
+		return tr_office_link_end(&dx->para, dx->link_start, &dx->link_url);
+	else if (!strcmp(name, "tbl") && dx->tbl_depth && --dx->tbl_depth == 0)
+		return tr_office_rendering_table(&dx->r, &dx->table);
 	return 0;
 }
 

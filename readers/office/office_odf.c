@@ -281,21 +281,10 @@ static int odt_end(struct odt *o, struct tr_office_xml *x)
 		o->creator--;
 	else if (!strcmp(name, "annotation") && o->annotation && --o->annotation == 0)
 		return end_note(o, true);
-	else if (!strcmp(name, "a") && o->href && !o->note_body && !o->annotation) {
-		size_t len = o->para.len - o->link_start;
-		int rc = 0;
-
-		if (len != strlen(o->href) || memcmp(o->para.data + o->link_start, o->href, len))
-			rc = tr_buf_printf(&o->para, " (%s)", o->href);
-		free(o->href);
-		o->href = NULL;
-		return rc;
-	} else if (!strcmp(name, "table") && o->tbl_depth && --o->tbl_depth == 0) {
-		if (o->r.out.len && tr_buf_append(&o->r.out, "\n", 1) < 0)
-			return -1;
-		o->r.prev_list = false;
-		return tr_office_table_flush(&o->table, &o->r.out);
-	}
+	else if (!strcmp(name, "a") && o->href && !o->note_body && !o->annotation)
+		return tr_office_link_end(&o->para, o->link_start, &o->href);
+	else if (!strcmp(name, "table") && o->tbl_depth && --o->tbl_depth == 0)
+		return tr_office_rendering_table(&o->r, &o->table);
 	return 0;
 }
 

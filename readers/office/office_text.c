@@ -389,3 +389,25 @@ int tr_office_sheets_result(const struct tr_office_doc *d, const struct tr_offic
 				    v->shown == 1 ? "" : "s", v->first, end, v->n_sheets);
 	return res->short_result ? 0 : -1;
 }
+
+int tr_office_link_end(struct tr_buf *para, size_t start, char **url)
+{
+	size_t len = para->len - start;
+	int rc = 0;
+
+	if (len != strlen(*url) || memcmp(para->data + start, *url, len) != 0)
+		rc = tr_buf_printf(para, " (%s)", *url);
+	free(*url);
+	*url = NULL;
+	return rc;
+}
+
+int tr_office_rendering_table(struct tr_office_rendering *r, struct tr_office_table *t)
+{
+	if (r->out.len && tr_buf_append(&r->out, "\n", 1) < 0) {
+		tr_office_table_free(t);
+		return -1;
+	}
+	r->prev_list = false;
+	return tr_office_table_flush(t, &r->out);
+}

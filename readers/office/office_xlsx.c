@@ -156,6 +156,23 @@ static char *workbook_part(struct xlsx *x, const char *type_suffix)
 	return part;
 }
 
+/* Makes room in *array (of *cap items of size bytes) for item n, doubling. Returns 0 or -1. */
+static int grow(void **array, size_t *cap, size_t n, size_t size)
+{
+	void *grown;
+	size_t want;
+
+	if (n < *cap)
+		return 0;
+	want = *cap ? 2 * *cap : 64;
+	grown = realloc(*array, want * size);
+	if (!grown)
+		return -1;
+	*array = grown;
+	*cap = want;
+	return 0;
+}
+
 /* Collects the text of an <si> or <is> element (its <t>s, not the phonetic <rPh>) into out. */
 static int rich_text(struct tr_office_xml *xml, const char *element, struct tr_buf *out)
 {
@@ -203,17 +220,10 @@ static int load_strings(struct xlsx *x)
 	while ((rc = tr_office_xml_next(&xml)) == 1) {
 		if (!tr_office_xml_start(&xml, "si"))
 			continue;
-		if (x->n_strings == cap) {
-			size_t *grown;
-
-			cap = cap ? 2 * cap : 1024;
-			grown = realloc(x->strings, cap * sizeof(*grown));
-			if (!grown) {
-				rc = -1;
-				oom(x);
-				break;
-			}
-			x->strings = grown;
+		if (grow((void **)&x->strings, &cap, x->n_strings, sizeof(*x->strings)) < 0) {
+			rc = -1;
+			oom(x);
+			break;
 		}
 		x->strings[x->n_strings++] = x->pool.len;
 		if (rich_text(&xml, "si", &x->pool) < 0 || tr_buf_append(&x->pool, "", 1) < 0) {
@@ -249,17 +259,10 @@ static int load_styles(struct xlsx *x)
 		} else if (tr_office_xml_end(&xml, "cellXfs")) {
 			in_xfs = false;
 		} else if (in_xfs && tr_office_xml_start(&xml, "xf")) {
-			if (x->n_xf == cap) {
-				unsigned *grown;
-
-				cap = cap ? 2 * cap : 64;
-				grown = realloc(x->xf_fmt, cap * sizeof(*grown));
-				if (!grown) {
-					rc = -1;
-					oom(x);
-					break;
-				}
-				x->xf_fmt = grown;
+			if (grow((void **)&x->xf_fmt, &cap, x->n_xf, sizeof(*x->xf_fmt)) < 0) {
+				rc = -1;
+				oom(x);
+				break;
 			}
 			id = tr_office_xml_attr(&xml, "numFmtId");
 			x->xf_fmt[x->n_xf++] = id ? (unsigned)strtoul(id, NULL, 10) : 0;
