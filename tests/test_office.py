@@ -199,6 +199,8 @@ def test_xlsx_details(toolfs_read, odir):
     assert hidden["content"].startswith("--- Sheet 2: Secret (A1:A1, hidden sheet) ---\n")
     assert "| 1 | hidden value |" in hidden["content"]
     assert hidden["next"] == "basic.xlsx:3-.tool.json"
+    cut = read(toolfs_read, odir / "basic.xlsx", "--max_line_chars", "5", "--select", "1")
+    assert sheet_rows(cut["content"], 1)[1][3][0] == "pear  [... cell truncated: 5 of 8 chars shown]"
     past = read(toolfs_read, odir / "basic.xlsx", "--select", "4")
     assert past["errorCode"] == "out_of_range"
     assert past["error"] == "Sheet 4 is past the end of the workbook (3 sheets)"

@@ -143,6 +143,10 @@ void tr_office_rels_free(struct tr_office_rels *rels);
  * "<br>", tabs as spaces. Returns as tr_buf_append. */
 int tr_office_cell_append(struct tr_buf *out, const char *s, size_t len);
 
+/* As tr_office_cell_append, showing at most max_chars code points of s (0: all) and then
+ * " [... cell truncated: N of M chars shown]" (SPEC's line cut, for one spreadsheet cell). */
+int tr_office_cell_append_capped(struct tr_buf *out, const char *s, size_t len, uint64_t max_chars);
+
 /* A table being collected: rows of cells, each cell's text already escaped. */
 struct tr_office_table {
 	struct tr_buf *cells; /* owned, row-major */

@@ -429,8 +429,9 @@ static int ods_cell(struct ods *s, struct tr_office_xml *x, struct ods_table *t)
 
 			if (t->shown && t->row >= t->from_row && !t->capped) {
 				t->cells[col - 1].len = 0;
-				if (tr_office_cell_append(&t->cells[col - 1], text.data, text.len) <
-				    0)
+				if (tr_office_cell_append_capped(&t->cells[col - 1], text.data,
+								 text.len,
+								 s->d->opts->max_line_chars) < 0)
 					rc = -1;
 			}
 			if (col > t->used)

@@ -8,6 +8,7 @@
 #include "image.h"
 #include "office.h"
 #include "text.h"
+#include "util.h"
 
 int tr_office_cell_append(struct tr_buf *out, const char *s, size_t len)
 {
@@ -29,6 +30,23 @@ int tr_office_cell_append(struct tr_buf *out, const char *s, size_t len)
 		from = i + 1;
 	}
 	return tr_buf_append(out, s + from, len - from);
+}
+
+int tr_office_cell_append_capped(struct tr_buf *out, const char *s, size_t len, uint64_t max_chars)
+{
+	uint64_t passed, total;
+	size_t cut;
+
+	if (!max_chars || len <= max_chars)
+		return tr_office_cell_append(out, s, len);
+	cut = tr_utf8_advance((const unsigned char *)s, len, max_chars, &passed);
+	if (cut == len)
+		return tr_office_cell_append(out, s, len);
+	total = passed + tr_utf8_count((const unsigned char *)s + cut, len - cut);
+	if (tr_office_cell_append(out, s, cut) < 0)
+		return -1;
+	return tr_buf_printf(out, " [... cell truncated: %" PRIu64 " of %" PRIu64 " chars shown]",
+			     passed, total);
 }
 
 int tr_office_table_row(struct tr_office_table *t)

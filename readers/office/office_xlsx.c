@@ -383,7 +383,8 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 
 		cell->len = 0;
 		if (shown.len)
-			tr_office_cell_append(cell, shown.data, shown.len);
+			tr_office_cell_append_capped(cell, shown.data, shown.len,
+						     x->d->opts->max_line_chars);
 		if (shown.oom || cell->oom)
 			rc = -1;
 		if (shown.len && col - first_col + 1 > row->used)

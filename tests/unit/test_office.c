@@ -95,6 +95,12 @@ static void test_cells_and_tables(void)
 	EXPECT_INT(tr_office_cell_append(&out, "a|b\nc\td", 8), 0);
 	EXPECT_STR(out.data, "a\\|b<br>c d");
 	tr_buf_free(&out);
+	EXPECT_INT(tr_office_cell_append_capped(&out, "h\xc3\xa9llo|x", 8, 3), 0);
+	EXPECT_STR(out.data, "h\xc3\xa9l [... cell truncated: 3 of 7 chars shown]");
+	tr_buf_free(&out);
+	EXPECT_INT(tr_office_cell_append_capped(&out, "ab|", 3, 3), 0);
+	EXPECT_STR(out.data, "ab\\|");
+	tr_buf_free(&out);
 	EXPECT_INT(tr_office_table_cell(&t), 0); /* a cell before any row starts one */
 	EXPECT_INT(tr_buf_append(tr_office_table_current(&t), "H1", 2), 0);
 	EXPECT_INT(tr_office_table_cell(&t), 0);
