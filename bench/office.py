@@ -102,11 +102,11 @@ def main() -> int:
         docx_path.with_suffix(".tmp.docx").rename(docx_path)
     node = ["node", str(PEER / "peer.js")]
     workloads = [
-        (f"xlsx default view ({xlsx.stat().st_size / 2**20:.1f} MB, {ROWS} rows x {COLS})",
+        (f"xlsx default view ({xlsx.stat().st_size / 2**20:.1f} MiB, {ROWS} rows x {COLS})",
          [str(tool), str(xlsx)], node + ["xlsx", str(xlsx)]),
         ("xlsx `1.150000-` (rows 150,000 on)", [str(tool), "--select", "1.150000-", str(xlsx)],
          node + ["xlsx", str(xlsx), "150000"]),
-        (f"docx default view ({PAGES} pages, {docx_path.stat().st_size / 2**20:.1f} MB)",
+        (f"docx default view ({PAGES} pages, {docx_path.stat().st_size / 2**20:.1f} MiB)",
          [str(tool), str(docx_path)], node + ["docx", str(docx_path)]),
     ]
     print(f"bench/office.py on {os.uname().nodename}, {datetime.datetime.utcnow():%Y-%m-%d %H:%M} "
