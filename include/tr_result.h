@@ -18,6 +18,9 @@ enum tr_content_type {
 	TR_TYPE_IMAGE,
 	TR_TYPE_PDF,
 	TR_TYPE_NOTEBOOK,
+	TR_TYPE_DOCUMENT,     /* word processing: .docx, .odt */
+	TR_TYPE_SPREADSHEET,  /* .xlsx, .ods */
+	TR_TYPE_PRESENTATION, /* .pptx, .odp */
 	TR_TYPE_BINARY,
 };
 
@@ -37,21 +40,36 @@ enum tr_error {
 	TR_E_IO,
 };
 
-enum tr_range_unit { TR_UNIT_NONE, TR_UNIT_LINE, TR_UNIT_CELL, TR_UNIT_PAGE };
+enum tr_range_unit {
+	TR_UNIT_NONE,
+	TR_UNIT_LINE,
+	TR_UNIT_CELL,
+	TR_UNIT_PAGE,
+	TR_UNIT_SHEET,
+	TR_UNIT_SLIDE,
+};
 
 /* One entry of images[]: the blob holds the raw (decoded) image bytes; owned reference. */
 struct tr_image {
 	struct tr_blob *data;
 	const char *media_type; /* static string, e.g. "image/png" */
 	uint32_t width, height;
-	uint32_t page; /* 0: not a PDF page render */
-	uint32_t cell; /* 0: not a notebook output */
+	uint32_t page;  /* 0: not a PDF page render */
+	uint32_t cell;  /* 0: not a notebook output */
+	uint32_t slide; /* 0: not a picture of a presentation slide */
 };
 
 /* One entry of documents[]: raw bytes; owned reference. */
 struct tr_document {
 	struct tr_blob *data;
 	const char *media_type; /* static string */
+};
+
+/* One entry of metadata.sheets (spreadsheets): every sheet in workbook order. */
+struct tr_sheet_meta {
+	char *name;  /* owned */
+	char *range; /* owned, the used range ("A1:F1200"), or NULL when the sheet does not say */
+	bool hidden; /* hidden or very hidden: not shown by default, readable by selector */
 };
 
 /* A growable byte string; data is NUL-terminated whenever len > 0. */
@@ -77,6 +95,10 @@ struct tr_metadata {
 	int64_t page_count, cell_count; /* -1 when absent */
 	char *language;                 /* owned or NULL */
 	char *nbformat;                 /* owned or NULL, e.g. "4.5" */
+	struct tr_sheet_meta *sheets;   /* owned array of n_sheets (spreadsheets), or NULL */
+	size_t n_sheets;
+	int64_t slide_count;              /* -1 when absent */
+	int64_t tracked_ins, tracked_del; /* -1 when absent: tracked changes of a document */
 	bool has_resized;
 	uint32_t from_width, from_height, to_width, to_height;
 	double scale;

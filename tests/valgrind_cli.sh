@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs toolfs-read under valgrind memcheck over a representative set of generated fixtures (text,
-# image, fitted image, notebook, PDF page render, and failures); any memcheck error or definite
-# leak fails. Usage: tests/valgrind_cli.sh [BUILD_DIR]   (default: build)
+# image, fitted image, notebook, PDF page render, Office documents, and failures); any memcheck
+# error or definite leak fails. Usage: tests/valgrind_cli.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cli="$repo/${1:-build}/readers/cli/toolfs-read"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-/usr/bin/python3 - "$work" <<'PY'
+/usr/bin/python3 - "$work" "$repo/tests/fixtures" <<'PY'
 import json, pathlib, sys
 import cairo
 from PIL import Image
@@ -34,6 +34,13 @@ surface.finish()
 (out / "corrupt.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 40)
 (out / "blob.bin").write_bytes(bytes(range(256)) * 8)
 (out / "dir").mkdir()
+sys.path.insert(0, sys.argv[2])
+import gen_office
+for name, make in (("basic.docx", gen_office.basic_docx), ("tracked.docx", gen_office.tracked_docx),
+                   ("basic.xlsx", gen_office.basic_xlsx), ("deck.pptx", gen_office.deck_pptx)):
+    (out / name).write_bytes(make())
+(out / "laughs.docx").write_bytes(gen_office.docx_with_document(gen_office.LAUGHS))
+(out / "legacy.doc").write_bytes(gen_office.ole2("WordDocument"))
 PY
 
 status=0
@@ -72,5 +79,11 @@ run blob.bin
 run dir
 run missing.txt
 run --select 99999 hello.py
+run basic.docx
+run tracked.docx
+run --select 3.20- basic.xlsx
+run --format anthropic deck.pptx
+run laughs.docx
+run legacy.doc
 [ "$status" -eq 0 ] && echo "valgrind_cli: clean"
 exit "$status"

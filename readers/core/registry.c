@@ -6,6 +6,7 @@ extern const struct tr_reader tr_reader_image;    /* image/: PNG, JPEG, GIF, Web
 extern const struct tr_reader tr_reader_raster;   /* image/: BMP, TIFF, ICO, HEIC, AVIF */
 extern const struct tr_reader tr_reader_pdf;      /* pdf/ */
 extern const struct tr_reader tr_reader_notebook; /* notebook/ */
+extern const struct tr_reader tr_reader_office;   /* office/: OOXML and ODF, legacy OLE2 */
 extern const struct tr_reader tr_reader_binary;   /* text/: binary detection */
 extern const struct tr_reader tr_reader_text;     /* text/: any encoding */
 
@@ -14,7 +15,10 @@ const struct tr_reader *const tr_readers[] = {
 	&tr_reader_raster,   /* converted to PNG */
 	&tr_reader_pdf,      /* "%PDF-" within 1 KiB */
 	&tr_reader_notebook, /* .ipynb */
-	&tr_reader_binary,   /* binary and text last: decided from content */
-	&tr_reader_text,     /* the fallback */
+#if defined(TR_HAVE_OFFICE)
+	&tr_reader_office, /* zip with Office or ODF parts; OLE2 */
+#endif
+	&tr_reader_binary, /* binary and text last: decided from content */
+	&tr_reader_text,   /* the fallback */
 	NULL,
 };

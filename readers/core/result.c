@@ -85,6 +85,9 @@ int tr_result_init(struct tr_result *res, const char *path)
 	res->line_count = -1;
 	res->meta.page_count = -1;
 	res->meta.cell_count = -1;
+	res->meta.slide_count = -1;
+	res->meta.tracked_ins = -1;
+	res->meta.tracked_del = -1;
 	res->path = strdup(path ? path : "");
 	return res->path ? 0 : -1;
 }
@@ -106,6 +109,11 @@ void tr_result_destroy(struct tr_result *res)
 	free(res->meta.description);
 	free(res->meta.language);
 	free(res->meta.nbformat);
+	for (size_t i = 0; i < res->meta.n_sheets; i++) {
+		free(res->meta.sheets[i].name);
+		free(res->meta.sheets[i].range);
+	}
+	free(res->meta.sheets);
 	tr_digest_unref(res->meta.sha256_later);
 	free(res->error_text);
 	memset(res, 0, sizeof(*res));
@@ -211,6 +219,9 @@ const char *tr_content_type_name(enum tr_content_type type)
 	case TR_TYPE_IMAGE: return "image";
 	case TR_TYPE_PDF: return "pdf";
 	case TR_TYPE_NOTEBOOK: return "notebook";
+	case TR_TYPE_DOCUMENT: return "document";
+	case TR_TYPE_SPREADSHEET: return "spreadsheet";
+	case TR_TYPE_PRESENTATION: return "presentation";
 	case TR_TYPE_BINARY: return "binary";
 	case TR_TYPE_UNKNOWN: break;
 	}

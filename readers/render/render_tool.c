@@ -11,6 +11,8 @@ static const char *range_unit_name(enum tr_range_unit unit)
 	case TR_UNIT_LINE: return "line";
 	case TR_UNIT_CELL: return "cell";
 	case TR_UNIT_PAGE: return "page";
+	case TR_UNIT_SHEET: return "sheet";
+	case TR_UNIT_SLIDE: return "slide";
 	case TR_UNIT_NONE: break;
 	}
 	return NULL;
@@ -89,6 +91,38 @@ static void write_metadata(struct tr_json *j, const struct tr_metadata *m)
 		tr_json_key(j, "nbformat");
 		tr_json_cstring(j, m->nbformat);
 	}
+	if (m->slide_count >= 0) {
+		tr_json_key(j, "slideCount");
+		tr_json_int(j, m->slide_count);
+	}
+	if (m->n_sheets) {
+		tr_json_key(j, "sheets");
+		tr_json_begin_array(j);
+		for (size_t i = 0; i < m->n_sheets; i++) {
+			tr_json_begin_object(j);
+			tr_json_key(j, "name");
+			tr_json_cstring(j, m->sheets[i].name ? m->sheets[i].name : "");
+			if (m->sheets[i].range) {
+				tr_json_key(j, "range");
+				tr_json_cstring(j, m->sheets[i].range);
+			}
+			if (m->sheets[i].hidden) {
+				tr_json_key(j, "hidden");
+				tr_json_bool(j, true);
+			}
+			tr_json_end_object(j);
+		}
+		tr_json_end_array(j);
+	}
+	if (m->tracked_ins >= 0 && m->tracked_del >= 0) {
+		tr_json_key(j, "trackedChanges");
+		tr_json_begin_object(j);
+		tr_json_key(j, "insertions");
+		tr_json_int(j, m->tracked_ins);
+		tr_json_key(j, "deletions");
+		tr_json_int(j, m->tracked_del);
+		tr_json_end_object(j);
+	}
 	if (m->has_resized) {
 		tr_json_key(j, "resized");
 		tr_json_begin_object(j);
@@ -126,6 +160,10 @@ static void write_images(struct tr_json *j, const struct tr_result *res, bool wi
 		if (img->cell) {
 			tr_json_key(j, "cell");
 			tr_json_uint(j, img->cell);
+		}
+		if (img->slide) {
+			tr_json_key(j, "slide");
+			tr_json_uint(j, img->slide);
 		}
 		tr_json_end_object(j);
 	}

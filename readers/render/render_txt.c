@@ -51,6 +51,8 @@ void tr_render_txt(struct tr_doc *doc, const struct tr_result *res,
 			snprintf(where, sizeof(where), ", page %u", (unsigned)img->page);
 		else if (img->cell)
 			snprintf(where, sizeof(where), ", cell %u", (unsigned)img->cell);
+		else if (img->slide)
+			snprintf(where, sizeof(where), ", slide %u", (unsigned)img->slide);
 		snprintf(line, sizeof(line),
 			 "[image %zu: %s %ux%u%s, in %s.tool.json or the MCP read tool]\n", i + 1,
 			 img->media_type, (unsigned)img->width, (unsigned)img->height, where, name);

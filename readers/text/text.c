@@ -157,7 +157,7 @@ static const char *plural_lines(uint64_t n)
 }
 
 /* Fills the success result from a finished scan: content, range, truncated, next. */
-static void fill_window(const struct tr_file *file, const struct tr_line_scan *ls,
+static void fill_window(const char *name, const struct tr_line_scan *ls,
 			const struct tr_options *opts, uint64_t total, struct tr_result *res)
 {
 	uint64_t first = ls->win.first, last = ls->shown_last;
@@ -185,10 +185,58 @@ static void fill_window(const struct tr_file *file, const struct tr_line_scan *l
 	}
 	if (next.present) {
 		tr_selector_format(&next, sel_text, sizeof(sel_text));
-		tr_result_set_next(res, file->src->name, sel_text);
+		tr_result_set_next(res, name, sel_text);
 	}
 	tr_result_set_short(res, "Read %" PRIu64 " %s (%" PRIu64 "-%" PRIu64 " of %" PRIu64 ")",
 			    last - first + 1, plural_lines(last - first + 1), first, last, total);
+}
+
+/* Fills res from a finished scan of win as docs/SPEC.md §3 "Text" says: the window, File is empty, or
+ * out_of_range. Takes the content from ls. Returns 0, or -1 when out of memory. */
+static int result_from_scan(const char *name, struct tr_line_scan *ls,
+			    const struct tr_line_window *win, const struct tr_selector *sel,
+			    const struct tr_options *opts, struct tr_result *res)
+{
+	uint64_t total = tr_line_scan_total(ls);
+
+	res->range_unit = TR_UNIT_LINE;
+	res->range_total = total;
+	res->line_count = 0;
+	if (total == 0 && !sel->present) {
+		res->success = true;
+		tr_result_set_short(res, "File is empty");
+	} else if (win->first > total) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Line %" PRIu64 " is past the end of the file (%" PRIu64 " %s)",
+			       win->first, total, plural_lines(total));
+	} else if (ls->column_past_end) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Column %" PRIu64 " is past the end of line %" PRIu64 " (%" PRIu64
+			       " chars)",
+			       win->column, win->first, ls->first_chars);
+	} else {
+		tr_buf_free(&res->content);
+		res->content = ls->content;
+		memset(&ls->content, 0, sizeof(ls->content));
+		fill_window(name, ls, opts, total, res);
+	}
+	return res->short_result ? 0 : -1;
+}
+
+int tr_text_window_buffer(const char *text, size_t len, const char *name,
+			  const struct tr_selector *sel, const struct tr_options *opts,
+			  struct tr_result *res)
+{
+	struct tr_line_window win;
+	struct tr_line_scan ls;
+	int rc = -1;
+
+	window_for(sel, opts, &win);
+	tr_line_scan_init(&ls, &win);
+	if (tr_line_scan_feed(&ls, text, len) == 0 && tr_line_scan_finish(&ls) == 0)
+		rc = result_from_scan(name, &ls, &win, sel, opts, res);
+	tr_line_scan_destroy(&ls);
+	return rc;
 }
 
 static int text_read(const struct tr_file *file, const struct tr_selector *sel,
@@ -197,7 +245,6 @@ static int text_read(const struct tr_file *file, const struct tr_selector *sel,
 	struct tr_line_window win;
 	struct tr_line_scan ls;
 	struct tr_decoder dec = {0};
-	uint64_t total;
 	int rc;
 
 	res->type = TR_TYPE_TEXT;
@@ -214,32 +261,9 @@ static int text_read(const struct tr_file *file, const struct tr_selector *sel,
 		rc = 0;
 		goto out;
 	}
-	total = tr_line_scan_total(&ls);
 	res->meta.encoding = dec.encoding;
 	res->meta.line_ending = tr_line_scan_ending(&ls);
-	res->range_unit = TR_UNIT_LINE;
-	res->range_total = total;
-	res->line_count = 0;
-	if (total == 0 && !sel->present) {
-		res->success = true;
-		tr_result_set_short(res, "File is empty");
-	} else if (win.first > total) {
-		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Line %" PRIu64 " is past the end of the file (%" PRIu64 " %s)",
-			       win.first, total, plural_lines(total));
-	} else if (ls.column_past_end) {
-		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Column %" PRIu64 " is past the end of line %" PRIu64 " (%" PRIu64
-			       " chars)",
-			       win.column, win.first, ls.first_chars);
-	} else {
-		tr_buf_free(&res->content);
-		res->content = ls.content;
-		memset(&ls.content, 0, sizeof(ls.content));
-		fill_window(file, &ls, opts, total, res);
-	}
-	if (!res->short_result)
-		rc = -1;
+	rc = result_from_scan(file->src->name, &ls, &win, sel, opts, res);
 out:
 	tr_decoder_destroy(&dec);
 	tr_line_scan_destroy(&ls);

@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tr_options.h"
 #include "tr_result.h"
+#include "tr_selector.h"
 #include "util.h"
 
 /* --- line_scan --- */
@@ -72,5 +74,17 @@ const char *tr_line_scan_ending(const struct tr_line_scan *ls);
 
 /* Frees what ls owns (content too, unless the caller took it and zeroed it). */
 void tr_line_scan_destroy(struct tr_line_scan *ls);
+
+/* --- text --- */
+/* the text reader; its window formatting is shared with readers that render to text. */
+
+/* Formats text[0..len) (UTF-8; invalid sequences become U+FFFD) exactly as the text reader
+ * formats a file: the line window of sel within opts' limits, numbered as cat -n; fills
+ * content, range (unit line), lineCount, truncated, next ("<name>:SEL.tool.json", name
+ * borrowed), shortResult and success, or records out_of_range. Type, mimeType and metadata are
+ * left to the caller. Returns 0, or -1 when out of memory. */
+int tr_text_window_buffer(const char *text, size_t len, const char *name,
+			  const struct tr_selector *sel, const struct tr_options *opts,
+			  struct tr_result *res);
 
 #endif

@@ -63,8 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	res.meta.has_sha256 = flags & 8;
 	res.meta.has_dimensions = flags & 16;
 	res.meta.has_resized = flags & 32;
-	res.type = (enum tr_content_type)(kinds % 6);
-	res.range_unit = (enum tr_range_unit)((kinds >> 3) & 3);
+	res.type = (enum tr_content_type)(kinds % (TR_TYPE_BINARY + 1));
+	res.range_unit = (enum tr_range_unit)(((kinds >> 3) & 7) % (TR_UNIT_SLIDE + 1));
 	res.error = res.success ? TR_OK : (enum tr_error)(1 + (kinds >> 5) % 11);
 	res.meta.encoding = encodings[(counts >> 4) & 3];
 	res.meta.line_ending = endings[(counts >> 6) & 3];
@@ -100,6 +100,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	res.meta.nbformat = take_string(&in);
 	if (!res.success)
 		res.error_text = take_string(&in);
+	/* Office metadata, by type: a sheet named by the next string, slides, tracked changes. */
+	if (res.type == TR_TYPE_SPREADSHEET) {
+		res.meta.sheets = calloc(1, sizeof(*res.meta.sheets));
+		if (!res.meta.sheets)
+			fuzz_fail("out of memory");
+		res.meta.n_sheets = 1;
+		res.meta.sheets[0].name = take_string(&in);
+		res.meta.sheets[0].range = take_string(&in);
+		res.meta.sheets[0].hidden = flags & 2;
+	} else if (res.type == TR_TYPE_PRESENTATION) {
+		res.meta.slide_count = (int64_t)(res.range_total & 0xffff);
+	} else if (res.type == TR_TYPE_DOCUMENT) {
+		res.meta.tracked_ins = (int64_t)(bits & 0xff);
+		res.meta.tracked_del = (int64_t)((bits >> 8) & 0xff);
+	}
 	/* The rest, NUL bytes and all, is the content and the images' and documents' bytes. */
 	if (tr_buf_append(&res.content, in.data, in.len) < 0)
 		fuzz_fail("out of memory");
@@ -110,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!blob ||
 		    tr_result_add_image(&res, blob, media[i % 4], i + 1, i + 2, i & 1, i >> 1) < 0)
 			fuzz_fail("out of memory");
+		res.images[res.n_images - 1].slide = res.type == TR_TYPE_PRESENTATION ? i + 1 : 0;
 	}
 	for (unsigned i = 0; i < ((counts >> 2) & 3); i++) {
 		struct tr_blob *blob = tr_blob_copy(in.data, in.len / (i + 1));

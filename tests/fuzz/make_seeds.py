@@ -12,6 +12,7 @@ kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
     pdf                    one- and two-page PDFs drawn with python3-cairo, one uncompressed
     mcp                    toolfs-mcp sessions: JSON-RPC lines (handshake, tools/list, read
                            calls with every argument, errors, cancellation, roots answers)
+    office                 tests/fixtures/gen_office.py's .docx, .xlsx and .pptx as entry lists
 
 Targets with parameters take a fixed header of FUZZ_PARAMS (12) bytes first (see fuzz_util.h);
 an all-zero header means the default view with the default limits.
@@ -28,6 +29,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import zipfile
 
 import cairo
 import nbformat
@@ -293,6 +295,36 @@ def mcp_seeds() -> dict:
     }
 
 
+def office_entries(archive: bytes, skip=()) -> bytes:
+    """A zip's entries in fuzz_office's layout: [name len][name][data len, 2 LE][data]..."""
+    out = b""
+    with zipfile.ZipFile(io.BytesIO(archive)) as z:
+        for info in z.infolist():
+            if info.filename in skip:
+                continue
+            name, data = info.filename.encode(), z.read(info.filename)[:65535]
+            out += bytes([len(name)]) + name + struct.pack("<H", len(data)) + data
+    return out
+
+
+def office_seeds() -> list:
+    """(name index of fuzz_office.c's names[], file name, payload): tests/fixtures/gen_office.py's
+    small documents as entry lists (without python-docx's large theme and style parts), and one
+    as a zip file."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "fixtures"))
+    import gen_office
+    bulky = ("word/styles.xml", "word/stylesWithEffects.xml", "word/theme/theme1.xml",
+             "word/fontTable.xml", "word/settings.xml", "word/webSettings.xml",
+             "xl/theme/theme1.xml", "docProps/thumbnail.jpeg")
+    docs = [(0, "tracked", gen_office.tracked_docx()), (0, "basic", gen_office.basic_docx()),
+            (1, "basic", gen_office.basic_xlsx()), (1, "handmade", gen_office.zip_of(
+                gen_office.HANDMADE_FILES)), (2, "deck", gen_office.deck_pptx()),
+            (0, "odt", gen_office.basic_odt()), (1, "ods", gen_office.basic_ods())]
+    seeds = [(i, f"{name}.entries", office_entries(data, bulky)) for i, name, data in docs]
+    seeds.append((1, "handmade.zip", gen_office.zip_of(gen_office.HANDMADE_FILES)))
+    return seeds
+
+
 def write(folder: pathlib.Path, files: dict, headers=None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
@@ -331,6 +363,12 @@ def generate(outdir: pathlib.Path) -> None:
         for name, data in files.items():
             for i, head in enumerate(HEADERS[:3]):
                 (read / f"{name}.{i}").write_bytes(bytes([name_index]) + head[:-1] + data)
+    # fuzz_office: the same layout; the payload is a list of archive entries (or a zip file).
+    office = outdir / "fuzz_office"
+    office.mkdir(parents=True, exist_ok=True)
+    for name_index, name, data in office_seeds():
+        for i, head in enumerate(HEADERS):
+            (office / f"{name}.{i}").write_bytes(bytes([name_index]) + head[:-1] + data)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ build=${TOOLFS_FUZZ_BUILD:-build-fuzz}
 case $build in /*) ;; *) build="$repo/$build" ;; esac
 
 all_targets=(fuzz_png fuzz_jpeg fuzz_gif fuzz_webp fuzz_names fuzz_render fuzz_text
-  fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp)
+  fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office)
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
@@ -31,6 +31,7 @@ max_len() {
   case $1 in
     fuzz_pdf) echo 8192 ;;
     fuzz_read | fuzz_notebook) echo 16384 ;;
+    fuzz_office) echo 32768 ;;
     fuzz_names) echo 256 ;;
     fuzz_mcp) echo 8192 ;;
     *) echo 4096 ;;
@@ -90,6 +91,7 @@ for t in "${targets[@]}"; do
   case $t in
     fuzz_notebook | fuzz_read) dict=(-dict=tests/fuzz/fuzz_notebook.dict) ;;
     fuzz_pdf) dict=(-dict=tests/fuzz/fuzz_pdf.dict) ;;
+    fuzz_office) dict=(-dict=tests/fuzz/fuzz_office.dict) ;;
   esac
   echo "=== $t: fuzzing for ${seconds}s"
   rc=0

@@ -284,6 +284,7 @@ static void test_options(void)
 	EXPECT_INT(o.max_pdf_size, 32 * 1024 * 1024);
 	EXPECT_INT(o.max_pdf_pages, 20);
 	EXPECT_INT(o.max_notebook_size, 64 * 1024 * 1024);
+	EXPECT_INT(o.max_office_size, 64 * 1024 * 1024);
 	EXPECT_INT(o.cache_size, 256 * 1024 * 1024);
 	EXPECT_INT(tr_options_set(&o, "max-output", "10K"), 0);
 	EXPECT_INT(o.max_output, 10240);

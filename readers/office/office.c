@@ -1,0 +1,361 @@
+/* office.c - the Office reader (docs/SPEC.md §3 "Office documents"): recognises OOXML archives by their
+ * [Content_Types].xml and legacy OLE2 files by their signature and stream names, loads the
+ * archive under max_office_size and hands it to the renderer of its kind. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "office.h"
+#include "util.h"
+
+extern const struct tr_reader tr_reader_binary;
+
+static const unsigned char ole2_signature[8] = {0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1};
+
+/* Bytes at the end of a zip file searched for the central directory's entry names. */
+#define DIRECTORY_TAIL (256 * 1024)
+
+/* The OOXML kinds, by the content type of their main part. */
+static const struct office_kind {
+	const char *content_type; /* prefix of the main part's content type */
+	const char *mime_type;
+	const char *noun; /* for sentences */
+	int (*render)(const struct tr_office_doc *d, struct tr_result *res);
+} office_kinds[] = {
+	{"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main",
+	 "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Word document",
+	 tr_office_docx},
+	{"application/vnd.openxmlformats-officedocument.wordprocessingml.template.main",
+	 "application/vnd.openxmlformats-officedocument.wordprocessingml.template", "Word document",
+	 tr_office_docx},
+	{"application/vnd.ms-word.document.macroEnabled.main",
+	 "application/vnd.ms-word.document.macroEnabled.12", "Word document", tr_office_docx},
+	{"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main",
+	 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "Excel workbook",
+	 tr_office_xlsx},
+	{"application/vnd.openxmlformats-officedocument.spreadsheetml.template.main",
+	 "application/vnd.openxmlformats-officedocument.spreadsheetml.template", "Excel workbook",
+	 tr_office_xlsx},
+	{"application/vnd.ms-excel.sheet.macroEnabled.main",
+	 "application/vnd.ms-excel.sheet.macroEnabled.12", "Excel workbook", tr_office_xlsx},
+	{"application/vnd.openxmlformats-officedocument.presentationml.presentation.main",
+	 "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	 "PowerPoint presentation", tr_office_pptx},
+	{"application/vnd.openxmlformats-officedocument.presentationml.slideshow.main",
+	 "application/vnd.openxmlformats-officedocument.presentationml.slideshow",
+	 "PowerPoint presentation", tr_office_pptx},
+	{"application/vnd.ms-powerpoint.presentation.macroEnabled.main",
+	 "application/vnd.ms-powerpoint.presentation.macroEnabled.12", "PowerPoint presentation",
+	 tr_office_pptx},
+};
+
+/* Extensions whose zip files are expected to be Office documents: such a zip without the
+ * parts of one is corrupt, not an anonymous binary. */
+static const char *const office_extensions[] = {"docx", "docm", "dotx", "xlsx", "xlsm",
+						"xltx", "pptx", "pptm", "ppsx", "potx",
+						"odt",  "ods",  "odp"};
+
+static bool is_zip(const unsigned char *head, size_t len)
+{
+	return len >= 4 && head[0] == 'P' && head[1] == 'K' &&
+	       ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6));
+}
+
+static bool is_ole2(const unsigned char *head, size_t len)
+{
+	return len >= sizeof(ole2_signature) &&
+	       memcmp(head, ole2_signature, sizeof(ole2_signature)) == 0;
+}
+
+/* An ODF package: its first entry is "mimetype", stored, holding an OpenDocument type. */
+static bool is_odf(const unsigned char *head, size_t len)
+{
+	static const char prefix[] = "application/vnd.oasis.opendocument.";
+
+	return len >= 38 + sizeof(prefix) - 1 && memcmp(head + 30, "mimetype", 8) == 0 &&
+	       memcmp(head + 38, prefix, sizeof(prefix) - 1) == 0;
+}
+
+/* True when the zip's central directory (in its last DIRECTORY_TAIL bytes) names
+ * [Content_Types].xml. */
+static bool names_content_types(const struct tr_file *file)
+{
+	static const char name[] = "[Content_Types].xml";
+	uint64_t size = (uint64_t)file->st.st_size;
+	size_t len = size < DIRECTORY_TAIL ? (size_t)size : DIRECTORY_TAIL;
+	unsigned char *tail;
+	bool found = false;
+
+	if (memmem(file->head, file->head_len, name, sizeof(name) - 1))
+		return true;
+	if (size <= file->head_len)
+		return false;
+	tail = malloc(len);
+	if (!tail)
+		return false;
+	if (tr_pread_full(file->fd, tail, len, (off_t)(size - len)) == (ssize_t)len)
+		found = memmem(tail, len, name, sizeof(name) - 1) != NULL;
+	free(tail);
+	return found;
+}
+
+static bool has_office_extension(const char *name)
+{
+	for (size_t i = 0; i < sizeof(office_extensions) / sizeof(office_extensions[0]); i++)
+		if (tr_has_extension(name, office_extensions[i]))
+			return true;
+	return false;
+}
+
+static enum tr_probe office_probe(const struct tr_file *file)
+{
+	if (is_ole2(file->head, file->head_len))
+		return TR_PROBE_CONTENT;
+	if (!is_zip(file->head, file->head_len))
+		return TR_PROBE_NO;
+	if (is_odf(file->head, file->head_len) || names_content_types(file))
+		return TR_PROBE_CONTENT;
+	return has_office_extension(file->src->name) ? TR_PROBE_EXTENSION : TR_PROBE_NO;
+}
+
+/* Legacy binary Office files: which one, by the name of its main stream (UTF-16LE in the
+ * compound file's directory). */
+static const struct {
+	const char *stream, *format, *modern;
+} ole2_streams[] = {
+	{"EncryptedPackage", NULL, NULL},
+	{"WordDocument", "Word 97-2003 document (.doc)", ".docx"},
+	{"Workbook", "Excel 97-2003 workbook (.xls)", ".xlsx"},
+	{"Book", "Excel 5.0/95 workbook (.xls)", ".xlsx"},
+	{"PowerPoint Document", "PowerPoint 97-2003 presentation (.ppt)", ".pptx"},
+};
+
+/* True when data holds name as a UTF-16LE directory entry name. */
+static bool has_stream(const unsigned char *data, size_t len, const char *name)
+{
+	unsigned char wide[64];
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < n; i++) {
+		wide[2 * i] = (unsigned char)name[i];
+		wide[2 * i + 1] = 0;
+	}
+	wide[2 * n] = wide[2 * n + 1] = 0; /* the name's terminator */
+	return memmem(data, len, wide, 2 * n + 2) != NULL;
+}
+
+static int read_ole2(const struct tr_file *file, const struct tr_selector *sel,
+		     const struct tr_options *opts, struct tr_result *res)
+{
+	uint64_t size = (uint64_t)file->st.st_size;
+	size_t len = size < opts->max_office_size ? (size_t)size : (size_t)opts->max_office_size;
+	unsigned char *data = malloc(len ? len : 1);
+	ssize_t got;
+
+	if (!data)
+		return -1;
+	got = tr_pread_full(file->fd, data, len, 0);
+	if (got < 0) {
+		free(data);
+		tr_result_fail(res, TR_E_IO, "I/O error reading %s", file->src->path);
+		return res->short_result ? 0 : -1;
+	}
+	for (size_t i = 0; i < sizeof(ole2_streams) / sizeof(ole2_streams[0]); i++) {
+		if (!has_stream(data, (size_t)got, ole2_streams[i].stream))
+			continue;
+		free(data);
+		free(res->mime_type);
+		res->mime_type = tr_magic_mime_fd(file->fd);
+		if (!ole2_streams[i].format)
+			tr_result_fail(res, TR_E_ENCRYPTED,
+				       "Office document is password-protected: %s",
+				       file->src->path);
+		else
+			tr_result_fail(res, TR_E_UNSUPPORTED,
+				       "Unsupported format: %s is a legacy %s; save it as %s to "
+				       "read it",
+				       file->src->path, ole2_streams[i].format,
+				       ole2_streams[i].modern);
+		return res->short_result ? 0 : -1;
+	}
+	free(data);
+	/* Another compound file (.msg, .msi, Thumbs.db): an anonymous binary. */
+	return tr_reader_binary.read(file, sel, opts, res);
+}
+
+/* Finds the main part in [Content_Types].xml: its name (malloc'd into *part) and kind. Returns
+ * 0, 1 when there is none of a known kind, or -1 with the failure recorded in z. */
+static int find_main_part(struct tr_office_zip *z, char **part, const struct office_kind **kind)
+{
+	struct tr_office_xml x;
+	int rc = tr_office_xml_open(&x, z, "[Content_Types].xml");
+
+	*part = NULL;
+	*kind = NULL;
+	if (rc)
+		return rc;
+	while (!*kind && (rc = tr_office_xml_next(&x)) == 1) {
+		char *type, *name;
+
+		if (!tr_office_xml_start(&x, "Override"))
+			continue;
+		type = tr_office_xml_attr(&x, "ContentType");
+		name = tr_office_xml_attr(&x, "PartName");
+		for (size_t i = 0;
+		     type && name && i < sizeof(office_kinds) / sizeof(office_kinds[0]); i++) {
+			if (strncmp(type, office_kinds[i].content_type,
+				    strlen(office_kinds[i].content_type)) == 0) {
+				*kind = &office_kinds[i];
+				*part = strdup(name[0] == '/' ? name + 1 : name);
+				if (!*part)
+					z->oom = true;
+				break;
+			}
+		}
+		free(type);
+		free(name);
+	}
+	tr_office_xml_close(&x);
+	if (rc < 0 || z->oom)
+		return -1;
+	return *kind ? 0 : 1;
+}
+
+/* ODF packages by their mimetype entry: text and spreadsheets are read; presentations not yet. */
+static const struct office_kind odf_kinds[] = {
+	{"application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.text",
+	 "OpenDocument text", tr_office_odt},
+	{"application/vnd.oasis.opendocument.spreadsheet",
+	 "application/vnd.oasis.opendocument.spreadsheet", "OpenDocument spreadsheet",
+	 tr_office_ods},
+	{"application/vnd.oasis.opendocument.presentation",
+	 "application/vnd.oasis.opendocument.presentation", "OpenDocument presentation", NULL},
+};
+
+/* Finds the kind of an ODF package from its mimetype entry; the main part is content.xml.
+ * Returns 0, 1 when the type is not one of odf_kinds, or -1 with the failure recorded in z. */
+static int find_odf_kind(struct tr_office_zip *z, char **part, const struct office_kind **kind)
+{
+	struct tr_buf type = {0};
+	int rc = tr_office_zip_read(z, "mimetype", 256, &type);
+
+	*kind = NULL;
+	*part = NULL;
+	for (size_t i = 0; rc == 0 && i < sizeof(odf_kinds) / sizeof(odf_kinds[0]); i++) {
+		size_t len = strlen(odf_kinds[i].content_type);
+
+		/* Templates add "-template" to the type. */
+		if (type.len >= len && !memcmp(type.data, odf_kinds[i].content_type, len) &&
+		    (type.len == len || !strcmp(type.data + len, "-template")))
+			*kind = &odf_kinds[i];
+	}
+	tr_buf_free(&type);
+	if (rc != 0)
+		return rc;
+	if (!*kind)
+		return 1;
+	*part = strdup("content.xml");
+	if (!*part) {
+		z->oom = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Turns the failure recorded in z into res (images dropped). Returns 0, or -1 when out of
+ * memory. */
+static int fail_from_zip(struct tr_office_zip *z, const char *path, const char *noun,
+			 struct tr_result *res)
+{
+	if (z->oom)
+		return -1;
+	for (size_t i = 0; i < res->n_images; i++)
+		tr_blob_unref(res->images[i].data);
+	free(res->images);
+	res->images = NULL;
+	res->n_images = 0;
+	tr_result_fail(res, z->error != TR_OK ? z->error : TR_E_CORRUPT, "Failed to read %s %s: %s",
+		       noun, path, z->reason[0] ? z->reason : "the archive is malformed");
+	return res->short_result ? 0 : -1;
+}
+
+static int office_read(const struct tr_file *file, const struct tr_selector *sel,
+		       const struct tr_options *opts, struct tr_result *res)
+{
+	uint64_t size = (uint64_t)file->st.st_size;
+	const struct office_kind *kind = NULL;
+	struct tr_office_zip z = {0};
+	struct tr_blob *blob = NULL;
+	char *main_part = NULL;
+	int rc;
+
+	if (is_ole2(file->head, file->head_len))
+		return read_ole2(file, sel, opts, res);
+	if (size > opts->max_office_size) {
+		tr_result_fail_too_large(res, "Office", size, opts->max_office_size, NULL);
+		return res->short_result ? 0 : -1;
+	}
+	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0) {
+		tr_result_fail(res, tr_error_from_errno(errno), "I/O error reading %s",
+			       file->src->path);
+		return res->short_result ? 0 : -1;
+	}
+	if (tr_office_zip_open(&z, blob->data, blob->len) < 0) {
+		rc = fail_from_zip(&z, file->src->path, "Office document", res);
+		goto out;
+	}
+	if (is_odf(file->head, file->head_len) ||
+	    (!tr_office_zip_has(&z, "[Content_Types].xml") && tr_office_zip_has(&z, "mimetype")))
+		rc = find_odf_kind(&z, &main_part, &kind);
+	else
+		rc = find_main_part(&z, &main_part, &kind);
+	if (rc > 0 && tr_office_zip_has(&z, "[Content_Types].xml")) {
+		/* Another Open Packaging file (Visio, XPS, ...): known, not shown. */
+		tr_office_zip_fail(
+			&z, TR_E_UNSUPPORTED,
+			"it is an Open Packaging (OOXML) file, but not a Word, Excel or "
+			"PowerPoint one ([Content_Types].xml names no document, workbook "
+			"or presentation)");
+	} else if (rc > 0) {
+		tr_office_zip_fail(&z, TR_E_CORRUPT,
+				   "it is a zip archive without the parts of a Word, Excel or "
+				   "PowerPoint file (no [Content_Types].xml)");
+	}
+	if (rc != 0) {
+		rc = fail_from_zip(&z, file->src->path, "Office document", res);
+		goto out;
+	}
+	free(res->mime_type);
+	res->mime_type = strdup(kind->mime_type);
+	if (!kind->render) {
+		tr_result_fail(res, TR_E_UNSUPPORTED,
+			       "Unsupported format: %s is an %s (.odp), which toolfs does not read "
+			       "yet; save it as .pptx to read it",
+			       file->src->path, kind->noun);
+		rc = res->short_result ? 0 : -1;
+		goto out;
+	}
+	{
+		struct tr_office_doc d = {.z = &z,
+					  .main_part = main_part,
+					  .name = file->src->name,
+					  .sel = sel,
+					  .opts = opts};
+
+		rc = kind->render(&d, res);
+	}
+	if (rc < 0)
+		rc = fail_from_zip(&z, file->src->path, kind->noun, res);
+out:
+	free(main_part);
+	tr_office_zip_close(&z);
+	tr_blob_unref(blob);
+	return rc;
+}
+
+const struct tr_reader tr_reader_office = {
+	.name = "office",
+	.probe = office_probe,
+	.read = office_read,
+};

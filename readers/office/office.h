@@ -1,0 +1,272 @@
+/* office.h - the Office reader's private parts: zip archives read under bomb limits, XML parts
+ * streamed with libxml2's reader API without entities or DTDs, and the renderers of .docx,
+ * .xlsx and .pptx. */
+#ifndef TR_OFFICE_PRIVATE_H
+#define TR_OFFICE_PRIVATE_H
+
+#include <libxml/xmlreader.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zip.h>
+
+#include "reader.h"
+#include "tr_options.h"
+#include "tr_result.h"
+#include "tr_selector.h"
+
+/* --- office_zip --- */
+/* the zip container: opened from memory, entries inflated under limits that stop zip bombs. */
+
+#define TR_OFFICE_MAX_ENTRIES 10000                 /* entries in one archive */
+#define TR_OFFICE_MAX_PART (512ull * 1024 * 1024)   /* inflated bytes of one entry */
+#define TR_OFFICE_MAX_TOTAL (2048ull * 1024 * 1024) /* inflated bytes of all entries read */
+#define TR_OFFICE_MAX_RATIO 200                     /* inflated:compressed, for entries ... */
+#define TR_OFFICE_RATIO_FROM (1024ull * 1024)       /* ... that inflate to more than 1 MiB */
+#define TR_OFFICE_MAX_DEPTH 128                     /* element nesting in an XML part */
+#define TR_OFFICE_MAX_IMAGES 20                     /* pictures attached to one result */
+
+/* An open archive and the first failure seen while reading it. */
+struct tr_office_zip {
+	zip_t *zip;
+	uint64_t inflated;   /* bytes inflated so far, against TR_OFFICE_MAX_TOTAL */
+	enum tr_error error; /* TR_OK until a failure: too_large or corrupt */
+	bool oom;
+	char reason[320]; /* the failure as a sentence */
+};
+
+/* Opens the archive in data[0..len) (borrowed; must outlive z). Returns 0, or -1 with z->error
+ * and z->reason set (corrupt: not a zip archive; too_large: too many entries) or z->oom. */
+int tr_office_zip_open(struct tr_office_zip *z, const unsigned char *data, size_t len);
+
+/* Closes the archive; safe on a zeroed or failed z. */
+void tr_office_zip_close(struct tr_office_zip *z);
+
+/* True when the archive holds an entry named name. */
+bool tr_office_zip_has(struct tr_office_zip *z, const char *name);
+
+/* Records a failure in z (the first one wins) and returns -1. */
+int tr_office_zip_fail(struct tr_office_zip *z, enum tr_error code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Finds entry name and checks the sizes its directory gives against max (0:
+ * TR_OFFICE_MAX_PART) and the bomb limits, before anything is inflated; sets *idx and *size.
+ * Returns 0, 1 when there is no such entry, or -1 with the failure recorded in z. */
+int tr_office_zip_entry(struct tr_office_zip *z, const char *name, uint64_t max, zip_int64_t *idx,
+			uint64_t *size);
+
+/* Inflates entry name whole into out (zeroed by the caller; caller frees it), at most max bytes
+ * (0: TR_OFFICE_MAX_PART). Returns 0, 1 when there is no such entry, or -1 with the failure
+ * recorded in z (too_large: over max or the bomb limits; corrupt: a bad stream or CRC). */
+int tr_office_zip_read(struct tr_office_zip *z, const char *name, uint64_t max, struct tr_buf *out);
+
+/* Resolves a relationship target against the part that names it: ("word/document.xml",
+ * "media/a.png") -> "word/media/a.png", ("xl/workbook.xml", "/xl/s.xml") -> "xl/s.xml"; ".."
+ * climbs. Returns a malloc'd path or NULL when out of memory or the target leaves the archive. */
+char *tr_office_resolve(const char *source_part, const char *target);
+
+/* --- office_xml --- */
+/* XML parts streamed through libxml2's xmlTextReader: no network, no DTD, no entities. */
+
+struct tr_office_xml {
+	xmlTextReaderPtr reader;
+	struct tr_office_zip *z;
+	zip_file_t *file;
+	char part[256];    /* the entry, for messages */
+	uint64_t declared; /* its inflated size as the directory says */
+	uint64_t got;      /* bytes inflated so far */
+	char tail[10];     /* last bytes of the previous piece, for the DOCTYPE scan */
+	size_t tail_len;
+	bool failed; /* a failure is recorded in z */
+};
+
+/* Opens entry part of z for streaming. Returns 0, 1 when the archive has no such entry, or -1
+ * with the failure recorded in z. */
+int tr_office_xml_open(struct tr_office_xml *x, struct tr_office_zip *z, const char *part);
+
+/* Moves to the next node. Returns 1 on a node, 0 at the end of the part, -1 with the failure
+ * recorded in z: corrupt (malformed XML, a DOCTYPE, nesting over TR_OFFICE_MAX_DEPTH) or
+ * too_large. */
+int tr_office_xml_next(struct tr_office_xml *x);
+
+/* Skips the subtree of the current element (the reader then stands on its end). Returns as
+ * tr_office_xml_next. */
+int tr_office_xml_skip(struct tr_office_xml *x);
+
+/* Closes the stream; safe on a zeroed x. */
+void tr_office_xml_close(struct tr_office_xml *x);
+
+/* The current node: type (XML_READER_TYPE_*), local name without prefix (borrowed, "" when
+ * none), whether an element is empty (<a/>: no end node follows). */
+int tr_office_xml_type(const struct tr_office_xml *x);
+const char *tr_office_xml_name(const struct tr_office_xml *x);
+bool tr_office_xml_empty(const struct tr_office_xml *x);
+int tr_office_xml_depth(const struct tr_office_xml *x);
+
+/* True when the current node is a start element with local name name. */
+bool tr_office_xml_start(const struct tr_office_xml *x, const char *name);
+
+/* True when the current node is the end of element name (or an empty start element). */
+bool tr_office_xml_end(const struct tr_office_xml *x, const char *name);
+
+/* The value of the current element's attribute with local name name (any prefix), malloc'd, or
+ * NULL when absent. */
+char *tr_office_xml_attr(struct tr_office_xml *x, const char *name);
+
+/* The text of a text, CDATA or whitespace node (borrowed), else NULL. */
+const char *tr_office_xml_text(const struct tr_office_xml *x);
+
+/* Relationships of a part (its _rels/NAME.rels): id -> resolved target and type. */
+struct tr_office_rel {
+	char *id, *target, *type; /* owned; target resolved against the part */
+	bool external;            /* TargetMode="External": target is a URL, unresolved */
+};
+struct tr_office_rels {
+	struct tr_office_rel *items;
+	size_t n;
+};
+
+/* Loads the relationships of part (none when the part has no .rels). Returns 0, or -1 (rels
+ * then empty) with the failure recorded in z. */
+int tr_office_rels_load(struct tr_office_zip *z, const char *part, struct tr_office_rels *rels);
+/* The relationship with this id, or NULL. */
+const struct tr_office_rel *tr_office_rels_find(const struct tr_office_rels *rels, const char *id);
+/* The first relationship whose type ends in suffix (e.g. "/notesSlide"), or NULL. */
+const struct tr_office_rel *tr_office_rels_by_type(const struct tr_office_rels *rels,
+						   const char *suffix);
+void tr_office_rels_free(struct tr_office_rels *rels);
+
+/* --- office_text --- */
+/* helpers the renderers share: table cells, pipe tables and pictures. */
+
+/* Appends s[0..len) to out as one pipe-table cell's text: '|' escaped as "\|", line breaks as
+ * "<br>", tabs as spaces. Returns as tr_buf_append. */
+int tr_office_cell_append(struct tr_buf *out, const char *s, size_t len);
+
+/* As tr_office_cell_append, showing at most max_chars code points of s (0: all) and then
+ * " [... cell truncated: N of M chars shown]" (SPEC's line cut, for one spreadsheet cell). */
+int tr_office_cell_append_capped(struct tr_buf *out, const char *s, size_t len, uint64_t max_chars);
+
+/* A table being collected: rows of cells, each cell's text already escaped. */
+struct tr_office_table {
+	struct tr_buf *cells; /* owned, row-major */
+	size_t *row_len;      /* cells of each row */
+	size_t n_rows, n_cells, cap_cells, cap_rows;
+};
+/* Starts a new row / a new (empty) cell in the current row. Return 0 or -1 (out of memory). */
+int tr_office_table_row(struct tr_office_table *t);
+int tr_office_table_cell(struct tr_office_table *t);
+/* The current cell (NULL before the first cell of the table). */
+struct tr_buf *tr_office_table_current(struct tr_office_table *t);
+/* Appends the table to out as a pipe table (the first row as header, rows padded to the widest
+ * one), then frees it. Returns 0 or -1 (out of memory). */
+int tr_office_table_flush(struct tr_office_table *t, struct tr_buf *out);
+void tr_office_table_free(struct tr_office_table *t);
+
+/* Attaches the picture at entry part to res as a fitted image (docs/SPEC.md §3 "Images"; slide set when
+ * non-zero) and appends its reference to text: "[image N: image/png 640x480]", or why it was
+ * not attached ("[picture media/x.emf: EMF is not shown]"). At most TR_OFFICE_MAX_IMAGES per
+ * result. Returns 0, or -1 when out of memory or a bomb limit is hit (recorded in z). */
+int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
+		      const struct tr_options *opts, struct tr_result *res, struct tr_buf *text);
+
+struct tr_office_doc;
+
+/* A document rendered to Markdown-like text (.docx, .odt), with the pictures standing in it. */
+struct tr_office_rendering {
+	struct tr_buf out; /* the rendering */
+	char **parts;      /* owned: the pictures' entries, in order */
+	uint64_t *lines;   /* the line of the rendering each stands on (known after finish) */
+	size_t n;
+	bool prev_list; /* the last block was a list item (no blank line between items) */
+};
+
+/* Ends a hyperlink whose text started at para offset start: appends " (URL)" unless the text
+ * is the URL itself, then frees *url and clears it. Returns 0 or -1 (out of memory). */
+int tr_office_link_end(struct tr_buf *para, size_t start, char **url);
+
+/* Appends the finished table t to the rendering as a block of its own (then frees it). Returns 0
+ * or -1 (out of memory). */
+int tr_office_rendering_table(struct tr_office_rendering *r, struct tr_office_table *t);
+
+/* True when b holds only spaces, tabs and newlines (or nothing). */
+bool tr_office_blank(const struct tr_buf *b);
+
+/* Appends a block (a paragraph, heading or list item) of text[0..len) after prefix ("# ",
+ * "  - ", "1. ", ""), separated from the previous block by a blank line unless both are list
+ * items. Blank text is skipped. Returns 0 or -1 (out of memory). */
+int tr_office_rendering_block(struct tr_office_rendering *r, const char *prefix, const char *text,
+			      size_t len, bool list);
+
+/* Appends a reference to the picture at entry part to text ("[image: NAME]" after a marker that
+ * finish removes) and records it. Returns 0 or -1 (out of memory). */
+int tr_office_rendering_picture(struct tr_office_rendering *r, const char *part,
+				struct tr_buf *text);
+
+/* Windows r->out as the text reader windows a file (readers/text), sets type document,
+ * metadata.trackedChanges (when ins or del), and attaches the pictures on the window's lines.
+ * Returns 0, or -1 with the failure recorded in d->z (or d->z->oom). */
+int tr_office_rendering_finish(const struct tr_office_doc *d, struct tr_office_rendering *r,
+			       int64_t ins, int64_t del, struct tr_result *res);
+
+void tr_office_rendering_free(struct tr_office_rendering *r);
+
+/* What a spreadsheet renderer showed, for tr_office_sheets_result. */
+struct tr_office_sheet_view {
+	size_t n_sheets;          /* in the workbook */
+	size_t first, last;       /* the selection, 1-based, clamped to n_sheets */
+	size_t shown, shown_last; /* sheets shown; the last one (0: none) */
+	size_t after;             /* the first visible sheet after last (n_sheets + 1: none) */
+	bool hidden_skipped;      /* hidden sheets in the selection were left out */
+	bool capped;              /* the row cap or max_output stopped at cap_sheet, cap_row */
+	uint64_t cap_sheet, cap_row, rows_shown;
+	uint64_t from_row; /* the selection's A.R- row (0: none) */
+};
+
+/* Fills a spreadsheet result from v: success, range (sheets), truncated, next ("S.R-" when
+ * capped, else the next visible sheet), content (taken from out) and shortResult. Returns 0
+ * or -1 (out of memory). */
+int tr_office_sheets_result(const struct tr_office_doc *d, const struct tr_office_sheet_view *v,
+			    struct tr_buf *out, struct tr_result *res);
+
+/* Records the out_of_range failure of a selector past the last of n sheets. Returns 0 or -1. */
+int tr_office_sheets_past_end(const struct tr_office_doc *d, size_t n, struct tr_result *res);
+
+/* "BC" for column 55 (1-based) into buf (8 bytes). */
+void tr_office_column_name(uint32_t col, char *buf);
+
+/* --- office_numfmt --- */
+/* spreadsheet number formats: built-in ids and format codes applied to cached values. */
+
+/* Writes value formatted by number format code (NULL: General) into out; date1904 selects the
+ * 1904 date system. Dates and times come out as ISO 8601 ("2024-03-01", "13:45:00",
+ * "2024-03-01 13:45"). Returns as tr_buf_append. */
+int tr_numfmt_format(struct tr_buf *out, double value, const char *code, bool date1904);
+
+/* The format code of a built-in number format id, or NULL for General and unknown ids. */
+const char *tr_numfmt_builtin(unsigned id);
+
+/* --- office_docx, office_xlsx, office_pptx --- */
+
+/* The open document every renderer reads from. */
+struct tr_office_doc {
+	struct tr_office_zip *z;
+	const char *main_part;         /* the main part named by [Content_Types].xml (borrowed) */
+	const char *name;              /* the file's base name, for next (borrowed) */
+	const struct tr_selector *sel; /* borrowed */
+	const struct tr_options *opts; /* borrowed */
+};
+
+/* Fill res (type, content, range, truncated, next, shortResult, images, metadata of their kind)
+ * from the document, or record a failure in d->z (the caller turns it into the result).
+ * Return 0, or -1 on failure or when out of memory (d->z->oom). */
+int tr_office_docx(const struct tr_office_doc *d, struct tr_result *res);
+int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res);
+int tr_office_pptx(const struct tr_office_doc *d, struct tr_result *res);
+int tr_office_odt(const struct tr_office_doc *d, struct tr_result *res);
+int tr_office_ods(const struct tr_office_doc *d, struct tr_result *res);
+
+/* The Office reader (OOXML by its [Content_Types].xml, legacy OLE2 files), for registry.c. */
+extern const struct tr_reader tr_reader_office;
+
+#endif

@@ -1,0 +1,732 @@
+/* office_odf.c - OpenDocument text (.odt) and spreadsheets (.ods): content.xml streamed once.
+ * Text renders as .docx does (headings, lists, tables, links, notes, tracked changes);
+ * spreadsheet cells show the display text the file stores (already formatted). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "office.h"
+
+#define MAX_LIST_DEPTH 16
+
+/* One level of a list style of content.xml's automatic styles. */
+struct odf_list_level {
+	char *style; /* owned */
+	int level;   /* 1-based */
+	bool numbered;
+};
+
+struct odt {
+	const struct tr_office_doc *d;
+	struct tr_office_zip *z;
+	struct tr_office_rendering r;
+	struct odf_list_level *levels;
+	size_t n_levels;
+
+	struct tr_buf para, notes, note, citation, author;
+	int heading;
+	int list_depth;
+	const char *list_style[MAX_LIST_DEPTH]; /* borrowed from levels[] or NULL */
+	unsigned counts[MAX_LIST_DEPTH];
+	bool item_first; /* the next paragraph is the first of its list item */
+	int tbl_depth;
+	struct tr_office_table table;
+	char *href;
+	size_t link_start;
+	int note_body, in_citation, annotation, creator;
+	int64_t ins, del;
+	unsigned comments;
+};
+
+static bool numbered_level(const struct odt *o, const char *style, int level)
+{
+	for (size_t i = 0; style && i < o->n_levels; i++)
+		if (o->levels[i].level == level && !strcmp(o->levels[i].style, style))
+			return o->levels[i].numbered;
+	return false;
+}
+
+/* The buffer text nodes go to now. */
+static struct tr_buf *target(struct odt *o)
+{
+	if (o->in_citation)
+		return &o->citation;
+	if (o->annotation)
+		return o->creator ? &o->author : &o->note;
+	if (o->note_body)
+		return &o->note;
+	return &o->para;
+}
+
+static int end_paragraph(struct odt *o)
+{
+	char prefix[64] = "";
+	bool list = o->list_depth > 0 && !o->heading;
+	int rc = 0;
+
+	if (o->tbl_depth) {
+		struct tr_buf *cell = tr_office_table_current(&o->table);
+
+		if (cell && !tr_office_blank(&o->para)) {
+			if (cell->len)
+				rc = tr_buf_append(cell, "<br>", 4);
+			if (rc == 0)
+				rc = tr_office_cell_append(cell, o->para.data, o->para.len);
+		}
+	} else if (!tr_office_blank(&o->para)) {
+		int depth = o->list_depth < MAX_LIST_DEPTH ? o->list_depth : MAX_LIST_DEPTH;
+
+		if (o->heading) {
+			int h = o->heading > 9 ? 9 : o->heading;
+
+			memset(prefix, '#', (size_t)h);
+			prefix[h] = ' ';
+			prefix[h + 1] = '\0';
+		} else if (list && o->item_first) {
+			int indent = 2 * (depth - 1);
+
+			if (numbered_level(o, o->list_style[depth - 1], depth)) {
+				o->counts[depth - 1]++;
+				snprintf(prefix, sizeof(prefix), "%*s%u. ", indent, "",
+					 o->counts[depth - 1]);
+			} else {
+				snprintf(prefix, sizeof(prefix), "%*s- ", indent, "");
+			}
+			o->item_first = false;
+		} else if (list) {
+			snprintf(prefix, sizeof(prefix), "%*s", 2 * depth, "");
+		}
+		rc = tr_office_rendering_block(&o->r, prefix, o->para.data, o->para.len, list);
+	}
+	o->para.len = 0;
+	o->heading = 0;
+	return rc;
+}
+
+/* Appends the note or comment just read to the notes, its reference to the paragraph. */
+static int end_note(struct odt *o, bool comment)
+{
+	char mark[32];
+	int rc;
+
+	if (comment)
+		snprintf(mark, sizeof(mark), "c%u", o->comments++);
+	else
+		snprintf(mark, sizeof(mark), "%.*s",
+			 (int)(o->citation.len < 20 ? o->citation.len : 20),
+			 o->citation.data ? o->citation.data : "");
+	rc = tr_buf_printf(&o->para, "[^%s]", mark);
+	if (rc == 0)
+		rc = tr_buf_printf(&o->notes, "[^%s]: %.*s%s%.*s\n", mark, (int)o->author.len,
+				   o->author.data ? o->author.data : "", o->author.len ? ": " : "",
+				   (int)o->note.len, o->note.data ? o->note.data : "");
+	o->note.len = o->citation.len = o->author.len = 0;
+	return rc;
+}
+
+static int load_list_style(struct odt *o, struct tr_office_xml *x, const char *style)
+{
+	const char *name = tr_office_xml_name(x);
+	char *level = tr_office_xml_attr(x, "level");
+	struct odf_list_level *grown = realloc(o->levels, (o->n_levels + 1) * sizeof(*grown));
+	char *copy = strdup(style);
+
+	if (!grown || !copy) {
+		free(level);
+		free(copy);
+		if (grown)
+			o->levels = grown;
+		return -1;
+	}
+	o->levels = grown;
+	o->levels[o->n_levels++] = (struct odf_list_level){
+		.style = copy,
+		.level = level ? atoi(level) : 1,
+		.numbered = !strcmp(name, "list-level-style-number"),
+	};
+	free(level);
+	return 0;
+}
+
+static int odt_start(struct odt *o, struct tr_office_xml *x, char **list_style_name)
+{
+	const char *name = tr_office_xml_name(x);
+	bool empty = tr_office_xml_empty(x);
+
+	if (!strcmp(name, "list-style")) {
+		free(*list_style_name);
+		*list_style_name = tr_office_xml_attr(x, "name");
+	} else if (*list_style_name && (!strcmp(name, "list-level-style-number") ||
+					!strcmp(name, "list-level-style-bullet"))) {
+		return load_list_style(o, x, *list_style_name);
+	} else if (!strcmp(name, "tracked-changes")) {
+		/* The changed regions: what was deleted is kept here; count, never show. */
+		int depth = tr_office_xml_depth(x), rc;
+
+		if (empty)
+			return 0;
+		while ((rc = tr_office_xml_next(x)) == 1) {
+			if (tr_office_xml_type(x) == XML_READER_TYPE_END_ELEMENT &&
+			    tr_office_xml_depth(x) == depth)
+				return 0;
+			if (tr_office_xml_start(x, "insertion"))
+				o->ins++;
+			else if (tr_office_xml_start(x, "deletion"))
+				o->del++;
+		}
+		return -1;
+	} else if (!strcmp(name, "h") || !strcmp(name, "p")) {
+		if (o->note_body || o->annotation) {
+			struct tr_buf *t = target(o);
+
+			if (t->len)
+				return tr_buf_append(t, " ", 1);
+			return 0;
+		}
+		o->para.len = 0;
+		if (!strcmp(name, "h")) {
+			char *level = tr_office_xml_attr(x, "outline-level");
+
+			o->heading = level ? atoi(level) : 1;
+			if (o->heading < 1)
+				o->heading = 1;
+			free(level);
+		}
+		if (empty)
+			return end_paragraph(o);
+	} else if (!strcmp(name, "list") && !empty) {
+		char *style = tr_office_xml_attr(x, "style-name");
+
+		if (o->list_depth < MAX_LIST_DEPTH) {
+			const char *borrowed = o->list_depth ? o->list_style[o->list_depth - 1]
+							     : NULL;
+
+			for (size_t i = 0; style && i < o->n_levels; i++)
+				if (!strcmp(o->levels[i].style, style))
+					borrowed = o->levels[i].style;
+			o->list_style[o->list_depth] = borrowed;
+			o->counts[o->list_depth] = 0;
+		}
+		free(style);
+		o->list_depth++;
+	} else if (!strcmp(name, "list-item")) {
+		o->item_first = true;
+	} else if (!strcmp(name, "s")) {
+		char *c = tr_office_xml_attr(x, "c");
+		long n = c ? strtol(c, NULL, 10) : 1;
+		int rc = 0;
+
+		free(c);
+		for (long i = 0; i < (n > 1000 ? 1000 : n) && rc == 0; i++)
+			rc = tr_buf_append(target(o), " ", 1);
+		return rc;
+	} else if (!strcmp(name, "tab")) {
+		return tr_buf_append(target(o), "\t", 1);
+	} else if (!strcmp(name, "line-break")) {
+		return tr_buf_append(target(o), "\n", 1);
+	} else if (!strcmp(name, "a") && !o->note_body && !o->annotation) {
+		free(o->href);
+		o->href = tr_office_xml_attr(x, "href");
+		o->link_start = o->para.len;
+	} else if (!strcmp(name, "note-citation")) {
+		o->in_citation++;
+	} else if (!strcmp(name, "note-body")) {
+		o->note_body++;
+	} else if (!strcmp(name, "annotation") && !empty) {
+		o->annotation++;
+	} else if (!strcmp(name, "creator") && o->annotation) {
+		o->creator++;
+	} else if (!strcmp(name, "date") && o->annotation) {
+		return tr_office_xml_skip(x) < 0 ? -1 : 0;
+	} else if (!strcmp(name, "table") && !empty) {
+		if (++o->tbl_depth == 1)
+			tr_office_table_free(&o->table);
+	} else if (o->tbl_depth == 1 && !strcmp(name, "table-row")) {
+		return tr_office_table_row(&o->table);
+	} else if (o->tbl_depth == 1 &&
+		   (!strcmp(name, "table-cell") || !strcmp(name, "covered-table-cell"))) {
+		return tr_office_table_cell(&o->table);
+	} else if (!strcmp(name, "image") && !o->note_body && !o->annotation) {
+		char *href = tr_office_xml_attr(x, "href");
+		int rc = 0;
+
+		if (href && strncmp(href, "http", 4) != 0) {
+			char *part = tr_office_resolve("content.xml", href);
+
+			rc = part ? tr_office_rendering_picture(&o->r, part, &o->para) : 0;
+			free(part);
+		}
+		free(href);
+		return rc;
+	}
+	return 0;
+}
+
+static int odt_end(struct odt *o, struct tr_office_xml *x)
+{
+	const char *name = tr_office_xml_name(x);
+
+	if ((!strcmp(name, "h") || !strcmp(name, "p")) && !o->note_body && !o->annotation)
+		return end_paragraph(o);
+	if (!strcmp(name, "list") && o->list_depth)
+		o->list_depth--;
+	else if (!strcmp(name, "note-citation") && o->in_citation)
+		o->in_citation--;
+	else if (!strcmp(name, "note-body") && o->note_body)
+		o->note_body--;
+	else if (!strcmp(name, "note"))
+		return end_note(o, false);
+	else if (!strcmp(name, "creator") && o->creator)
+		o->creator--;
+	else if (!strcmp(name, "annotation") && o->annotation && --o->annotation == 0)
+		return end_note(o, true);
+	else if (!strcmp(name, "a") && o->href && !o->note_body && !o->annotation)
+		return tr_office_link_end(&o->para, o->link_start, &o->href);
+	else if (!strcmp(name, "table") && o->tbl_depth && --o->tbl_depth == 0)
+		return tr_office_rendering_table(&o->r, &o->table);
+	return 0;
+}
+
+int tr_office_odt(const struct tr_office_doc *d, struct tr_result *res)
+{
+	struct odt o = {.d = d, .z = d->z};
+	struct tr_office_xml x;
+	char *list_style_name = NULL;
+	int rc = tr_office_xml_open(&x, d->z, d->main_part);
+
+	res->type = TR_TYPE_DOCUMENT;
+	if (rc > 0)
+		rc = tr_office_zip_fail(d->z, TR_E_CORRUPT, "the part %s is missing", d->main_part);
+	while (rc == 0 && (rc = tr_office_xml_next(&x)) == 1) {
+		int type = tr_office_xml_type(&x);
+		const char *text;
+
+		if (type == XML_READER_TYPE_ELEMENT)
+			rc = odt_start(&o, &x, &list_style_name);
+		else if (type == XML_READER_TYPE_END_ELEMENT)
+			rc = odt_end(&o, &x);
+		else if ((text = tr_office_xml_text(&x)) && type != XML_READER_TYPE_WHITESPACE)
+			rc = tr_buf_append(target(&o), text, strlen(text));
+		else
+			rc = 0;
+		if (rc < 0 && !d->z->error)
+			d->z->oom = true;
+	}
+	tr_office_xml_close(&x);
+	free(list_style_name);
+	if (rc == 0 && o.notes.len)
+		rc = tr_buf_printf(&o.r.out, "\n---\n%s", o.notes.data);
+	if (rc == 0 && (o.para.oom || o.note.oom || o.notes.oom))
+		rc = -1, d->z->oom = true;
+	if (rc == 0)
+		rc = tr_office_rendering_finish(d, &o.r, o.ins, o.del, res);
+	tr_office_rendering_free(&o.r);
+	for (size_t i = 0; i < o.n_levels; i++)
+		free(o.levels[i].style);
+	free(o.levels);
+	tr_buf_free(&o.para);
+	tr_buf_free(&o.notes);
+	tr_buf_free(&o.note);
+	tr_buf_free(&o.citation);
+	tr_buf_free(&o.author);
+	tr_office_table_free(&o.table);
+	free(o.href);
+	return rc < 0 ? -1 : 0;
+}
+
+/* --- spreadsheets --- */
+
+/* Repeats beyond these are empty formatting runs (a style applied to the rest of the sheet). */
+#define ODS_MAX_COLUMNS 1024
+
+struct ods_sheet {
+	char *name;  /* owned */
+	char *range; /* owned, the used range once scanned */
+	bool hidden;
+};
+
+struct ods {
+	const struct tr_office_doc *d;
+	struct tr_office_zip *z;
+	struct ods_sheet *sheets;
+	size_t n_sheets;
+	char **hidden_styles; /* table styles with table:display="false" */
+	size_t n_hidden_styles;
+	struct tr_buf out;
+	struct tr_office_sheet_view v;
+};
+
+/* The sheet being read. */
+struct ods_table {
+	bool shown;
+	uint32_t from_row;
+	uint64_t row;              /* 1-based number of the row being read */
+	uint64_t col;              /* 1-based column of the next cell */
+	uint32_t min_col, max_col; /* used range (0: none) */
+	uint64_t min_row, max_row;
+	struct tr_buf rows; /* the row lines shown */
+	struct tr_buf merged;
+	uint64_t merged_count;
+	struct tr_buf cells[ODS_MAX_COLUMNS]; /* the row being read */
+	uint32_t used;                        /* 1 + last column with a value in this row */
+	bool row_hidden;
+	uint64_t row_repeat;
+	bool capped;
+};
+
+static bool hidden_style(const struct ods *s, const char *style)
+{
+	for (size_t i = 0; style && i < s->n_hidden_styles; i++)
+		if (!strcmp(s->hidden_styles[i], style))
+			return true;
+	return false;
+}
+
+/* Reads one table:table-cell (the reader stands on it): its display text into the row. */
+static int ods_cell(struct ods *s, struct tr_office_xml *x, struct ods_table *t)
+{
+	char *rep = tr_office_xml_attr(x, "number-columns-repeated");
+	char *span_c = tr_office_xml_attr(x, "number-columns-spanned");
+	char *span_r = tr_office_xml_attr(x, "number-rows-spanned");
+	char *value = tr_office_xml_attr(x, "value");
+	uint64_t repeat = rep ? strtoull(rep, NULL, 10) : 1;
+	struct tr_buf text = {0};
+	int depth = tr_office_xml_depth(x), rc = 1, paragraphs = 0;
+	bool in_p = false;
+
+	if (repeat == 0)
+		repeat = 1;
+	if (!tr_office_xml_empty(x)) {
+		while ((rc = tr_office_xml_next(x)) == 1) {
+			int type = tr_office_xml_type(x);
+			const char *chars;
+
+			if (type == XML_READER_TYPE_END_ELEMENT && tr_office_xml_depth(x) == depth)
+				break;
+			if (tr_office_xml_start(x, "p")) {
+				if (paragraphs++ && tr_buf_append(&text, "\n", 1) < 0)
+					rc = -1;
+				in_p = !tr_office_xml_empty(x);
+			} else if (tr_office_xml_end(x, "p")) {
+				in_p = false;
+			} else if (tr_office_xml_start(x, "annotation")) {
+				rc = tr_office_xml_skip(x) < 0 ? -1 : 1;
+			} else if (in_p && tr_office_xml_start(x, "s")) {
+				rc = tr_buf_append(&text, " ", 1) < 0 ? -1 : 1;
+			} else if (in_p && (chars = tr_office_xml_text(x))) {
+				rc = tr_buf_append(&text, chars, strlen(chars)) < 0 ? -1 : 1;
+			}
+			if (rc < 0)
+				break;
+		}
+	}
+	if (rc >= 0 && !text.len && value)
+		rc = tr_buf_append(&text, value, strlen(value)) < 0 ? -1 : rc;
+	if (rc >= 0 && text.len) {
+		for (uint64_t i = 0; i < repeat && t->col + i <= ODS_MAX_COLUMNS; i++) {
+			uint32_t col = (uint32_t)(t->col + i);
+
+			if (t->shown && t->row >= t->from_row && !t->capped) {
+				t->cells[col - 1].len = 0;
+				if (tr_office_cell_append_capped(&t->cells[col - 1], text.data,
+								 text.len,
+								 s->d->opts->max_line_chars) < 0)
+					rc = -1;
+			}
+			if (col > t->used)
+				t->used = col;
+			if (!t->min_col || col < t->min_col)
+				t->min_col = col;
+			if (col > t->max_col)
+				t->max_col = col;
+		}
+	}
+	if (rc >= 0 && (span_c || span_r) && t->shown && t->col <= ODS_MAX_COLUMNS) {
+		uint64_t sc = span_c ? strtoull(span_c, NULL, 10) : 1,
+			 sr = span_r ? strtoull(span_r, NULL, 10) : 1;
+
+		if ((sc > 1 || sr > 1) && sc < ODS_MAX_COLUMNS && sr < 1048576) {
+			char a[8], b[8];
+
+			tr_office_column_name((uint32_t)t->col, a);
+			tr_office_column_name((uint32_t)(t->col + sc - 1), b);
+			if (tr_buf_printf(&t->merged, "%s%s%" PRIu64 ":%s%" PRIu64,
+					  t->merged_count++ ? ", " : "", a, t->row, b,
+					  t->row + sr - 1) < 0)
+				rc = -1;
+		}
+	}
+	t->col += repeat;
+	free(rep);
+	free(span_c);
+	free(span_r);
+	free(value);
+	if (text.oom)
+		rc = -1;
+	tr_buf_free(&text);
+	if (rc < 0 && !s->z->error)
+		s->z->oom = true;
+	return rc < 0 ? -1 : 0;
+}
+
+/* Ends a row: records the used rows and writes its line while the caps allow. */
+static int ods_row_end(struct ods *s, struct ods_table *t, size_t index)
+{
+	const struct tr_options *opts = s->d->opts;
+	uint64_t repeat = t->row_repeat ? t->row_repeat : 1;
+	int rc = 0;
+
+	if (t->used) {
+		if (!t->min_row)
+			t->min_row = t->row;
+		t->max_row = t->row + repeat - 1;
+	}
+	for (uint64_t i = 0; t->used && t->shown && !t->capped && i < repeat && rc == 0; i++) {
+		uint64_t number = t->row + i;
+		size_t before = t->rows.len;
+
+		if (number < t->from_row)
+			continue;
+		rc = tr_buf_printf(&t->rows, "| %" PRIu64 "%s |", number,
+				   t->row_hidden ? " (hidden)" : "");
+		for (uint32_t c = 0; c < t->used && rc == 0; c++) {
+			rc = tr_buf_append(&t->rows, " ", 1);
+			if (rc == 0 && t->cells[c].len)
+				rc = tr_buf_append(&t->rows, t->cells[c].data, t->cells[c].len);
+			if (rc == 0)
+				rc = tr_buf_append(&t->rows, " |", 2);
+		}
+		if (rc == 0)
+			rc = tr_buf_append(&t->rows, "\n", 1);
+		/* The header comes later: 64 bytes and 6 per column are kept for it. */
+		if (rc == 0 && s->v.rows_shown > 0 &&
+		    (s->v.rows_shown >= opts->max_lines ||
+		     s->out.len + t->rows.len + 64 + 6 * (uint64_t)t->used > opts->max_output)) {
+			t->rows.len = before;
+			t->capped = true;
+			s->v.capped = true;
+			s->v.cap_sheet = index;
+			s->v.cap_row = number;
+			break;
+		}
+		s->v.rows_shown++;
+	}
+	for (uint32_t c = 0; c < t->used; c++)
+		t->cells[c].len = 0;
+	t->used = 0;
+	t->row += repeat;
+	return rc;
+}
+
+/* Writes the finished table: header, rows, merged ranges; records its used range. */
+static int ods_table_end(struct ods *s, struct ods_table *t, size_t index)
+{
+	struct ods_sheet *sheet = &s->sheets[index - 1];
+	char a[8], b[8];
+	int rc = 0;
+
+	if (t->max_col) {
+		tr_office_column_name(t->min_col, a);
+		tr_office_column_name(t->max_col, b);
+		if (asprintf(&sheet->range, "%s%" PRIu64 ":%s%" PRIu64, a, t->min_row, b,
+			     t->max_row) < 0) {
+			sheet->range = NULL;
+			return -1;
+		}
+	}
+	if (!t->shown)
+		return 0;
+	rc = tr_buf_printf(&s->out, "%s--- Sheet %zu: %s (%s%s", s->out.len ? "\n" : "", index,
+			   sheet->name ? sheet->name : "", sheet->range ? sheet->range : "empty",
+			   sheet->hidden ? ", hidden sheet" : "");
+	if (rc == 0 && t->from_row > 1)
+		rc = tr_buf_printf(&s->out, ", from row %" PRIu32, t->from_row);
+	if (rc == 0)
+		rc = tr_buf_append(&s->out, ") ---\n", 6);
+	if (rc == 0 && t->max_col) {
+		rc = tr_buf_append(&s->out, "| row |", 7);
+		for (uint32_t c = 1; c <= t->max_col && rc == 0; c++) {
+			tr_office_column_name(c, a);
+			rc = tr_buf_printf(&s->out, " %s |", a);
+		}
+		rc |= tr_buf_append(&s->out, "\n| --- |", 8);
+		for (uint32_t c = 1; c <= t->max_col && rc == 0; c++)
+			rc = tr_buf_append(&s->out, " --- |", 6);
+		rc |= tr_buf_append(&s->out, "\n", 1);
+	}
+	if (rc == 0 && t->rows.len)
+		rc = tr_buf_append(&s->out, t->rows.data, t->rows.len);
+	else if (rc == 0 && !t->capped)
+		rc = tr_buf_append(&s->out, "(no rows with values)\n", 22);
+	if (rc == 0 && t->merged_count && !t->capped)
+		rc = tr_buf_printf(&s->out, "Merged cells (value in the first cell): %s\n",
+				   t->merged.data);
+	return rc;
+}
+
+static void ods_table_reset(struct ods_table *t)
+{
+	for (size_t c = 0; c < ODS_MAX_COLUMNS; c++)
+		tr_buf_free(&t->cells[c]);
+	tr_buf_free(&t->rows);
+	tr_buf_free(&t->merged);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Streams content.xml: automatic styles (hidden tables), then every table. */
+static int ods_read(struct ods *s, struct ods_table *t)
+{
+	const struct tr_selector *sel = s->d->sel;
+	struct tr_office_xml x;
+	char *style_name = NULL;
+	size_t index = 0;
+	int rc = tr_office_xml_open(&x, s->z, s->d->main_part);
+
+	if (rc > 0)
+		rc = tr_office_zip_fail(s->z, TR_E_CORRUPT, "the part %s is missing",
+					s->d->main_part);
+	while (rc == 0 && (rc = tr_office_xml_next(&x)) == 1) {
+		rc = 0;
+		if (tr_office_xml_start(&x, "style")) {
+			free(style_name);
+			style_name = tr_office_xml_attr(&x, "name");
+		} else if (tr_office_xml_start(&x, "table-properties") && style_name) {
+			char *display = tr_office_xml_attr(&x, "display");
+
+			if (display && !strcmp(display, "false")) {
+				char **grown = realloc(s->hidden_styles,
+						       (s->n_hidden_styles + 1) * sizeof(*grown));
+
+				if (!grown) {
+					rc = -1;
+				} else {
+					s->hidden_styles = grown;
+					s->hidden_styles[s->n_hidden_styles++] = style_name;
+					style_name = NULL;
+				}
+			}
+			free(display);
+		} else if (tr_office_xml_start(&x, "table") && !tr_office_xml_empty(&x) &&
+			   tr_office_xml_depth(&x) > 0) {
+			struct ods_sheet *grown = realloc(s->sheets, (index + 1) * sizeof(*grown));
+			char *style = tr_office_xml_attr(&x, "style-name");
+
+			if (!grown) {
+				free(style);
+				rc = -1;
+				break;
+			}
+			s->sheets = grown;
+			s->sheets[index] = (struct ods_sheet){
+				.name = tr_office_xml_attr(&x, "name"),
+				.hidden = hidden_style(s, style),
+			};
+			free(style);
+			index++;
+			s->n_sheets = index;
+			ods_table_reset(t);
+			t->row = 1;
+			t->col = 1;
+			t->shown = !s->v.capped && index >= s->v.first && index <= s->v.last &&
+				   (!s->sheets[index - 1].hidden ||
+				    (sel->present && index == s->v.first));
+			if (index >= s->v.first && index <= s->v.last && !t->shown && !s->v.capped)
+				s->v.hidden_skipped = true;
+			t->from_row = index == s->v.first && sel->column ? (uint32_t)sel->column
+									 : 1;
+		} else if (tr_office_xml_end(&x, "table") && index) {
+			rc = ods_table_end(s, t, index);
+			if (t->shown) {
+				s->v.shown++;
+				s->v.shown_last = index;
+			}
+			t->shown = false;
+		} else if (tr_office_xml_start(&x, "table-row") && index) {
+			char *rep = tr_office_xml_attr(&x, "number-rows-repeated");
+			char *vis = tr_office_xml_attr(&x, "visibility");
+
+			t->row_repeat = rep ? strtoull(rep, NULL, 10) : 1;
+			t->row_hidden = vis && strcmp(vis, "visible") != 0;
+			t->col = 1;
+			free(rep);
+			free(vis);
+			if (tr_office_xml_empty(&x))
+				rc = ods_row_end(s, t, index);
+		} else if (tr_office_xml_end(&x, "table-row") && index) {
+			rc = ods_row_end(s, t, index);
+		} else if ((tr_office_xml_start(&x, "table-cell") ||
+			    tr_office_xml_start(&x, "covered-table-cell")) &&
+			   index) {
+			rc = ods_cell(s, &x, t);
+		}
+		if (rc < 0 && !s->z->error)
+			s->z->oom = true;
+	}
+	free(style_name);
+	tr_office_xml_close(&x);
+	return rc < 0 ? -1 : 0;
+}
+
+int tr_office_ods(const struct tr_office_doc *d, struct tr_result *res)
+{
+	const struct tr_selector *sel = d->sel;
+	struct ods s = {.d = d, .z = d->z};
+	struct ods_table *t = calloc(1, sizeof(*t));
+	int rc = -1;
+
+	res->type = TR_TYPE_SPREADSHEET;
+	if (!t) {
+		d->z->oom = true;
+		return -1;
+	}
+	s.v.first = sel->present ? (size_t)sel->start : 1;
+	s.v.last = sel->present && sel->end ? (size_t)sel->end : SIZE_MAX;
+	s.v.from_row = sel->column;
+	if (ods_read(&s, t) < 0)
+		goto out;
+	if (s.n_sheets == 0) {
+		tr_office_zip_fail(d->z, TR_E_CORRUPT, "the spreadsheet has no tables");
+		goto out;
+	}
+	res->meta.sheets = calloc(s.n_sheets, sizeof(*res->meta.sheets));
+	if (!res->meta.sheets) {
+		d->z->oom = true;
+		goto out;
+	}
+	res->meta.n_sheets = s.n_sheets;
+	for (size_t i = 0; i < s.n_sheets; i++) {
+		res->meta.sheets[i] = (struct tr_sheet_meta){
+			.name = s.sheets[i].name ? s.sheets[i].name : strdup(""),
+			.range = s.sheets[i].range,
+			.hidden = s.sheets[i].hidden,
+		};
+		s.sheets[i].name = s.sheets[i].range = NULL;
+	}
+	if (sel->present && sel->start > s.n_sheets) {
+		rc = tr_office_sheets_past_end(d, s.n_sheets, res);
+		goto out;
+	}
+	s.v.n_sheets = s.n_sheets;
+	if (s.v.last > s.n_sheets)
+		s.v.last = s.n_sheets;
+	s.v.after = s.v.last + 1;
+	while (s.v.after <= s.n_sheets && res->meta.sheets[s.v.after - 1].hidden)
+		s.v.after++;
+	rc = tr_office_sheets_result(d, &s.v, &s.out, res);
+out:
+	if (rc < 0 && !d->z->error)
+		d->z->oom = true;
+	ods_table_reset(t);
+	free(t);
+	for (size_t i = 0; i < s.n_sheets; i++) {
+		free(s.sheets[i].name);
+		free(s.sheets[i].range);
+	}
+	free(s.sheets);
+	for (size_t i = 0; i < s.n_hidden_styles; i++)
+		free(s.hidden_styles[i]);
+	free(s.hidden_styles);
+	tr_buf_free(&s.out);
+	return rc;
+}

@@ -1,0 +1,423 @@
+/* office_text.c - what the Office renderers share: pipe-table cells and tables, and pictures
+ * attached to images[] through the image validators and fitting of readers/image. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "office.h"
+#include "text.h"
+#include "util.h"
+
+int tr_office_cell_append(struct tr_buf *out, const char *s, size_t len)
+{
+	size_t from = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		const char *rep;
+
+		switch (s[i]) {
+		case '|': rep = "\\|"; break;
+		case '\n': rep = "<br>"; break;
+		case '\r':
+		case '\t': rep = " "; break;
+		default: continue;
+		}
+		if (tr_buf_append(out, s + from, i - from) < 0 ||
+		    tr_buf_append(out, rep, strlen(rep)) < 0)
+			return -1;
+		from = i + 1;
+	}
+	return tr_buf_append(out, s + from, len - from);
+}
+
+int tr_office_cell_append_capped(struct tr_buf *out, const char *s, size_t len, uint64_t max_chars)
+{
+	uint64_t passed, total;
+	size_t cut;
+
+	if (!max_chars || len <= max_chars)
+		return tr_office_cell_append(out, s, len);
+	cut = tr_utf8_advance((const unsigned char *)s, len, max_chars, &passed);
+	if (cut == len)
+		return tr_office_cell_append(out, s, len);
+	total = passed + tr_utf8_count((const unsigned char *)s + cut, len - cut);
+	if (tr_office_cell_append(out, s, cut) < 0)
+		return -1;
+	return tr_buf_printf(out, " [... cell truncated: %" PRIu64 " of %" PRIu64 " chars shown]",
+			     passed, total);
+}
+
+int tr_office_table_row(struct tr_office_table *t)
+{
+	if (t->n_rows == t->cap_rows) {
+		size_t cap = t->cap_rows ? 2 * t->cap_rows : 8;
+		size_t *grown = realloc(t->row_len, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		t->row_len = grown;
+		t->cap_rows = cap;
+	}
+	t->row_len[t->n_rows++] = 0;
+	return 0;
+}
+
+int tr_office_table_cell(struct tr_office_table *t)
+{
+	if (t->n_rows == 0 && tr_office_table_row(t) < 0)
+		return -1;
+	if (t->n_cells == t->cap_cells) {
+		size_t cap = t->cap_cells ? 2 * t->cap_cells : 16;
+		struct tr_buf *grown = realloc(t->cells, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		t->cells = grown;
+		t->cap_cells = cap;
+	}
+	memset(&t->cells[t->n_cells++], 0, sizeof(struct tr_buf));
+	t->row_len[t->n_rows - 1]++;
+	return 0;
+}
+
+struct tr_buf *tr_office_table_current(struct tr_office_table *t)
+{
+	return t->n_cells ? &t->cells[t->n_cells - 1] : NULL;
+}
+
+int tr_office_table_flush(struct tr_office_table *t, struct tr_buf *out)
+{
+	size_t width = 0, cell = 0;
+	int rc = 0;
+
+	for (size_t r = 0; r < t->n_rows; r++)
+		if (t->row_len[r] > width)
+			width = t->row_len[r];
+	for (size_t r = 0; r < t->n_rows && width && rc == 0; r++) {
+		for (size_t c = 0; c < width && rc == 0; c++) {
+			const struct tr_buf *b = c < t->row_len[r] ? &t->cells[cell + c] : NULL;
+
+			rc = tr_buf_append(out, c ? " | " : "| ", c ? 3 : 2);
+			if (rc == 0 && b && b->len)
+				rc = tr_buf_append(out, b->data, b->len);
+			if (rc == 0 && b && b->oom)
+				rc = -1;
+		}
+		cell += t->row_len[r];
+		if (rc == 0)
+			rc = tr_buf_append(out, " |\n", 3);
+		if (r == 0)
+			for (size_t c = 0; c < width && rc == 0; c++)
+				rc = tr_buf_append(out, c + 1 < width ? "| --- " : "| --- |\n",
+						   c + 1 < width ? 6 : 8);
+	}
+	tr_office_table_free(t);
+	return rc;
+}
+
+void tr_office_table_free(struct tr_office_table *t)
+{
+	for (size_t i = 0; i < t->n_cells; i++)
+		tr_buf_free(&t->cells[i]);
+	free(t->cells);
+	free(t->row_len);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The displayable formats a picture may be in, with their validators. */
+static const struct {
+	const char *name, *media_type;
+	bool (*signature)(const unsigned char *head, size_t len);
+	tr_image_validate_fn validate;
+} picture_formats[] = {
+	{"PNG", "image/png", tr_png_signature, tr_png_validate},
+	{"JPEG", "image/jpeg", tr_jpeg_signature, tr_jpeg_validate},
+	{"GIF", "image/gif", tr_gif_signature, tr_gif_validate},
+	{"WebP", "image/webp", tr_webp_signature, tr_webp_validate},
+};
+
+int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
+		      const struct tr_options *opts, struct tr_result *res, struct tr_buf *text)
+{
+	struct tr_buf bytes = {0};
+	struct tr_image_info info;
+	struct tr_blob *blob;
+	const char *media_type = NULL;
+	char err[256] = "", fitted[200] = "";
+	zip_int64_t idx;
+	uint64_t size;
+	int rc;
+
+	if (res->n_images >= TR_OFFICE_MAX_IMAGES)
+		return tr_buf_printf(text,
+				     "[picture %s: not attached, %d pictures at most per result]",
+				     tr_path_base_name(part), TR_OFFICE_MAX_IMAGES) < 0
+			       ? -1
+			       : 0;
+	rc = tr_office_zip_entry(z, part, 0, &idx, &size);
+	if (rc > 0)
+		return tr_buf_printf(text, "[picture %s: missing from the archive]",
+				     tr_path_base_name(part)) < 0
+			       ? -1
+			       : 0;
+	if (rc < 0)
+		return -1;
+	if (size > opts->max_image_size)
+		return tr_buf_printf(text, "[picture %s: %" PRIu64 " bytes, over max_image_size]",
+				     tr_path_base_name(part), size) < 0
+			       ? -1
+			       : 0;
+	if (tr_office_zip_read(z, part, opts->max_image_size, &bytes) != 0) {
+		tr_buf_free(&bytes);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(picture_formats) / sizeof(picture_formats[0]); i++) {
+		if (!picture_formats[i].signature((const unsigned char *)bytes.data, bytes.len))
+			continue;
+		if (picture_formats[i].validate((const unsigned char *)bytes.data, bytes.len, &info,
+						err, sizeof(err)) == 0)
+			media_type = picture_formats[i].media_type;
+		break;
+	}
+	if (!media_type) {
+		rc = tr_buf_printf(text, "[picture %s: not shown (%s)]", tr_path_base_name(part),
+				   err[0] ? err : "not a PNG, JPEG, GIF or WebP image");
+		tr_buf_free(&bytes);
+		return rc < 0 ? -1 : 0;
+	}
+	blob = tr_blob_adopt(bytes.data, bytes.len);
+	if (!blob) {
+		z->oom = true;
+		return -1;
+	}
+#if defined(TR_HAVE_VIPS)
+	if (tr_fit_needed(info.width, info.height, blob->len, opts)) {
+		struct tr_fit fit;
+
+		if (tr_fit_image(blob, opts, &fit, err, sizeof(err)) != TR_OK) {
+			tr_blob_unref(blob);
+			return tr_buf_printf(text,
+					     "[picture %s: %s %" PRIu32 "x%" PRIu32
+					     " could not be downscaled: %s]",
+					     tr_path_base_name(part), media_type, info.width,
+					     info.height, err) < 0
+				       ? -1
+				       : 0;
+		}
+		snprintf(fitted, sizeof(fitted),
+			 ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates by %.3f "
+			 "to map back",
+			 fit.width, fit.height, fit.media_type, fit.scale);
+		tr_blob_unref(blob);
+		blob = fit.data;
+		if (tr_result_add_image(res, blob, fit.media_type, fit.width, fit.height, 0, 0) <
+		    0) {
+			z->oom = true;
+			return -1;
+		}
+	} else
+#endif
+		if (tr_result_add_image(res, blob, media_type, info.width, info.height, 0, 0) < 0) {
+		z->oom = true;
+		return -1;
+	}
+	res->images[res->n_images - 1].slide = slide;
+	return tr_buf_printf(text, "[image %zu: %s %" PRIu32 "x%" PRIu32 "%s]", res->n_images,
+			     media_type, info.width, info.height, fitted) < 0
+		       ? -1
+		       : 0;
+}
+
+/* Marks where a picture stands in the rendering until its line is known. XML 1.0 text cannot
+ * hold U+0001, so the marker never collides with document text. */
+#define PICTURE_MARK '\x01'
+
+int tr_office_rendering_picture(struct tr_office_rendering *r, const char *part,
+				struct tr_buf *text)
+{
+	char *copy = strdup(part);
+	char **parts = copy ? realloc(r->parts, (r->n + 1) * sizeof(*parts)) : NULL;
+
+	if (!parts) {
+		free(copy);
+		return -1;
+	}
+	r->parts = parts;
+	r->parts[r->n++] = copy;
+	return tr_buf_printf(text, "%c[image: %s]", PICTURE_MARK, tr_path_base_name(part));
+}
+
+/* Records each picture's line and removes the markers. */
+static int locate_pictures(struct tr_office_rendering *r)
+{
+	uint64_t line = 1;
+	size_t w = 0, k = 0;
+
+	r->lines = calloc(r->n ? r->n : 1, sizeof(*r->lines));
+	if (!r->lines)
+		return -1;
+	for (size_t i = 0; i < r->out.len; i++) {
+		char c = r->out.data[i];
+
+		if (c == PICTURE_MARK) {
+			if (k < r->n)
+				r->lines[k++] = line;
+			continue;
+		}
+		if (c == '\n')
+			line++;
+		r->out.data[w++] = c;
+	}
+	r->out.len = w;
+	if (r->out.data)
+		r->out.data[w] = '\0';
+	return 0;
+}
+
+int tr_office_rendering_finish(const struct tr_office_doc *d, struct tr_office_rendering *r,
+			       int64_t ins, int64_t del, struct tr_result *res)
+{
+	struct tr_buf scratch = {0};
+	int rc = 0;
+
+	res->type = TR_TYPE_DOCUMENT;
+	if (r->out.oom || locate_pictures(r) < 0 ||
+	    tr_text_window_buffer(r->out.data ? r->out.data : "", r->out.len, d->name, d->sel,
+				  d->opts, res) < 0) {
+		d->z->oom = true;
+		return -1;
+	}
+	if (ins || del) {
+		res->meta.tracked_ins = ins;
+		res->meta.tracked_del = del;
+	}
+	for (size_t i = 0; res->success && i < r->n && rc == 0; i++) {
+		if (r->lines[i] < res->range_start || r->lines[i] > res->range_end)
+			continue;
+		scratch.len = 0;
+		rc = tr_office_picture(d->z, r->parts[i], 0, d->opts, res, &scratch);
+	}
+	tr_buf_free(&scratch);
+	return rc;
+}
+
+void tr_office_rendering_free(struct tr_office_rendering *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->parts[i]);
+	free(r->parts);
+	free(r->lines);
+	tr_buf_free(&r->out);
+	memset(r, 0, sizeof(*r));
+}
+
+bool tr_office_blank(const struct tr_buf *b)
+{
+	for (size_t i = 0; i < b->len; i++)
+		if (b->data[i] != ' ' && b->data[i] != '\t' && b->data[i] != '\n')
+			return false;
+	return true;
+}
+
+int tr_office_rendering_block(struct tr_office_rendering *r, const char *prefix, const char *text,
+			      size_t len, bool list)
+{
+	struct tr_buf view = {.data = (char *)text, .len = len};
+
+	if (tr_office_blank(&view))
+		return 0;
+	if (r->out.len && !(list && r->prev_list) && tr_buf_append(&r->out, "\n", 1) < 0)
+		return -1;
+	r->prev_list = list;
+	if (tr_buf_append(&r->out, prefix, strlen(prefix)) < 0 ||
+	    tr_buf_append(&r->out, text, len) < 0 || tr_buf_append(&r->out, "\n", 1) < 0)
+		return -1;
+	return 0;
+}
+
+void tr_office_column_name(uint32_t col, char *buf)
+{
+	char tmp[8];
+	int n = 0;
+
+	while (col && n < 7) {
+		col--;
+		tmp[n++] = (char)('A' + col % 26);
+		col /= 26;
+	}
+	for (int i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+}
+
+int tr_office_sheets_past_end(const struct tr_office_doc *d, size_t n, struct tr_result *res)
+{
+	res->range_unit = TR_UNIT_SHEET;
+	res->range_total = n;
+	tr_result_fail(res, TR_E_OUT_OF_RANGE,
+		       "Sheet %" PRIu64 " is past the end of the workbook (%zu sheet%s)",
+		       d->sel->start, n, n == 1 ? "" : "s");
+	return res->short_result ? 0 : -1;
+}
+
+int tr_office_sheets_result(const struct tr_office_doc *d, const struct tr_office_sheet_view *v,
+			    struct tr_buf *out, struct tr_result *res)
+{
+	char next[64];
+	size_t end = v->shown_last ? v->shown_last : v->first;
+
+	res->success = true;
+	res->range_unit = TR_UNIT_SHEET;
+	res->range_start = v->first;
+	res->range_end = end;
+	res->range_total = v->n_sheets;
+	res->truncated = v->capped || v->first > 1 || v->last < v->n_sheets || v->hidden_skipped ||
+			 v->from_row > 1;
+	if (v->capped) {
+		snprintf(next, sizeof(next), "%" PRIu64 ".%" PRIu64 "-", v->cap_sheet, v->cap_row);
+		tr_result_set_next(res, d->name, next);
+	} else if (v->after <= v->n_sheets) {
+		snprintf(next, sizeof(next), "%zu-", v->after);
+		tr_result_set_next(res, d->name, next);
+	}
+	tr_buf_free(&res->content);
+	res->content = *out;
+	memset(out, 0, sizeof(*out));
+	if (v->capped)
+		tr_result_set_short(res,
+				    "Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu, "
+				    "cut at sheet %" PRIu64 " row %" PRIu64 ")",
+				    v->rows_shown, v->rows_shown == 1 ? "" : "s", v->shown,
+				    v->shown == 1 ? "" : "s", v->first, end, v->n_sheets,
+				    v->cap_sheet, v->cap_row);
+	else
+		tr_result_set_short(res,
+				    "Read %" PRIu64 " row%s of %zu sheet%s (sheets %zu-%zu of %zu)",
+				    v->rows_shown, v->rows_shown == 1 ? "" : "s", v->shown,
+				    v->shown == 1 ? "" : "s", v->first, end, v->n_sheets);
+	return res->short_result ? 0 : -1;
+}
+
+int tr_office_link_end(struct tr_buf *para, size_t start, char **url)
+{
+	size_t len = para->len - start;
+	int rc = 0;
+
+	if (len != strlen(*url) || memcmp(para->data + start, *url, len) != 0)
+		rc = tr_buf_printf(para, " (%s)", *url);
+	free(*url);
+	*url = NULL;
+	return rc;
+}
+
+int tr_office_rendering_table(struct tr_office_rendering *r, struct tr_office_table *t)
+{
+	if (r->out.len && tr_buf_append(&r->out, "\n", 1) < 0) {
+		tr_office_table_free(t);
+		return -1;
+	}
+	r->prev_list = false;
+	return tr_office_table_flush(t, &r->out);
+}
