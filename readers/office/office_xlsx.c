@@ -204,17 +204,27 @@ static int rich_text(struct tr_office_xml *xml, const char *element, struct tr_b
 	return rc;
 }
 
-static int load_strings(struct xlsx *x)
+/* Opens the workbook's part of relationship type rel (e.g. "/styles") in xml. Returns 0; 1 when
+ * the workbook has no such part (it is optional); -1 on error or out of memory. */
+static int open_workbook_part(struct xlsx *x, const char *rel, struct tr_office_xml *xml)
 {
-	struct tr_office_xml xml;
-	char *part = workbook_part(x, "/sharedStrings");
-	size_t cap = 0;
+	char *part = workbook_part(x, rel);
 	int rc;
 
 	if (!part)
-		return x->z->oom || x->z->error ? -1 : 0;
-	rc = tr_office_xml_open(&xml, x->z, part);
+		return x->z->oom || x->z->error ? -1 : 1;
+	rc = tr_office_xml_open(xml, x->z, part);
 	free(part);
+	return rc;
+}
+
+static int load_strings(struct xlsx *x)
+{
+	struct tr_office_xml xml;
+	size_t cap = 0;
+	int rc;
+
+	rc = open_workbook_part(x, "/sharedStrings", &xml);
 	if (rc)
 		return rc > 0 ? 0 : -1;
 	while ((rc = tr_office_xml_next(&xml)) == 1) {
@@ -240,15 +250,11 @@ static int load_strings(struct xlsx *x)
 static int load_styles(struct xlsx *x)
 {
 	struct tr_office_xml xml;
-	char *part = workbook_part(x, "/styles");
 	bool in_xfs = false;
 	size_t cap = 0;
 	int rc;
 
-	if (!part)
-		return x->z->oom || x->z->error ? -1 : 0;
-	rc = tr_office_xml_open(&xml, x->z, part);
-	free(part);
+	rc = open_workbook_part(x, "/styles", &xml);
 	if (rc)
 		return rc > 0 ? 0 : -1;
 	while ((rc = tr_office_xml_next(&xml)) == 1) {
