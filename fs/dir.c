@@ -152,9 +152,10 @@ fail:
 
 void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
 	struct tfs_inode *inode = tfs_inode_of(req, ino);
 	struct dir_handle *d;
-	int fd, err;
+	int path_fd, fd, err;
 
 	if (inode->is_sibling || inode->type != S_IFDIR) {
 		fuse_reply_err(req, ENOTDIR);
@@ -165,7 +166,15 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fd = openat(inode->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	path_fd = tfs_inode_fd(&fs->inodes, inode);
+	if (path_fd < 0) {
+		errno = -path_fd;
+		goto fail;
+	}
+	fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	tfs_inode_fd_put(&fs->inodes, inode);
+	errno = err;
 	if (fd < 0)
 		goto fail;
 	d->dp = fdopendir(fd);
@@ -230,7 +239,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			/* Siblings go with node id 0: the kernel shows the name and looks it up
 			 * when it is used, so listing never generates a document. */
 			if (!ent->sibling && !is_dot_or_dotdot(ent->name)) {
-				int fd = openat(dir->fd, ent->name,
+				int fd = openat(dirfd(d->dp), ent->name,
 						O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 				if (fd < 0)

@@ -23,7 +23,10 @@ enum { TRIM_INTERVAL_MS = 1000 };
 struct cmdline {
 	const char *source, *mountpoint;
 	bool foreground, debug, single_thread;
-	char *fuse_opts; /* -o options that are not toolfs's, for FUSE; owned */
+	bool strict;      /* -o cache=strict */
+	bool no_handles;  /* -o inode_handles=no */
+	long watch_limit; /* -o watch_limit=N; -1: none */
+	char *fuse_opts;  /* -o options that are not toolfs's, for FUSE; owned */
 };
 
 static const struct {
@@ -41,6 +44,9 @@ static const struct {
 	{"cache_size=SIZE", "memory for rendered siblings (256M)"},
 	{"symlinks=inside|none", "symlinks' siblings follow targets inside the tree (inside)"},
 	{"hide_siblings", "do not list NAME.tool.json (still readable by name)"},
+	{"cache=watch|strict", "plain entries cached, kept fresh by inotify (watch), or uncached"},
+	{"watch_limit=N", "watch at most N directories; the others are served uncached"},
+	{"inode_handles=yes|no", "keep inodes as file handles when permitted (yes)"},
 };
 
 static void usage(FILE *out)
@@ -89,6 +95,34 @@ static int fail_usage(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* Applies one -o item of the daemon's own (cache, watch_limit, inode_handles). Returns 0 when it
+ * took it, -2 when its value is invalid, -1 when it is not one of them. */
+static int parse_daemon_option(const char *item, const char *value, struct cmdline *cmd)
+{
+	char *end;
+
+	if (strcmp(item, "cache") == 0) {
+		if (!value || (strcmp(value, "strict") != 0 && strcmp(value, "watch") != 0))
+			return -2;
+		cmd->strict = strcmp(value, "strict") == 0;
+		return 0;
+	}
+	if (strcmp(item, "inode_handles") == 0) {
+		if (!value || (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0))
+			return -2;
+		cmd->no_handles = strcmp(value, "no") == 0;
+		return 0;
+	}
+	if (strcmp(item, "watch_limit") == 0) {
+		if (!value || !*value)
+			return -2;
+		errno = 0;
+		cmd->watch_limit = strtol(value, &end, 10);
+		return *end || errno || cmd->watch_limit < 0 ? -2 : 0;
+	}
+	return -1;
+}
+
 /* Applies one -o argument (comma-separated name[=value] items). Returns 0 or an exit status. */
 static int parse_mount_options(char *list, struct tr_options *opts, struct cmdline *cmd)
 {
@@ -101,7 +135,11 @@ static int parse_mount_options(char *list, struct tr_options *opts, struct cmdli
 			*value++ = '\0';
 		if (strcmp(item, "rw") == 0)
 			return fail_usage("the mount is read-only: -o %s is not supported", item);
-		rc = tr_options_set(opts, item, value);
+		rc = parse_daemon_option(item, value, cmd);
+		if (rc == 0)
+			continue;
+		if (rc == -1)
+			rc = tr_options_set(opts, item, value);
 		if (rc < 0) {
 			fprintf(stderr, "toolfs: invalid -o %s%s%s\nTry 'toolfs --help'.\n", item,
 				value ? "=" : "", value ? value : "");
@@ -137,16 +175,21 @@ static uint64_t held_budget(const struct tr_options *opts)
 	return opts->cache_size / 4 > HELD_BUDGET_MIN ? opts->cache_size / 4 : HELD_BUDGET_MIN;
 }
 
-/* Every inode the kernel holds keeps an O_PATH fd open in the daemon: allow as many as the hard
- * limit does (the usual soft limit, 1024, is a few directories' worth). */
-static void raise_fd_limit(void)
+/* Raises the soft descriptor limit to the hard one and returns the limit in force: the inode
+ * table's descriptor pool is sized from it (inode.h), so the inodes the kernel remembers are
+ * not bounded by it. */
+static uint64_t raise_fd_limit(void)
 {
 	struct rlimit lim;
 
-	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
+		return 1024;
+	if (lim.rlim_cur < lim.rlim_max) {
 		lim.rlim_cur = lim.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &lim);
+		if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
+			getrlimit(RLIMIT_NOFILE, &lim);
 	}
+	return lim.rlim_cur;
 }
 
 /* Parses argv. Returns -1 to go on, or an exit status (0 after --help / --version). */
@@ -415,13 +458,14 @@ static int run_session(struct fuse_session *se, const struct cmdline *cmd)
 
 int main(int argc, char **argv)
 {
-	struct cmdline cmd = {0};
+	struct cmdline cmd = {.watch_limit = -1};
 	struct tfs_fs fs;
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_session *se = NULL;
 	struct stat root_st;
 	char *mnt_real = NULL;
 	int root_fd = -1, status = EXIT_FAILURE, rc;
+	uint64_t nofile;
 
 	ensure_std_fds();
 	memset(&fs, 0, sizeof(fs));
@@ -433,7 +477,7 @@ int main(int argc, char **argv)
 	}
 	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
-	raise_fd_limit();
+	nofile = raise_fd_limit();
 	tfs_heap_set_policy();
 	fs.cache = tfs_cache_new(fs.opts.cache_size);
 	if (!fs.cache ||
@@ -445,6 +489,9 @@ int main(int argc, char **argv)
 	fs.root.dev = root_st.st_dev;
 	fs.root.ino = root_st.st_ino;
 	root_fd = -1; /* owned by the root inode */
+	fs.inodes.fd_cap = tfs_inodes_fd_cap(nofile);
+	if (cmd.no_handles)
+		fs.inodes.use_handles = false;
 
 	if (session_args(&cmd, &fs, &args) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");

@@ -59,6 +59,7 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 {
 	struct tfs_inode *inode;
 	char *path = NULL;
+	bool created;
 
 	if (fstat(fd, &e->attr) < 0) {
 		int err = errno;
@@ -73,7 +74,7 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 			return ENOMEM;
 		}
 	}
-	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, path);
+	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, dir, name, path, &created);
 	free(path);
 	if (!inode)
 		return ENOMEM;
@@ -84,7 +85,7 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 }
 
 /* Fills e for the virtual name of dir, producing the sibling now so its size is exact. */
-static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
+static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, const char *name,
 			  struct fuse_entry_param *e)
 {
 	struct tfs_sibling_name parsed;
@@ -93,7 +94,7 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *
 	char *base;
 	int err;
 
-	err = tfs_name_parse_sibling(dir->fd, name, &fs->opts, &parsed);
+	err = tfs_name_parse_sibling(dir_fd, name, &fs->opts, &parsed);
 	if (err)
 		return err;
 	base = strndup(name, parsed.base_len);
@@ -118,17 +119,23 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *
 static int lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
 			struct fuse_entry_param *e)
 {
-	int fd;
+	int dir_fd, fd, err;
 
 	memset(e, 0, sizeof(*e));
 	if (dir->is_sibling || dir->type != S_IFDIR)
 		return ENOTDIR;
-	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	dir_fd = tfs_inode_fd(&fs->inodes, dir);
+	if (dir_fd < 0)
+		return -dir_fd;
+	fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0)
-		return tfs_lookup_real(fs, dir, name, fd, e);
-	if (errno != ENOENT)
-		return errno;
-	return lookup_sibling(fs, dir, name, e);
+		err = tfs_lookup_real(fs, dir, name, fd, e);
+	else if (errno != ENOENT)
+		err = errno;
+	else
+		err = lookup_sibling(fs, dir, dir_fd, name, e);
+	tfs_inode_fd_put(&fs->inodes, dir);
+	return err;
 }
 
 static void tfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -158,17 +165,30 @@ static void tfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget
 
 static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
 	struct tfs_inode *inode = tfs_inode_of(req, ino);
 	struct stat st;
+	int fd, rc;
 
 	/* With or without a handle: a sibling inode is one version, whose size every handle on it
 	 * reads. */
-	(void)fi;
 	if (inode->is_sibling) {
 		fuse_reply_attr(req, &inode->attr, SIBLING_ATTR_TIMEOUT);
 		return;
 	}
-	if (fstatat(inode->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+	/* An open real file answers for itself, even when it has been deleted since. */
+	if (fi && inode->type == S_IFREG) {
+		rc = fstat(fi->fh, &st);
+	} else {
+		fd = tfs_inode_fd(&fs->inodes, inode);
+		if (fd < 0) {
+			fuse_reply_err(req, -fd);
+			return;
+		}
+		rc = fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+		tfs_inode_fd_put(&fs->inodes, inode);
+	}
+	if (rc < 0)
 		fuse_reply_err(req, errno);
 	else
 		fuse_reply_attr(req, &st, REAL_TIMEOUT);
@@ -176,17 +196,27 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 
 static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
 	struct tfs_inode *inode = tfs_inode_of(req, ino);
 	char buf[PATH_MAX + 1];
 	ssize_t n;
+	int fd;
 
 	if (inode->is_sibling || inode->type != S_IFLNK) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	n = readlinkat(inode->fd, "", buf, sizeof(buf));
+	fd = tfs_inode_fd(&fs->inodes, inode);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	n = readlinkat(fd, "", buf, sizeof(buf));
 	if (n < 0)
-		fuse_reply_err(req, errno);
+		n = -errno;
+	tfs_inode_fd_put(&fs->inodes, inode);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
 	else if ((size_t)n == sizeof(buf))
 		fuse_reply_err(req, ENAMETOOLONG);
 	else {
@@ -197,18 +227,26 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 
 static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
 	char proc_path[64];
 	struct stat st;
-	int fd;
+	int path_fd, fd, err;
 
 	if (inode->type != S_IFREG) {
 		fuse_reply_err(req, inode->type == S_IFDIR ? EISDIR : EINVAL);
 		return;
 	}
-	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", inode->fd);
+	path_fd = tfs_inode_fd(&fs->inodes, inode);
+	if (path_fd < 0) {
+		fuse_reply_err(req, -path_fd);
+		return;
+	}
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
 	fd = open(proc_path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fuse_reply_err(req, errno);
+	err = fd < 0 || fstat(fd, &st) < 0 ? errno : 0;
+	tfs_inode_fd_put(&fs->inodes, inode);
+	if (err) {
+		fuse_reply_err(req, err);
 		if (fd >= 0)
 			close(fd);
 		return;
