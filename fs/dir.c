@@ -161,6 +161,11 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOTDIR);
 		return;
 	}
+	tfs_watch_sync(fs->watch);
+	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		fuse_reply_err(req, ENOMEM);
@@ -209,6 +214,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
 	char *buf, *p;
 	size_t rem = size;
+	uint64_t seen = tfs_watch_sync(fs->watch);
 	int err;
 
 	if (off == 0) {
@@ -244,7 +250,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 				if (fd < 0)
 					continue; /* gone since the snapshot */
-				err = tfs_lookup_real(fs, dir, ent->name, fd, &e);
+				err = tfs_lookup_real(fs, dir, ent->name, fd, seen, &e);
 				if (err)
 					continue;
 			}

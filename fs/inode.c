@@ -347,6 +347,18 @@ int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode)
 	return fd;
 }
 
+void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	pthread_mutex_lock(&tab->lock);
+	if (inode != &tab->root && inode->fd >= 0 && inode->fd_users == 0) {
+		fd_lru_remove(tab, inode);
+		close(inode->fd);
+		inode->fd = -1;
+		tab->n_fds--;
+	}
+	pthread_mutex_unlock(&tab->lock);
+}
+
 void tfs_inode_fd_put(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
 	if (inode == &tab->root)
@@ -377,11 +389,12 @@ static struct tfs_inode *find_real(struct tfs_inodes *tab, dev_t dev, ino_t ino)
  * Returns the previous directory, whose reference the caller drops (tfs_inodes_forget) after
  * the lock, or NULL. */
 static struct tfs_inode *set_entry(struct tfs_inodes *tab, struct tfs_inode *inode,
-				   struct tfs_inode *dir, char *name, char *dir_path)
+				   struct tfs_inode *dir, char *name, char *dir_path, uint64_t seen)
 {
 	struct tfs_inode *was;
 
-	inode->moved_until = 0;
+	if (inode->moved_seq <= seen)
+		inode->moved_until = 0;
 	if (dir_path && inode->path && strcmp(inode->path, dir_path) != 0) {
 		free(inode->path);
 		inode->path = dir_path;
@@ -404,7 +417,7 @@ static struct tfs_inode *set_entry(struct tfs_inodes *tab, struct tfs_inode *ino
 
 struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
 				      struct tfs_inode *dir, const char *name, const char *path,
-				      bool *created)
+				      uint64_t seen, bool *created)
 {
 	struct tfs_inode *inode, *fresh = NULL, *was = NULL;
 	char *dir_path = S_ISDIR(st->st_mode) ? strdup(path) : NULL, *copy = strdup(name);
@@ -435,7 +448,7 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 	if (inode) {
 		inode->refs++;
 		if (inode != &tab->root) {
-			was = set_entry(tab, inode, dir, copy, dir_path);
+			was = set_entry(tab, inode, dir, copy, dir_path, seen);
 			copy = dir_path = NULL;
 		}
 		if (fd_pool_adopt(tab, inode, fd))
@@ -481,6 +494,26 @@ fail:
 	return NULL;
 }
 
+/* Removes inode from the (st_dev, st_ino) index; under the lock. */
+static void real_index_remove(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	struct tfs_inode **slot = &tab->real[real_inode_hash(inode) % tab->n_real_buckets];
+
+	while (*slot != inode)
+		slot = &(*slot)->bucket_next;
+	*slot = inode->bucket_next;
+	tab->n_real--;
+}
+
+/* Sets the moved mark of a directory for the current event; under the lock. */
+static void mark_locked(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	if (inode->type != S_IFDIR || inode == &tab->root)
+		return;
+	inode->moved_until = UINT64_MAX;
+	inode->moved_seq = tab->events;
+}
+
 struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode *dir,
 				       const char *name, bool mark)
 {
@@ -493,10 +526,35 @@ struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode 
 	if (inode) {
 		inode->refs++;
 		if (mark)
-			inode->moved_until = UINT64_MAX;
+			mark_locked(tab, inode);
 	}
 	pthread_mutex_unlock(&tab->lock);
 	return inode;
+}
+
+struct tfs_inode *tfs_inodes_real_ref(struct tfs_inodes *tab, dev_t dev, ino_t ino)
+{
+	struct tfs_inode *inode;
+
+	pthread_mutex_lock(&tab->lock);
+	inode = find_real(tab, dev, ino);
+	if (inode)
+		inode->refs++;
+	pthread_mutex_unlock(&tab->lock);
+	return inode;
+}
+
+bool tfs_inodes_attr_watched(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	bool watched;
+
+	pthread_mutex_lock(&tab->lock);
+	if (inode->type == S_IFDIR || !inode->parent)
+		watched = __atomic_load_n(&inode->wd, __ATOMIC_RELAXED) > 0;
+	else
+		watched = __atomic_load_n(&inode->parent->wd, __ATOMIC_RELAXED) > 0;
+	pthread_mutex_unlock(&tab->lock);
+	return watched;
 }
 
 bool tfs_inodes_ref(struct tfs_inodes *tab, struct tfs_inode *inode)
@@ -518,8 +576,9 @@ void tfs_inodes_mark_all(struct tfs_inodes *tab,
 {
 	pthread_mutex_lock(&tab->lock);
 	for (size_t i = 0; i < tab->n_real_buckets; i++) {
-		for (struct tfs_inode *p = tab->real[i]; p; p = p->bucket_next) {
-			p->moved_until = UINT64_MAX;
+		for (struct tfs_inode *p = tab->real[i], *next; p; p = next) {
+			next = p->bucket_next;
+			mark_locked(tab, p);
 			if (!p->parent)
 				continue;
 			p->refs++;
@@ -540,10 +599,12 @@ static uint64_t monotonic_ns(void)
 
 void tfs_inodes_mark_moved(struct tfs_inodes *tab, struct tfs_inode *inode, bool done)
 {
-	uint64_t deadline = done ? monotonic_ns() + MOVED_GRACE_NS : UINT64_MAX;
+	uint64_t deadline = done ? monotonic_ns() + MOVED_GRACE_NS : 0;
 
 	pthread_mutex_lock(&tab->lock);
-	if (!done || inode->moved_until == UINT64_MAX)
+	if (!done)
+		mark_locked(tab, inode);
+	else if (inode->moved_until == UINT64_MAX)
 		inode->moved_until = deadline;
 	pthread_mutex_unlock(&tab->lock);
 }
@@ -679,13 +740,14 @@ static void unlink_inode(struct tfs_inodes *tab, struct tfs_inode *inode)
 		slot = &tab->sibling[sibling_inode_hash(inode) % tab->n_sibling_buckets];
 		tab->n_sibling--;
 	} else {
-		slot = &tab->real[real_inode_hash(inode) % tab->n_real_buckets];
-		tab->n_real--;
-		name_index_remove(tab, inode);
 		if (inode->fd >= 0) {
 			fd_lru_remove(tab, inode); /* unused: no request holds a forgotten inode */
 			tab->n_fds--;
 		}
+		real_index_remove(tab, inode);
+		name_index_remove(tab, inode);
+		inode->dead = true;
+		return;
 	}
 	while (*slot != inode)
 		slot = &(*slot)->bucket_next;

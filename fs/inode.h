@@ -47,11 +47,14 @@ struct tfs_inode {
 	 * one was tried, -1 when the directory is not watched (its entries are served uncached).
 	 * Atomic. */
 	int wd;
-	/* Set when a change event said the entry (parent, name) no longer names this inode: until
-	 * a lookup finds it again (or a second after its kernel entry was invalidated), requests
-	 * that reach it by a path through it get ESTALE (see tfs_inodes_reachable). UINT64_MAX
-	 * until the invalidation is done, then a CLOCK_MONOTONIC deadline in ns. Under the lock. */
+	/* Directories: set when a change event said the entry (parent, name) no longer names this
+	 * directory: until a lookup finds it again (the kernel has one entry for a directory, which
+	 * that lookup moves) or a second after its kernel entry was invalidated, requests that reach
+	 * it or anything under it get ESTALE (see tfs_inodes_reachable). UINT64_MAX until the
+	 * invalidation is done, then a CLOCK_MONOTONIC deadline in ns. Under the lock. Files need
+	 * none: their kernel entries are never cached past a change (ops.c). */
 	uint64_t moved_until;
+	uint64_t moved_seq;    /* the change event that set the mark (tfs_inodes.events) */
 	bool opened;           /* regular files: opened_st is the state at the previous open */
 	struct stat opened_st; /* its size, mtime and ctime count; under the table lock */
 
@@ -80,6 +83,7 @@ struct tfs_inodes {
 	struct tfs_inode *fd_oldest, *fd_newest; /* open, unused pool descriptors */
 	size_t n_fds, fd_cap; /* open pool descriptors (used or not); the most kept unused */
 	bool use_handles;     /* the daemon may reopen file handles (CAP_DAC_READ_SEARCH) */
+	uint64_t events;      /* change events taken in so far (watch.c); under the lock */
 	int mount_id;         /* of the root: handles of other mounts are not kept */
 	/* Called (outside the lock) for each real inode about to be freed, e.g. to drop its
 	 * watch; NULL when none. */
@@ -109,6 +113,10 @@ size_t tfs_inodes_fd_cap(uint64_t nofile);
  * file (never a descriptor of a different file). */
 int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode);
 
+/* Closes the pool's descriptor of inode unless a request uses it: for a deleted file, whose
+ * space (and inode number) an open descriptor would keep. */
+void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode);
+
 /* Gives back a descriptor from tfs_inode_fd; the pool closes its least recently used unused
  * descriptors beyond its size. */
 void tfs_inode_fd_put(struct tfs_inodes *tab, struct tfs_inode *inode);
@@ -124,12 +132,20 @@ uint64_t tfs_inode_nodeid(const struct tfs_inodes *tab, const struct tfs_inode *
 
 /* Counts one kernel lookup of the real entry st, found as name in directory dir and opened as
  * fd (O_PATH | O_NOFOLLOW, owned by the call: it goes to the pool or is closed). (dir, name)
- * becomes the inode's latest entry and clears its moved mark; for a directory, path (borrowed)
- * becomes its path from the root. *created says whether the inode is new. Returns the inode,
- * or NULL when out of memory (fd closed). */
+ * becomes the inode's latest entry; its moved mark is cleared when the event that set it was
+ * taken in before the lookup resolved the name (its number at most seen). For a directory, path
+ * (borrowed) becomes its path from the root. *created says whether the inode is new. Returns the
+ * inode, or NULL when out of memory (fd closed). */
 struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
 				      struct tfs_inode *dir, const char *name, const char *path,
-				      bool *created);
+				      uint64_t seen, bool *created);
+
+/* The real inode (dev, ino) with one more reference, or NULL. */
+struct tfs_inode *tfs_inodes_real_ref(struct tfs_inodes *tab, dev_t dev, ino_t ino);
+
+/* Whether the changes that affect the cached attributes of real inode are watched: a
+ * directory's own watch, else the watch of the directory of its latest entry. */
+bool tfs_inodes_attr_watched(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* The real inode whose latest entry is (dir, name), with one more reference (drop it with
  * tfs_inodes_forget), or NULL. With mark, its moved mark is set (see tfs_inode.moved_until). */
@@ -139,7 +155,7 @@ struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode 
 /* Takes one more reference on inode unless it is being freed; returns whether it did. */
 bool tfs_inodes_ref(struct tfs_inodes *tab, struct tfs_inode *inode);
 
-/* Marks every real inode but the root moved (the change events were lost) and calls each(arg,
+/* Marks every real directory but the root moved (the change events were lost) and calls each(arg,
  * parent, name, inode) for each with a latest entry, with one more reference on parent and on
  * inode that each takes over; under the table lock. */
 void tfs_inodes_mark_all(struct tfs_inodes *tab,
@@ -147,8 +163,8 @@ void tfs_inodes_mark_all(struct tfs_inodes *tab,
 				      struct tfs_inode *inode),
 			 void *arg);
 
-/* Marks inode moved, or, with done, starts the one-second grace of a mark whose kernel entry
- * has been invalidated. */
+/* Marks inode moved by the current event, or, with done, starts the one-second grace of a mark
+ * whose kernel entry has been invalidated. */
 void tfs_inodes_mark_moved(struct tfs_inodes *tab, struct tfs_inode *inode, bool done);
 
 /* False when inode, or a directory on the path of its latest entries up to the root, carries a

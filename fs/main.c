@@ -24,6 +24,7 @@ struct cmdline {
 	const char *source, *mountpoint;
 	bool foreground, debug, single_thread;
 	bool strict;      /* -o cache=strict */
+	bool relaxed;     /* -o cache=relaxed */
 	bool no_handles;  /* -o inode_handles=no */
 	long watch_limit; /* -o watch_limit=N; -1: none */
 	char *fuse_opts;  /* -o options that are not toolfs's, for FUSE; owned */
@@ -44,7 +45,9 @@ static const struct {
 	{"cache_size=SIZE", "memory for rendered siblings (256M)"},
 	{"symlinks=inside|none", "symlinks' siblings follow targets inside the tree (inside)"},
 	{"hide_siblings", "do not list NAME.tool.json (still readable by name)"},
-	{"cache=watch|strict", "plain entries cached, kept fresh by inotify (watch), or uncached"},
+	{"cache=watch|relaxed|strict",
+	 "plain entries cached and kept fresh by inotify (watch); their attributes cached too, "
+	 "fresh within the invalidation delay (relaxed); nothing cached (strict)"},
 	{"watch_limit=N", "watch at most N directories; the others are served uncached"},
 	{"inode_handles=yes|no", "keep inodes as file handles when permitted (yes)"},
 };
@@ -102,9 +105,11 @@ static int parse_daemon_option(const char *item, const char *value, struct cmdli
 	char *end;
 
 	if (strcmp(item, "cache") == 0) {
-		if (!value || (strcmp(value, "strict") != 0 && strcmp(value, "watch") != 0))
+		if (!value || (strcmp(value, "strict") != 0 && strcmp(value, "watch") != 0 &&
+			       strcmp(value, "relaxed") != 0))
 			return -2;
 		cmd->strict = strcmp(value, "strict") == 0;
+		cmd->relaxed = strcmp(value, "relaxed") == 0;
 		return 0;
 	}
 	if (strcmp(item, "inode_handles") == 0) {
@@ -492,6 +497,11 @@ int main(int argc, char **argv)
 	fs.inodes.fd_cap = tfs_inodes_fd_cap(nofile);
 	if (cmd.no_handles)
 		fs.inodes.use_handles = false;
+	if (!cmd.strict) {
+		fs.cache_attrs = cmd.relaxed;
+		fs.watch = tfs_watch_new(&fs.inodes, cmd.watch_limit, cmd.relaxed);
+		tfs_watch_dir(fs.watch, &fs.inodes.root, fs.root.fd);
+	}
 
 	if (session_args(&cmd, &fs, &args) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");
@@ -518,7 +528,13 @@ int main(int argc, char **argv)
 	}
 	/* The trimmer is best effort: without its thread the daemon only keeps more pages. */
 	fs.trimmer = tfs_trimmer_start(TRIM_INTERVAL_MS);
+	if (tfs_watch_start(fs.watch, se) < 0) {
+		fprintf(stderr, "toolfs: cannot start the change notification thread\n");
+		goto out_unmount;
+	}
 	rc = run_session(se, &cmd);
+	tfs_watch_free(fs.watch);
+	fs.watch = NULL;
 	tfs_trimmer_stop(fs.trimmer);
 	fs.trimmer = NULL;
 	/* A positive value is the signal (SIGTERM, SIGINT, SIGHUP) that ended the loop: a clean
@@ -533,6 +549,7 @@ out_session:
 out_args:
 	fuse_opt_free_args(&args);
 out_inodes:
+	tfs_watch_free(fs.watch);
 	tfs_inodes_destroy(&fs.inodes);
 out_cache:
 	tfs_cache_free(fs.cache);

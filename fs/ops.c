@@ -15,19 +15,34 @@
 #include "toolfs.h"
 
 /*
- * Caching. Real entries get attribute and entry timeouts of 0: the kernel asks again at every
- * path walk and stat, which is correct under any change made to SOURCE behind the daemon's back.
- * Their pages stay cached across opens only while (size, mtime, ctime) are unchanged
- * (tfs_inodes_reopen_unchanged); a getattr that sees a new size drops them too.
+ * Caching. Directories get an entry timeout of PLAIN_TIMEOUT when the directory that holds them
+ * is watched (watch.c), else 0 (-o cache=strict, a directory over the watch limit or on a file
+ * system inotify cannot see): path walks through them cost no round trip. Files, symlinks and
+ * every attribute keep timeouts of 0, so a stat, open or read past the cached size asks the
+ * daemon. -o cache=relaxed gives files' entries and all attributes PLAIN_TIMEOUT too (when
+ * watched): a stat then costs no round trip, but may show a plain entry from before a change
+ * for the invalidation delay (README). A watched change is invalidated from the watch's own
+ * thread (fuse_lowlevel_notify_inval_entry / _inode), never from a handler, where the kernel
+ * may hold the directory's lock the invalidation waits for.
+ *
+ * Nothing is stale meanwhile in the default mode, by construction: every handler that reads
+ * SOURCE first takes in the pending change events (tfs_watch_sync), which the kernel queued
+ * before the write, rename or unlink that made them returned. A directory the kernel may still
+ * reach by a name that a change took from it (renamed, deleted, replaced) carries a moved mark
+ * until a lookup finds it again; getattr, open, opendir and lookups in it or under it answer
+ * ESTALE, on which the kernel walks the path again with every entry revalidated (LOOKUP_REVAL).
+ * A directory has one kernel entry, so the lookup that finds it again is the one the kernel
+ * uses. Siblings keep an entry timeout of 0: every path walk to one ends in a lookup, which
+ * resolves the source by name in its directory now.
+ *
+ * Real files' pages stay cached across opens only while (size, mtime, ctime) are unchanged
+ * (tfs_inodes_reopen_unchanged); an IN_MODIFY drops them too.
  *
  * A sibling inode is one immutable version (inode.h), so its attributes never go stale and its
  * pages can always be kept; only its entry timeout is 0, so that the next lookup after a change
  * gives the new version's inode.
- *
- * A later performance pass may raise the real timeouts and keep them correct with inotify on
- * SOURCE and fuse_lowlevel_notify_inval_entry / notify_inval_inode; this is where it would go.
  */
-static const double REAL_TIMEOUT = 0.0;
+static const double PLAIN_TIMEOUT = 300.0;
 static const double SIBLING_ATTR_TIMEOUT = 86400.0;
 
 struct tfs_inode *tfs_inode_of(fuse_req_t req, fuse_ino_t ino)
@@ -54,8 +69,27 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 }
 
+/* The attribute timeout of real inode. */
+static double plain_attr_timeout(struct tfs_fs *fs, struct tfs_inode *inode)
+{
+	return fs->cache_attrs && tfs_inodes_attr_watched(&fs->inodes, inode) ? PLAIN_TIMEOUT : 0.0;
+}
+
+/* Watches the new directory inode, then reads its attributes again into st, so that a change
+ * made before the watch existed is in them. */
+static void watch_new_dir(struct tfs_fs *fs, struct tfs_inode *inode, struct stat *st)
+{
+	int fd = tfs_inode_fd(&fs->inodes, inode);
+
+	if (fd < 0)
+		return;
+	tfs_watch_dir(fs->watch, inode, fd);
+	fstat(fd, st);
+	tfs_inode_fd_put(&fs->inodes, inode);
+}
+
 int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, int fd,
-		    struct fuse_entry_param *e)
+		    uint64_t seen, struct fuse_entry_param *e)
 {
 	struct tfs_inode *inode;
 	char *path = NULL;
@@ -74,13 +108,21 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 			return ENOMEM;
 		}
 	}
-	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, dir, name, path, &created);
+	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, dir, name, path, seen, &created);
 	free(path);
 	if (!inode)
 		return ENOMEM;
+	if (created && fs->watch && inode->type == S_IFDIR)
+		watch_new_dir(fs, inode, &e->attr);
 	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
-	e->attr_timeout = REAL_TIMEOUT;
-	e->entry_timeout = REAL_TIMEOUT;
+	e->entry_timeout = tfs_watch_covers(fs->watch, dir) &&
+					   (inode->type == S_IFDIR || fs->cache_attrs)
+				   ? PLAIN_TIMEOUT
+				   : 0.0;
+	e->attr_timeout = fs->cache_attrs && tfs_watch_covers(fs->watch,
+							      inode->type == S_IFDIR ? inode : dir)
+				  ? PLAIN_TIMEOUT
+				  : 0.0;
 	return 0;
 }
 
@@ -119,17 +161,20 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 static int lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
 			struct fuse_entry_param *e)
 {
+	uint64_t seen = tfs_watch_sync(fs->watch);
 	int dir_fd, fd, err;
 
 	memset(e, 0, sizeof(*e));
 	if (dir->is_sibling || dir->type != S_IFDIR)
 		return ENOTDIR;
+	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, dir))
+		return ESTALE;
 	dir_fd = tfs_inode_fd(&fs->inodes, dir);
 	if (dir_fd < 0)
 		return -dir_fd;
 	fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0)
-		err = tfs_lookup_real(fs, dir, name, fd, e);
+		err = tfs_lookup_real(fs, dir, name, fd, seen, e);
 	else if (errno != ENOENT)
 		err = errno;
 	else
@@ -172,6 +217,7 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 
 	/* With or without a handle: a sibling inode is one version, whose size every handle on it
 	 * reads. */
+	tfs_watch_sync(fs->watch);
 	if (inode->is_sibling) {
 		fuse_reply_attr(req, &inode->attr, SIBLING_ATTR_TIMEOUT);
 		return;
@@ -179,6 +225,9 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 	/* An open real file answers for itself, even when it has been deleted since. */
 	if (fi && inode->type == S_IFREG) {
 		rc = fstat(fi->fh, &st);
+	} else if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
+		fuse_reply_err(req, ESTALE);
+		return;
 	} else {
 		fd = tfs_inode_fd(&fs->inodes, inode);
 		if (fd < 0) {
@@ -191,7 +240,7 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 	if (rc < 0)
 		fuse_reply_err(req, errno);
 	else
-		fuse_reply_attr(req, &st, REAL_TIMEOUT);
+		fuse_reply_attr(req, &st, plain_attr_timeout(fs, inode));
 }
 
 static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -234,6 +283,10 @@ static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_
 
 	if (inode->type != S_IFREG) {
 		fuse_reply_err(req, inode->type == S_IFDIR ? EISDIR : EINVAL);
+		return;
+	}
+	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
+		fuse_reply_err(req, ESTALE);
 		return;
 	}
 	path_fd = tfs_inode_fd(&fs->inodes, inode);
@@ -311,6 +364,7 @@ static void tfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		fuse_reply_err(req, EROFS);
 		return;
 	}
+	tfs_watch_sync(tfs_fs_of(req)->watch);
 	if (inode->is_sibling)
 		open_sibling(req, inode, fi);
 	else
