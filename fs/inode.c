@@ -274,41 +274,75 @@ static bool fd_pool_adopt(struct tfs_inodes *tab, struct tfs_inode *inode, int f
 	return true;
 }
 
-/* Opens inode anew: by its handle, else as name in its parent; checked to be (dev, ino). */
-static int reopen(struct tfs_inodes *tab, struct tfs_inode *inode)
+/* Opens inode as the name of its latest entry, or -errno (-ESTALE: the name is gone). */
+static int reopen_by_name(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
 	struct tfs_inode *parent;
-	struct stat st;
 	char *name;
 	int fd, dir_fd;
 
+	pthread_mutex_lock(&tab->lock);
+	parent = inode->parent;
+	name = parent ? strdup(inode->name) : NULL;
+	if (name)
+		parent->refs++;
+	pthread_mutex_unlock(&tab->lock);
+	if (!name)
+		return parent ? -ENOMEM : -ESTALE;
+	dir_fd = tfs_inode_fd(tab, parent);
+	fd = dir_fd < 0 ? dir_fd : openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (dir_fd >= 0 && fd < 0)
+		fd = errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
+	if (dir_fd >= 0)
+		tfs_inode_fd_put(tab, parent);
+	tfs_inodes_forget(tab, parent, 1);
+	free(name);
+	return fd;
+}
+
+/* Opens inode anew: by its handle, else as the name of its latest entry; checked to be (dev,
+ * ino). A handle that no longer opens may be of an earlier file with the same inode number (the
+ * table is keyed by it): the name is tried then, and a match renews the handle. */
+static int reopen(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	struct file_handle *handle = NULL, *renewed = NULL, *old;
+	struct stat st;
+	int fd = -ESTALE, mount_id;
+
+	/* A copy: another request may renew the handle meanwhile. */
+	pthread_mutex_lock(&tab->lock);
 	if (inode->handle) {
-		fd = open_by_handle_at(tab->root.fd, inode->handle, O_PATH | O_CLOEXEC);
-		if (fd < 0)
-			return errno == ENOENT || errno == ESTALE ? -ESTALE : -errno;
-	} else {
-		pthread_mutex_lock(&tab->lock);
-		parent = inode->parent;
-		name = parent ? strdup(inode->name) : NULL;
-		if (name)
-			parent->refs++;
-		pthread_mutex_unlock(&tab->lock);
-		if (!name)
-			return parent ? -ENOMEM : -ESTALE;
-		dir_fd = tfs_inode_fd(tab, parent);
-		fd = dir_fd < 0 ? dir_fd : openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (dir_fd >= 0 && fd < 0)
-			fd = errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
-		if (dir_fd >= 0)
-			tfs_inode_fd_put(tab, parent);
-		tfs_inodes_forget(tab, parent, 1);
-		free(name);
-		if (fd < 0)
-			return fd;
+		size_t size = sizeof(*handle) + inode->handle->handle_bytes;
+
+		handle = malloc(size);
+		if (handle)
+			memcpy(handle, inode->handle, size);
 	}
+	pthread_mutex_unlock(&tab->lock);
+	if (handle) {
+		fd = open_by_handle_at(tab->root.fd, handle, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			fd = errno == ENOENT || errno == ESTALE ? -ESTALE : -errno;
+	}
+	if (fd == -ESTALE) {
+		fd = reopen_by_name(tab, inode);
+		if (fd >= 0 && handle)
+			renewed = handle_of(fd, &mount_id);
+	}
+	free(handle);
+	if (fd < 0)
+		return fd;
 	if (fstat(fd, &st) < 0 || st.st_dev != inode->dev || st.st_ino != inode->ino) {
 		close(fd);
+		free(renewed);
 		return -ESTALE;
+	}
+	if (renewed) {
+		pthread_mutex_lock(&tab->lock);
+		old = inode->handle;
+		inode->handle = renewed;
+		pthread_mutex_unlock(&tab->lock);
+		free(old);
 	}
 	return fd;
 }
