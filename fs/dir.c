@@ -243,8 +243,14 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 						     .attr.st_mode = ent->type};
 
 			/* Siblings go with node id 0: the kernel shows the name and looks it up
-			 * when it is used, so listing never generates a document. */
-			if (!ent->sibling && !is_dot_or_dotdot(ent->name)) {
+			 * when it is used, so listing never generates a document. So do entries
+			 * the kernel may not cache (cache=strict, files unless cache=relaxed, an
+			 * unwatched directory): it would look them up again at their first use
+			 * anyway, and an inode made for each would cost a walk (find) an openat,
+			 * a file handle and a kernel inode per entry for nothing. */
+			if (!ent->sibling && !is_dot_or_dotdot(ent->name) &&
+			    tfs_watch_covers(fs->watch, dir) &&
+			    (ent->type == S_IFDIR || fs->cache_attrs)) {
 				int fd = openat(dirfd(d->dp), ent->name,
 						O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
