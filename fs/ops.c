@@ -17,10 +17,10 @@
 /*
  * Caching. Directories get an entry timeout of PLAIN_TIMEOUT when the directory that holds them
  * is watched (watch.c), else 0 (-o cache=strict, a directory over the watch limit or on a file
- * system inotify cannot see): path walks through them cost no round trip; so do a watched
- * directory's attributes, which may lag a change by the invalidation delay. Files', symlinks'
- * entries and attributes keep timeouts of 0, so a stat, open or read past the cached size asks
- * the daemon. -o cache=relaxed gives files' entries and all attributes PLAIN_TIMEOUT too (when
+ * system inotify cannot see): path walks through them cost no round trip. Files' and
+ * symlinks' entries and every attribute keep timeouts of 0, so a stat, open or read past the
+ * cached size asks the daemon (which is how a moved directory is noticed at once, and how a stat
+ * of the mount point notices a dead daemon). -o cache=relaxed gives files' entries and all attributes PLAIN_TIMEOUT too (when
  * watched): a stat then costs no round trip, but may show a plain entry from before a change
  * for the invalidation delay (README). A watched change is invalidated from the watch's own
  * thread (fuse_lowlevel_notify_inval_entry / _inode), never from a handler, where the kernel
@@ -73,8 +73,9 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 /* The attribute timeout of real inode. */
 static double plain_attr_timeout(struct tfs_fs *fs, struct tfs_inode *inode)
 {
-	if (inode->type == S_IFDIR)
-		return tfs_watch_covers(fs->watch, inode) ? PLAIN_TIMEOUT : 0.0;
+	/* Never the root's: a stat of the mount point is how a dead daemon is noticed. */
+	if (inode == &fs->inodes.root)
+		return 0.0;
 	return fs->cache_attrs && tfs_inodes_attr_watched(&fs->inodes, inode) ? PLAIN_TIMEOUT : 0.0;
 }
 

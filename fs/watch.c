@@ -344,21 +344,17 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		return;
 	}
 	if (ev->len && ev->name[0] && !w->files) {
-		/* Only directories' entries and attributes are cached: a moved directory is marked
-		 * and its entry invalidated; the attributes of the directory whose entries changed
-		 * (mtime, nlink) are invalidated. */
+		/* Only directories' entries are cached: a moved one is marked and invalidated. */
 		moved = ev->mask & NAME_CHANGES;
 		child = moved ? tfs_inodes_child_ref(tab, dir, ev->name, true) : NULL;
 		if (child && child->type == S_IFDIR) {
-			queue_job(w, (struct job){dir, strdup(ev->name), child, true, true}, false);
+			queue_job(w, (struct job){dir, strdup(ev->name), child, false, true},
+				  false);
 			return;
 		}
 		if (child)
 			tfs_inodes_forget(tab, child, 1);
-		if (moved)
-			queue_job(w, (struct job){dir, NULL, NULL, true, false}, false);
-		else
-			tfs_inodes_forget(tab, dir, 1);
+		tfs_inodes_forget(tab, dir, 1);
 		return;
 	}
 	if (ev->len && ev->name[0]) {
