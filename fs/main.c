@@ -45,9 +45,9 @@ static const struct {
 	{"cache_size=SIZE", "memory for rendered siblings (256M)"},
 	{"symlinks=inside|none", "symlinks' siblings follow targets inside the tree (inside)"},
 	{"hide_siblings", "do not list NAME.tool.json (still readable by name)"},
-	{"cache=watch|relaxed|strict",
-	 "plain entries cached and kept fresh by inotify (watch); their attributes cached too, "
-	 "fresh within the invalidation delay (relaxed); nothing cached (strict)"},
+	{"cache=MODE", "watch: directory entries cached, kept exact by inotify (default);"},
+	{"", "relaxed: files and attributes cached too, fresh within the delay;"},
+	{"", "strict: nothing plain cached"},
 	{"watch_limit=N", "watch at most N directories; the others are served uncached"},
 	{"inode_handles=yes|no", "keep inodes as file handles when permitted (yes)"},
 };
