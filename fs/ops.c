@@ -73,9 +73,6 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 /* The attribute timeout of real inode. */
 static double plain_attr_timeout(struct tfs_fs *fs, struct tfs_inode *inode)
 {
-	/* Never the root's: a stat of the mount point is how a dead daemon is noticed. */
-	if (inode == &fs->inodes.root)
-		return 0.0;
 	return fs->cache_attrs && tfs_inodes_attr_watched(&fs->inodes, inode) ? PLAIN_TIMEOUT : 0.0;
 }
 
