@@ -152,12 +152,18 @@ fail:
 
 void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
 	struct tfs_inode *inode = tfs_inode_of(req, ino);
 	struct dir_handle *d;
-	int fd, err;
+	int path_fd, fd, err;
 
 	if (inode->is_sibling || inode->type != S_IFDIR) {
 		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	tfs_watch_sync(fs->watch);
+	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
+		fuse_reply_err(req, ESTALE);
 		return;
 	}
 	d = calloc(1, sizeof(*d));
@@ -165,7 +171,15 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fd = openat(inode->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	path_fd = tfs_inode_fd(&fs->inodes, inode);
+	if (path_fd < 0) {
+		errno = -path_fd;
+		goto fail;
+	}
+	fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	tfs_inode_fd_put(&fs->inodes, inode);
+	errno = err;
 	if (fd < 0)
 		goto fail;
 	d->dp = fdopendir(fd);
@@ -200,6 +214,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
 	char *buf, *p;
 	size_t rem = size;
+	uint64_t seen = tfs_watch_sync(fs->watch);
 	int err;
 
 	if (off == 0) {
@@ -228,14 +243,20 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 						     .attr.st_mode = ent->type};
 
 			/* Siblings go with node id 0: the kernel shows the name and looks it up
-			 * when it is used, so listing never generates a document. */
-			if (!ent->sibling && !is_dot_or_dotdot(ent->name)) {
-				int fd = openat(dir->fd, ent->name,
+			 * when it is used, so listing never generates a document. So do entries
+			 * the kernel may not cache (cache=strict, files unless cache=relaxed, an
+			 * unwatched directory): it would look them up again at their first use
+			 * anyway, and an inode made for each would cost a walk (find) an openat,
+			 * a file handle and a kernel inode per entry for nothing. */
+			if (!ent->sibling && !is_dot_or_dotdot(ent->name) &&
+			    tfs_watch_covers(fs->watch, dir) &&
+			    (ent->type == S_IFDIR || fs->cache_attrs)) {
+				int fd = openat(dirfd(d->dp), ent->name,
 						O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 				if (fd < 0)
 					continue; /* gone since the snapshot */
-				err = tfs_lookup_real(fs, dir, ent->name, fd, &e);
+				err = tfs_lookup_real(fs, dir, ent->name, fd, seen, &e);
 				if (err)
 					continue;
 			}

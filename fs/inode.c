@@ -1,7 +1,12 @@
-/* inode.c - the inode table: lookup counting, real inodes by (st_dev, st_ino), sibling versions. */
+/* inode.c - the inode table: lookup counting, real inodes by (st_dev, st_ino) with a bounded pool
+ * of descriptors, sibling versions. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FUSE_USE_VERSION 312
@@ -11,7 +16,49 @@
 
 _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t), "node ids hold inode addresses");
 
-enum { INITIAL_BUCKETS = 1024 };
+enum { INITIAL_BUCKETS = 1024, MIN_FD_CAP = 16 };
+
+/* How long a moved mark outlives the invalidation of its kernel entry: a request that walked
+ * the old entry just before it was invalidated may still be on its way to the daemon. */
+static const uint64_t MOVED_GRACE_NS = 1000000000ULL;
+
+/* A file handle of fd (O_PATH) when it belongs to the root's mount, else NULL. */
+static struct file_handle *handle_of(int fd, int *mount_id)
+{
+	struct file_handle *fh = malloc(sizeof(*fh) + MAX_HANDLE_SZ), *exact;
+
+	if (!fh)
+		return NULL;
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", fh, mount_id, AT_EMPTY_PATH) < 0) {
+		free(fh);
+		return NULL;
+	}
+	exact = realloc(fh, sizeof(*fh) + fh->handle_bytes);
+	return exact ? exact : fh;
+}
+
+/* Whether the daemon may reopen file handles of the root's mount: open_by_handle_at needs
+ * CAP_DAC_READ_SEARCH, and some file systems give no handles at all. */
+static bool probe_handles(struct tfs_inodes *tab)
+{
+	struct file_handle *fh = handle_of(tab->root.fd, &tab->mount_id);
+	int fd;
+
+	if (!fh)
+		return false;
+	fd = open_by_handle_at(tab->root.fd, fh, O_PATH | O_CLOEXEC);
+	free(fh);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+size_t tfs_inodes_fd_cap(uint64_t nofile)
+{
+	return nofile / 2 > MIN_FD_CAP ? nofile / 2 : MIN_FD_CAP;
+}
 
 int tfs_inodes_init(struct tfs_inodes *tab, int root_fd, const struct stat *root_st,
 		    uint64_t held_budget)
@@ -20,19 +67,23 @@ int tfs_inodes_init(struct tfs_inodes *tab, int root_fd, const struct stat *root
 	tab->held_budget = held_budget;
 	tab->real = calloc(INITIAL_BUCKETS, sizeof(*tab->real));
 	tab->sibling = calloc(INITIAL_BUCKETS, sizeof(*tab->sibling));
+	tab->names = calloc(INITIAL_BUCKETS, sizeof(*tab->names));
 	tab->root.path = strdup("");
-	if (!tab->real || !tab->sibling || !tab->root.path) {
+	if (!tab->real || !tab->sibling || !tab->names || !tab->root.path) {
 		free(tab->real);
 		free(tab->sibling);
+		free(tab->names);
 		free(tab->root.path);
 		return -1;
 	}
-	tab->n_real_buckets = tab->n_sibling_buckets = INITIAL_BUCKETS;
+	tab->n_real_buckets = tab->n_sibling_buckets = tab->n_name_buckets = INITIAL_BUCKETS;
+	tab->fd_cap = MIN_FD_CAP;
 	tab->root.refs = 1;
 	tab->root.fd = root_fd;
 	tab->root.dev = root_st->st_dev;
 	tab->root.ino = root_st->st_ino;
 	tab->root.type = S_IFDIR;
+	tab->use_handles = probe_handles(tab);
 	pthread_mutex_init(&tab->lock, NULL);
 	return 0;
 }
@@ -44,8 +95,11 @@ static void inode_free(struct tfs_inode *inode)
 		tr_doc_unref(inode->pinned);
 		tr_doc_unref(inode->held);
 	} else {
-		close(inode->fd);
+		if (inode->fd >= 0)
+			close(inode->fd);
 		free(inode->path);
+		free(inode->name);
+		free(inode->handle);
 	}
 	free(inode);
 }
@@ -67,6 +121,7 @@ void tfs_inodes_destroy(struct tfs_inodes *tab)
 	}
 	free(tab->real);
 	free(tab->sibling);
+	free(tab->names);
 	close(tab->root.fd);
 	free(tab->root.path);
 	pthread_mutex_destroy(&tab->lock);
@@ -98,10 +153,26 @@ static uint64_t sibling_hash(const struct tfs_inode *dir, const struct tfs_doc_k
 	return tfs_doc_key_hash(key) ^ ((uintptr_t)dir * 0x9e3779b97f4a7c15ULL);
 }
 
-/* Rehashes a bucket array to twice its size when it holds more entries than buckets; a failed
- * allocation keeps the old array (chains just get longer). */
+static uint64_t name_hash(const struct tfs_inode *dir, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ ((uintptr_t)dir * 0x9e3779b97f4a7c15ULL);
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = (h ^ *c) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The chain link of an inode at byte offset next_off (bucket_next or name_next). */
+static struct tfs_inode **link_at(struct tfs_inode *inode, size_t next_off)
+{
+	return (struct tfs_inode **)((char *)inode + next_off);
+}
+
+/* Rehashes a bucket array, chained through the link at next_off, to twice its size when it
+ * holds more entries than buckets; a failed allocation keeps the old array (chains just get
+ * longer). */
 static void grow(struct tfs_inode ***buckets, size_t *n_buckets, size_t count,
-		 uint64_t (*hash)(const struct tfs_inode *))
+		 uint64_t (*hash)(const struct tfs_inode *), size_t next_off)
 {
 	size_t n = *n_buckets * 2;
 	struct tfs_inode **grown;
@@ -113,8 +184,8 @@ static void grow(struct tfs_inode ***buckets, size_t *n_buckets, size_t count,
 		return;
 	for (size_t i = 0; i < *n_buckets; i++) {
 		for (struct tfs_inode *p = (*buckets)[i], *next; p; p = next) {
-			next = p->bucket_next;
-			p->bucket_next = grown[hash(p) % n];
+			next = *link_at(p, next_off);
+			*link_at(p, next_off) = grown[hash(p) % n];
 			grown[hash(p) % n] = p;
 		}
 	}
@@ -133,53 +204,464 @@ static uint64_t sibling_inode_hash(const struct tfs_inode *inode)
 	return sibling_hash(inode->dir, &inode->key);
 }
 
-struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
-				      const char *path)
+static uint64_t name_inode_hash(const struct tfs_inode *inode)
 {
-	struct tfs_inode *inode, *fresh = calloc(1, sizeof(*fresh));
-	char *dir_path = S_ISDIR(st->st_mode) ? strdup(path) : NULL;
+	return name_hash(inode->parent, inode->name);
+}
 
-	if (!fresh || (S_ISDIR(st->st_mode) && !dir_path)) {
-		free(fresh);
-		free(dir_path);
+/* Puts inode in the (parent, name) index under its current entry; under the lock. */
+static void name_index_add(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	struct tfs_inode **slot = &tab->names[name_inode_hash(inode) % tab->n_name_buckets];
+
+	inode->name_next = *slot;
+	*slot = inode;
+}
+
+/* Takes inode out of the (parent, name) index; under the lock. */
+static void name_index_remove(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	struct tfs_inode **slot;
+
+	if (!inode->parent)
+		return;
+	slot = &tab->names[name_inode_hash(inode) % tab->n_name_buckets];
+	while (*slot && *slot != inode)
+		slot = &(*slot)->name_next;
+	if (*slot)
+		*slot = inode->name_next;
+	inode->name_next = NULL;
+}
+
+/* The descriptor pool. Descriptors not in use sit on an LRU list, newest at the end; the oldest
+ * are closed while more than fd_cap are open. All under the lock. */
+static void fd_lru_remove(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	*(inode->fd_older ? &inode->fd_older->fd_newer : &tab->fd_oldest) = inode->fd_newer;
+	*(inode->fd_newer ? &inode->fd_newer->fd_older : &tab->fd_newest) = inode->fd_older;
+	inode->fd_older = inode->fd_newer = NULL;
+}
+
+static void fd_lru_push(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	inode->fd_newer = NULL;
+	inode->fd_older = tab->fd_newest;
+	*(tab->fd_newest ? &tab->fd_newest->fd_newer : &tab->fd_oldest) = inode;
+	tab->fd_newest = inode;
+}
+
+static void fd_pool_trim(struct tfs_inodes *tab)
+{
+	while (tab->n_fds > tab->fd_cap && tab->fd_oldest) {
+		struct tfs_inode *victim = tab->fd_oldest;
+
+		fd_lru_remove(tab, victim);
+		close(victim->fd);
+		victim->fd = -1;
+		tab->n_fds--;
+	}
+}
+
+/* Gives inode the unused descriptor fd when it has none; returns whether it took it. */
+static bool fd_pool_adopt(struct tfs_inodes *tab, struct tfs_inode *inode, int fd)
+{
+	if (inode->fd >= 0 || inode == &tab->root)
+		return false;
+	inode->fd = fd;
+	tab->n_fds++;
+	fd_lru_push(tab, inode);
+	fd_pool_trim(tab);
+	return true;
+}
+
+/* Opens inode as the name of its latest entry, or -errno (-ESTALE: the name is gone). */
+static int reopen_by_name(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	struct tfs_inode *parent;
+	char *name;
+	int fd, dir_fd;
+
+	pthread_mutex_lock(&tab->lock);
+	parent = inode->parent;
+	name = parent ? strdup(inode->name) : NULL;
+	if (name)
+		parent->refs++;
+	pthread_mutex_unlock(&tab->lock);
+	if (!name)
+		return parent ? -ENOMEM : -ESTALE;
+	dir_fd = tfs_inode_fd(tab, parent);
+	fd = dir_fd < 0 ? dir_fd : openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (dir_fd >= 0 && fd < 0)
+		fd = errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
+	if (dir_fd >= 0)
+		tfs_inode_fd_put(tab, parent);
+	tfs_inodes_forget(tab, parent, 1);
+	free(name);
+	return fd;
+}
+
+/* Opens inode anew: by its handle, else as the name of its latest entry; checked to be (dev,
+ * ino). A handle that no longer opens may be of an earlier file with the same inode number (the
+ * table is keyed by it): the name is tried then, and a match renews the handle. */
+static int reopen(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	struct file_handle *handle = NULL, *renewed = NULL, *old;
+	struct stat st;
+	int fd = -ESTALE, mount_id;
+
+	/* A copy: another request may renew the handle meanwhile. */
+	pthread_mutex_lock(&tab->lock);
+	if (inode->handle) {
+		size_t size = sizeof(*handle) + inode->handle->handle_bytes;
+
+		handle = malloc(size);
+		if (handle)
+			memcpy(handle, inode->handle, size);
+	}
+	pthread_mutex_unlock(&tab->lock);
+	if (handle) {
+		fd = open_by_handle_at(tab->root.fd, handle, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			fd = errno == ENOENT || errno == ESTALE ? -ESTALE : -errno;
+	}
+	if (fd == -ESTALE) {
+		fd = reopen_by_name(tab, inode);
+		if (fd >= 0 && handle)
+			renewed = handle_of(fd, &mount_id);
+	}
+	free(handle);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || st.st_dev != inode->dev || st.st_ino != inode->ino) {
 		close(fd);
+		free(renewed);
+		return -ESTALE;
+	}
+	if (renewed) {
+		pthread_mutex_lock(&tab->lock);
+		old = inode->handle;
+		inode->handle = renewed;
+		pthread_mutex_unlock(&tab->lock);
+		free(old);
+	}
+	return fd;
+}
+
+int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	int fd;
+
+	if (inode == &tab->root)
+		return inode->fd;
+	pthread_mutex_lock(&tab->lock);
+	if (inode->fd >= 0) {
+		if (inode->fd_users++ == 0)
+			fd_lru_remove(tab, inode);
+		fd = inode->fd;
+		pthread_mutex_unlock(&tab->lock);
+		return fd;
+	}
+	pthread_mutex_unlock(&tab->lock);
+	fd = reopen(tab, inode);
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&tab->lock);
+	if (inode->fd >= 0) { /* another request reopened it meanwhile */
+		close(fd);
+		if (inode->fd_users++ == 0)
+			fd_lru_remove(tab, inode);
+		fd = inode->fd;
+	} else {
+		inode->fd = fd;
+		inode->fd_users = 1;
+		tab->n_fds++;
+		fd_pool_trim(tab);
+	}
+	pthread_mutex_unlock(&tab->lock);
+	return fd;
+}
+
+void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	pthread_mutex_lock(&tab->lock);
+	if (inode != &tab->root && inode->fd >= 0 && inode->fd_users == 0) {
+		fd_lru_remove(tab, inode);
+		close(inode->fd);
+		inode->fd = -1;
+		tab->n_fds--;
+	}
+	pthread_mutex_unlock(&tab->lock);
+}
+
+void tfs_inode_fd_put(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	if (inode == &tab->root)
+		return;
+	pthread_mutex_lock(&tab->lock);
+	if (--inode->fd_users == 0) {
+		fd_lru_push(tab, inode);
+		fd_pool_trim(tab);
+	}
+	pthread_mutex_unlock(&tab->lock);
+}
+
+/* Finds the real inode (dev, ino); under the lock. */
+static struct tfs_inode *find_real(struct tfs_inodes *tab, dev_t dev, ino_t ino)
+{
+	struct tfs_inode *inode;
+
+	if (dev == tab->root.dev && ino == tab->root.ino)
+		return &tab->root; /* a bind mount of the root inside itself */
+	inode = tab->real[real_hash(dev, ino) % tab->n_real_buckets];
+	while (inode && !(inode->dev == dev && inode->ino == ino))
+		inode = inode->bucket_next;
+	return inode;
+}
+
+/* Makes (dir, name) the latest entry of inode, name owned by the call; under the lock. A
+ * directory renamed in SOURCE shows its new path from its next lookup on (dir_path, owned).
+ * Returns the previous directory, whose reference the caller drops (tfs_inodes_forget) after
+ * the lock, or NULL. */
+static struct tfs_inode *set_entry(struct tfs_inodes *tab, struct tfs_inode *inode,
+				   struct tfs_inode *dir, char *name, char *dir_path, uint64_t seen)
+{
+	struct tfs_inode *was;
+
+	if (inode->moved_seq <= seen)
+		inode->moved_until = 0;
+	if (dir_path && inode->path && strcmp(inode->path, dir_path) != 0) {
+		free(inode->path);
+		inode->path = dir_path;
+		dir_path = NULL;
+	}
+	free(dir_path);
+	if (inode->parent == dir && inode->name && strcmp(inode->name, name) == 0) {
+		free(name);
 		return NULL;
 	}
+	name_index_remove(tab, inode);
+	dir->refs++;
+	was = inode->parent;
+	inode->parent = dir;
+	free(inode->name);
+	inode->name = name;
+	name_index_add(tab, inode);
+	return was;
+}
+
+struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
+				      struct tfs_inode *dir, const char *name, const char *path,
+				      uint64_t seen, bool *created)
+{
+	struct tfs_inode *inode, *fresh = NULL, *was = NULL;
+	char *dir_path = S_ISDIR(st->st_mode) ? strdup(path) : NULL, *copy = strdup(name);
+	int mount_id;
+
+	*created = false;
+	if (!copy || (S_ISDIR(st->st_mode) && !dir_path))
+		goto fail;
 	pthread_mutex_lock(&tab->lock);
-	if (st->st_dev == tab->root.dev && st->st_ino == tab->root.ino) {
-		inode = &tab->root; /* a bind mount of the root inside itself */
-	} else {
-		inode = tab->real[real_hash(st->st_dev, st->st_ino) % tab->n_real_buckets];
-		while (inode && !(inode->dev == st->st_dev && inode->ino == st->st_ino))
-			inode = inode->bucket_next;
+	inode = find_real(tab, st->st_dev, st->st_ino);
+	if (!inode) {
+		/* A new inode: its handle is made outside the lock, then the table is searched
+		 * again, as another lookup may have added the same entry meanwhile. */
+		pthread_mutex_unlock(&tab->lock);
+		fresh = calloc(1, sizeof(*fresh));
+		if (!fresh)
+			goto fail;
+		if (tab->use_handles) {
+			fresh->handle = handle_of(fd, &mount_id);
+			if (fresh->handle && mount_id != tab->mount_id) {
+				free(fresh->handle); /* another mount: parent + name instead */
+				fresh->handle = NULL;
+			}
+		}
+		pthread_mutex_lock(&tab->lock);
+		inode = find_real(tab, st->st_dev, st->st_ino);
 	}
 	if (inode) {
 		inode->refs++;
-		/* A directory renamed in SOURCE shows its new path from its next lookup on. */
-		if (dir_path && inode->path && strcmp(inode->path, dir_path) != 0 &&
-		    inode != &tab->root) {
-			free(inode->path);
-			inode->path = dir_path;
-			dir_path = NULL;
+		if (inode != &tab->root) {
+			was = set_entry(tab, inode, dir, copy, dir_path, seen);
+			copy = dir_path = NULL;
 		}
+		if (fd_pool_adopt(tab, inode, fd))
+			fd = -1;
 		pthread_mutex_unlock(&tab->lock);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		free(copy);
 		free(dir_path);
+		if (fresh)
+			free(fresh->handle);
 		free(fresh);
+		if (was)
+			tfs_inodes_forget(tab, was, 1);
 		return inode;
 	}
 	fresh->refs = 1;
-	fresh->fd = fd;
+	fresh->fd = -1;
 	fresh->dev = st->st_dev;
 	fresh->ino = st->st_ino;
 	fresh->type = st->st_mode & S_IFMT;
 	fresh->path = dir_path;
+	fresh->parent = dir;
+	fresh->name = copy;
+	dir->refs++;
 	fresh->bucket_next = tab->real[real_hash(st->st_dev, st->st_ino) % tab->n_real_buckets];
 	tab->real[real_hash(st->st_dev, st->st_ino) % tab->n_real_buckets] = fresh;
+	name_index_add(tab, fresh);
 	tab->n_real++;
-	grow(&tab->real, &tab->n_real_buckets, tab->n_real, real_inode_hash);
+	grow(&tab->real, &tab->n_real_buckets, tab->n_real, real_inode_hash,
+	     offsetof(struct tfs_inode, bucket_next));
+	grow(&tab->names, &tab->n_name_buckets, tab->n_real, name_inode_hash,
+	     offsetof(struct tfs_inode, name_next));
+	fd_pool_adopt(tab, fresh, fd);
 	pthread_mutex_unlock(&tab->lock);
+	*created = true;
 	return fresh;
+fail:
+	free(copy);
+	free(dir_path);
+	free(fresh);
+	close(fd);
+	return NULL;
+}
+
+/* Removes inode from the (st_dev, st_ino) index; under the lock. */
+static void real_index_remove(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	struct tfs_inode **slot = &tab->real[real_inode_hash(inode) % tab->n_real_buckets];
+
+	while (*slot != inode)
+		slot = &(*slot)->bucket_next;
+	*slot = inode->bucket_next;
+	tab->n_real--;
+}
+
+/* Sets the moved mark of a directory for the current event; under the lock. */
+static void mark_locked(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	if (inode->type != S_IFDIR || inode == &tab->root)
+		return;
+	inode->moved_until = UINT64_MAX;
+	inode->moved_seq = tab->events;
+}
+
+struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode *dir,
+				       const char *name, bool mark)
+{
+	struct tfs_inode *inode;
+
+	pthread_mutex_lock(&tab->lock);
+	inode = tab->names[name_hash(dir, name) % tab->n_name_buckets];
+	while (inode && !(inode->parent == dir && strcmp(inode->name, name) == 0))
+		inode = inode->name_next;
+	if (inode) {
+		inode->refs++;
+		if (mark)
+			mark_locked(tab, inode);
+	}
+	pthread_mutex_unlock(&tab->lock);
+	return inode;
+}
+
+struct tfs_inode *tfs_inodes_real_ref(struct tfs_inodes *tab, dev_t dev, ino_t ino)
+{
+	struct tfs_inode *inode;
+
+	pthread_mutex_lock(&tab->lock);
+	inode = find_real(tab, dev, ino);
+	if (inode)
+		inode->refs++;
+	pthread_mutex_unlock(&tab->lock);
+	return inode;
+}
+
+bool tfs_inodes_attr_watched(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	bool watched;
+
+	pthread_mutex_lock(&tab->lock);
+	if (inode->type == S_IFDIR || !inode->parent)
+		watched = __atomic_load_n(&inode->wd, __ATOMIC_RELAXED) > 0;
+	else
+		watched = __atomic_load_n(&inode->parent->wd, __ATOMIC_RELAXED) > 0;
+	pthread_mutex_unlock(&tab->lock);
+	return watched;
+}
+
+bool tfs_inodes_ref(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	bool live;
+
+	pthread_mutex_lock(&tab->lock);
+	live = !inode->dead;
+	if (live)
+		inode->refs++;
+	pthread_mutex_unlock(&tab->lock);
+	return live;
+}
+
+void tfs_inodes_mark_all(struct tfs_inodes *tab,
+			 void (*each)(void *arg, struct tfs_inode *parent, const char *name,
+				      struct tfs_inode *inode),
+			 void *arg)
+{
+	pthread_mutex_lock(&tab->lock);
+	for (size_t i = 0; i < tab->n_real_buckets; i++) {
+		for (struct tfs_inode *p = tab->real[i], *next; p; p = next) {
+			next = p->bucket_next;
+			mark_locked(tab, p);
+			if (!p->parent)
+				continue;
+			p->refs++;
+			p->parent->refs++;
+			each(arg, p->parent, p->name, p);
+		}
+	}
+	pthread_mutex_unlock(&tab->lock);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void tfs_inodes_mark_moved(struct tfs_inodes *tab, struct tfs_inode *inode, bool done)
+{
+	uint64_t deadline = done ? monotonic_ns() + MOVED_GRACE_NS : 0;
+
+	pthread_mutex_lock(&tab->lock);
+	if (!done)
+		mark_locked(tab, inode);
+	else if (inode->moved_until == UINT64_MAX)
+		inode->moved_until = deadline;
+	pthread_mutex_unlock(&tab->lock);
+}
+
+bool tfs_inodes_reachable(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	uint64_t now = 0;
+	bool reachable = true;
+
+	pthread_mutex_lock(&tab->lock);
+	for (struct tfs_inode *p = inode->is_sibling ? inode->dir : inode; p; p = p->parent) {
+		if (!p->moved_until)
+			continue;
+		if (p->moved_until != UINT64_MAX && !now)
+			now = monotonic_ns();
+		if (p->moved_until == UINT64_MAX || now < p->moved_until) {
+			reachable = false;
+			break;
+		}
+		p->moved_until = 0;
+	}
+	pthread_mutex_unlock(&tab->lock);
+	return reachable;
 }
 
 /* Takes inode off the list of holding inodes and returns its held document (the caller's
@@ -250,7 +732,8 @@ struct tfs_inode *tfs_inodes_add_sibling(struct tfs_inodes *tab, struct tfs_inod
 		inode->bucket_next = tab->sibling[hash % tab->n_sibling_buckets];
 		tab->sibling[hash % tab->n_sibling_buckets] = inode;
 		tab->n_sibling++;
-		grow(&tab->sibling, &tab->n_sibling_buckets, tab->n_sibling, sibling_inode_hash);
+		grow(&tab->sibling, &tab->n_sibling_buckets, tab->n_sibling, sibling_inode_hash,
+		     offsetof(struct tfs_inode, bucket_next));
 	}
 	inode->refs++;
 	if (!inode->pinned) { /* a pinned document serves every open already */
@@ -281,7 +764,8 @@ struct tr_doc *tfs_inodes_take_doc(struct tfs_inodes *tab, struct tfs_inode *ino
 	return doc;
 }
 
-/* Removes inode from its bucket chain; under the lock. */
+/* Takes inode out of the table (its bucket chain, the name index, the descriptor pool); under
+ * the lock. */
 static void unlink_inode(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
 	struct tfs_inode **slot;
@@ -290,37 +774,50 @@ static void unlink_inode(struct tfs_inodes *tab, struct tfs_inode *inode)
 		slot = &tab->sibling[sibling_inode_hash(inode) % tab->n_sibling_buckets];
 		tab->n_sibling--;
 	} else {
-		slot = &tab->real[real_inode_hash(inode) % tab->n_real_buckets];
-		tab->n_real--;
+		if (inode->fd >= 0) {
+			fd_lru_remove(tab, inode); /* unused: no request holds a forgotten inode */
+			tab->n_fds--;
+		}
+		real_index_remove(tab, inode);
+		name_index_remove(tab, inode);
+		inode->dead = true;
+		return;
 	}
 	while (*slot != inode)
 		slot = &(*slot)->bucket_next;
 	*slot = inode->bucket_next;
+	inode->dead = true;
 }
 
 void tfs_inodes_forget(struct tfs_inodes *tab, struct tfs_inode *inode, uint64_t n)
 {
-	struct tfs_inode *dead[2] = {NULL, NULL};
+	struct tfs_inode *dead = NULL;
 
 	pthread_mutex_lock(&tab->lock);
-	inode->refs = inode->refs > n ? inode->refs - n : 0;
-	if (inode->refs == 0 && inode != &tab->root) {
-		unlink_inode(tab, inode);
-		dead[0] = inode;
-		if (inode->is_sibling) {
-			struct tfs_inode *dir = inode->dir;
+	/* An inode left with no reference goes, and with it its reference on the directory that
+	 * names it, which may be that directory's last. */
+	while (inode && inode != &tab->root) {
+		struct tfs_inode *up = inode->is_sibling ? inode->dir : inode->parent;
 
+		inode->refs = inode->refs > n ? inode->refs - n : 0;
+		if (inode->refs)
+			break;
+		unlink_inode(tab, inode);
+		if (inode->is_sibling)
 			tr_doc_unref(unhold(tab, inode));
-			if (--dir->refs == 0 && dir != &tab->root) {
-				unlink_inode(tab, dir);
-				dead[1] = dir;
-			}
-		}
+		inode->bucket_next = dead;
+		dead = inode;
+		inode = up;
+		n = 1;
 	}
 	pthread_mutex_unlock(&tab->lock);
-	for (int i = 0; i < 2; i++) {
-		if (dead[i])
-			inode_free(dead[i]);
+	while (dead) {
+		struct tfs_inode *next = dead->bucket_next;
+
+		if (!dead->is_sibling && tab->on_free)
+			tab->on_free(tab->on_free_arg, dead);
+		inode_free(dead);
+		dead = next;
 	}
 }
 

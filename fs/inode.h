@@ -11,7 +11,11 @@
 
 /* One kernel inode. Its address is its FUSE node id (the root's is FUSE_ROOT_ID).
  *
- * A real inode stands for one (st_dev, st_ino) of SOURCE and holds an O_PATH fd of it.
+ * A real inode stands for one (st_dev, st_ino) of SOURCE. It keeps its identity without an open
+ * descriptor: a file handle (name_to_handle_at) when the daemon may reopen those, else the
+ * directory and name of its latest lookup, re-resolved and checked against (st_dev, st_ino).
+ * An O_PATH descriptor is open only while it is in the table's bounded pool (tfs_inode_fd), so
+ * the number of inodes the kernel remembers is not bounded by RLIMIT_NOFILE.
  *
  * A sibling inode stands for one version of a virtual file: the document of key. It never
  * changes; when the source changes, the next lookup of the name returns a new sibling inode, so
@@ -19,16 +23,39 @@
  * fstat) stays a snapshot. */
 struct tfs_inode {
 	struct tfs_inode *bucket_next; /* table internals */
-	uint64_t refs; /* kernel lookups + siblings naming this directory; under the table lock */
+	/* Kernel lookups + siblings and entries naming this directory + queued invalidations;
+	 * under the table lock. */
+	uint64_t refs;
 	bool is_sibling;
+	bool dead; /* out of the table, about to be freed; under the table lock */
 
 	/* Real inodes. */
-	int fd; /* O_PATH | O_NOFOLLOW of the entry; owned */
 	dev_t dev;
 	ino_t ino;
 	mode_t type; /* S_IFMT bits */
 	char *path;  /* directories: path from the root ("" for it); owned; under the table lock */
-	bool opened; /* regular files: opened_st is the state at the previous open */
+	struct file_handle *handle;  /* owned; NULL when it cannot be reopened by handle */
+	struct tfs_inode *parent;    /* directory of its latest lookup (a reference); NULL: root */
+	char *name;                  /* its name there; owned; both under the table lock */
+	struct tfs_inode *name_next; /* the table's (parent, name) index */
+	/* The descriptor pool: fd is an O_PATH | O_NOFOLLOW descriptor (owned) or -1, fd_users the
+	 * requests using it; unused open descriptors are on the table's LRU list. Under the lock. */
+	int fd;
+	unsigned fd_users;
+	struct tfs_inode *fd_older, *fd_newer;
+	/* Change notification (watch.c). Directories: the inotify watch descriptor (> 0), 0 before
+	 * one was tried, -1 when the directory is not watched (its entries are served uncached).
+	 * Atomic. */
+	int wd;
+	/* Directories: set when a change event said the entry (parent, name) no longer names this
+	 * directory: until a lookup finds it again (the kernel has one entry for a directory, which
+	 * that lookup moves) or a second after its kernel entry was invalidated, requests that reach
+	 * it or anything under it get ESTALE (see tfs_inodes_reachable). UINT64_MAX until the
+	 * invalidation is done, then a CLOCK_MONOTONIC deadline in ns. Under the lock. Files need
+	 * none: their kernel entries are never cached past a change (ops.c). */
+	uint64_t moved_until;
+	uint64_t moved_seq;    /* the change event that set the mark (tfs_inodes.events) */
+	bool opened;           /* regular files: opened_st is the state at the previous open */
 	struct stat opened_st; /* its size, mtime and ctime count; under the table lock */
 
 	/* Sibling inodes. */
@@ -51,8 +78,17 @@ struct tfs_inode {
 struct tfs_inodes {
 	pthread_mutex_t lock;
 	struct tfs_inode root;
-	struct tfs_inode **real, **sibling; /* hash buckets */
-	size_t n_real_buckets, n_sibling_buckets, n_real, n_sibling;
+	struct tfs_inode **real, **sibling, **names; /* hash buckets */
+	size_t n_real_buckets, n_sibling_buckets, n_name_buckets, n_real, n_sibling;
+	struct tfs_inode *fd_oldest, *fd_newest; /* open, unused pool descriptors */
+	size_t n_fds, fd_cap; /* open pool descriptors (used or not); the most kept unused */
+	bool use_handles;     /* the daemon may reopen file handles (CAP_DAC_READ_SEARCH) */
+	uint64_t events;      /* change events taken in so far (watch.c); under the lock */
+	int mount_id;         /* of the root: handles of other mounts are not kept */
+	/* Called (outside the lock) for each real inode about to be freed, e.g. to drop its
+	 * watch; NULL when none. */
+	void (*on_free)(void *arg, struct tfs_inode *inode);
+	void *on_free_arg;
 	struct tfs_inode *held_oldest, *held_newest; /* sibling inodes holding a document */
 	uint64_t held_bytes,
 		held_budget; /* sum of their tr_doc_size(held); the most it may reach */
@@ -60,10 +96,30 @@ struct tfs_inodes {
 
 /* Initialises the table with the root inode, which takes ownership of root_fd (O_PATH of SOURCE)
  * and is never forgotten. held_budget bounds the bytes of the documents that sibling inodes hold
- * from their lookup to their open (see tfs_inode.held). Returns 0, or -1 when out of memory
- * (root_fd is then not taken). */
+ * from their lookup to their open (see tfs_inode.held). The descriptor pool keeps at most
+ * fd_cap unused descriptors open (tfs_inodes_fd_cap gives one from RLIMIT_NOFILE). File handles
+ * are used when a probe on the root shows the daemon may reopen them. Returns 0, or -1 when
+ * out of memory (root_fd is then not taken). */
 int tfs_inodes_init(struct tfs_inodes *tab, int root_fd, const struct stat *root_st,
 		    uint64_t held_budget);
+
+/* The pool size for a descriptor limit: half of it (at least 16), the rest left to open files,
+ * listings and reads. */
+size_t tfs_inodes_fd_cap(uint64_t nofile);
+
+/* An O_PATH | O_NOFOLLOW descriptor of real inode (borrowed until tfs_inode_fd_put): the
+ * pool's, or reopened (by handle, else parent + name) and checked to be the same (st_dev,
+ * st_ino). Returns it, or -errno: -ESTALE when the file is gone or its name now holds another
+ * file (never a descriptor of a different file). */
+int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode);
+
+/* Closes the pool's descriptor of inode unless a request uses it: for a deleted file, whose
+ * space (and inode number) an open descriptor would keep. */
+void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode);
+
+/* Gives back a descriptor from tfs_inode_fd; the pool closes its least recently used unused
+ * descriptors beyond its size. */
+void tfs_inode_fd_put(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* Frees every inode left (the kernel forgets nothing at unmount) and closes their fds. */
 void tfs_inodes_destroy(struct tfs_inodes *tab);
@@ -74,12 +130,46 @@ struct tfs_inode *tfs_inodes_get(struct tfs_inodes *tab, uint64_t nodeid);
 /* The node id of inode. */
 uint64_t tfs_inode_nodeid(const struct tfs_inodes *tab, const struct tfs_inode *inode);
 
-/* Counts one kernel lookup of the real entry st, opened as fd (O_PATH | O_NOFOLLOW, owned by
- * the call: kept by a new inode, closed when the entry already has one). For a directory, path
- * (borrowed) becomes its path from the root. Returns the inode, or NULL when out of memory (fd
- * closed). */
+/* Counts one kernel lookup of the real entry st, found as name in directory dir and opened as
+ * fd (O_PATH | O_NOFOLLOW, owned by the call: it goes to the pool or is closed). (dir, name)
+ * becomes the inode's latest entry; its moved mark is cleared when the event that set it was
+ * taken in before the lookup resolved the name (its number at most seen). For a directory, path
+ * (borrowed) becomes its path from the root. *created says whether the inode is new. Returns the
+ * inode, or NULL when out of memory (fd closed). */
 struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
-				      const char *path);
+				      struct tfs_inode *dir, const char *name, const char *path,
+				      uint64_t seen, bool *created);
+
+/* The real inode (dev, ino) with one more reference, or NULL. */
+struct tfs_inode *tfs_inodes_real_ref(struct tfs_inodes *tab, dev_t dev, ino_t ino);
+
+/* Whether the changes that affect the cached attributes of real inode are watched: a
+ * directory's own watch, else the watch of the directory of its latest entry. */
+bool tfs_inodes_attr_watched(struct tfs_inodes *tab, struct tfs_inode *inode);
+
+/* The real inode whose latest entry is (dir, name), with one more reference (drop it with
+ * tfs_inodes_forget), or NULL. With mark, its moved mark is set (see tfs_inode.moved_until). */
+struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode *dir,
+				       const char *name, bool mark);
+
+/* Takes one more reference on inode unless it is being freed; returns whether it did. */
+bool tfs_inodes_ref(struct tfs_inodes *tab, struct tfs_inode *inode);
+
+/* Marks every real directory but the root moved (the change events were lost) and calls each(arg,
+ * parent, name, inode) for each with a latest entry, with one more reference on parent and on
+ * inode that each takes over; under the table lock. */
+void tfs_inodes_mark_all(struct tfs_inodes *tab,
+			 void (*each)(void *arg, struct tfs_inode *parent, const char *name,
+				      struct tfs_inode *inode),
+			 void *arg);
+
+/* Marks inode moved by the current event, or, with done, starts the one-second grace of a mark
+ * whose kernel entry has been invalidated. */
+void tfs_inodes_mark_moved(struct tfs_inodes *tab, struct tfs_inode *inode, bool done);
+
+/* False when inode, or a directory on the path of its latest entries up to the root, carries a
+ * moved mark: the kernel may have reached it by a name that no longer holds it. */
+bool tfs_inodes_reachable(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* Counts one kernel lookup of the sibling version key (borrowed, copied) of a source in dir,
  * creating its inode with attributes attr when it is new. doc (borrowed) is the version's

@@ -23,7 +23,11 @@ enum { TRIM_INTERVAL_MS = 1000 };
 struct cmdline {
 	const char *source, *mountpoint;
 	bool foreground, debug, single_thread;
-	char *fuse_opts; /* -o options that are not toolfs's, for FUSE; owned */
+	bool strict;      /* -o cache=strict */
+	bool relaxed;     /* -o cache=relaxed */
+	bool no_handles;  /* -o inode_handles=no */
+	long watch_limit; /* -o watch_limit=N; -1: none */
+	char *fuse_opts;  /* -o options that are not toolfs's, for FUSE; owned */
 };
 
 static void usage(FILE *out)
@@ -51,7 +55,14 @@ static void usage(FILE *out)
 	tr_options_init(&defaults);
 	for (size_t i = 0; tr_option_names[i]; i++)
 		tr_option_print_help(out, &defaults, tr_option_names[i], "", "=");
-	fputs("  allow_other               let other users enter the mount (default: off)\n"
+	fputs("  cache=watch|relaxed|strict  kernel caching of plain entries (default: watch)\n"
+	      "                            watch: directory entries, kept exact by inotify;\n"
+	      "                            relaxed: files and attributes too, fresh within the\n"
+	      "                            invalidation delay; strict: nothing plain cached\n"
+	      "  watch_limit=N             watch at most N directories, serve the others\n"
+	      "                            uncached (default: the kernel's limit)\n"
+	      "  inode_handles=yes|no      keep inodes as file handles (default: yes)\n"
+	      "  allow_other               let other users enter the mount (default: off)\n"
 	      "  Other options go to FUSE (mount.fuse3(8)). The mount is always\n"
 	      "  ro,nodev,nosuid,default_permissions; -o rw is refused.\n"
 	      "\n"
@@ -72,6 +83,36 @@ static int fail_usage(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* Applies one -o item of the daemon's own (cache, watch_limit, inode_handles). Returns 0 when it
+ * took it, -2 when its value is invalid, -1 when it is not one of them. */
+static int parse_daemon_option(const char *item, const char *value, struct cmdline *cmd)
+{
+	char *end;
+
+	if (strcmp(item, "cache") == 0) {
+		if (!value || (strcmp(value, "strict") != 0 && strcmp(value, "watch") != 0 &&
+			       strcmp(value, "relaxed") != 0))
+			return -2;
+		cmd->strict = strcmp(value, "strict") == 0;
+		cmd->relaxed = strcmp(value, "relaxed") == 0;
+		return 0;
+	}
+	if (strcmp(item, "inode_handles") == 0) {
+		if (!value || (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0))
+			return -2;
+		cmd->no_handles = strcmp(value, "no") == 0;
+		return 0;
+	}
+	if (strcmp(item, "watch_limit") == 0) {
+		if (!value || !*value)
+			return -2;
+		errno = 0;
+		cmd->watch_limit = strtol(value, &end, 10);
+		return *end || errno || cmd->watch_limit < 0 ? -2 : 0;
+	}
+	return -1;
+}
+
 /* Applies one -o argument (comma-separated name[=value] items). Returns 0 or an exit status. */
 static int parse_mount_options(char *list, struct tr_options *opts, struct cmdline *cmd)
 {
@@ -84,7 +125,11 @@ static int parse_mount_options(char *list, struct tr_options *opts, struct cmdli
 			*value++ = '\0';
 		if (strcmp(item, "rw") == 0)
 			return fail_usage("the mount is read-only: -o %s is not supported", item);
-		rc = tr_options_set(opts, item, value);
+		rc = parse_daemon_option(item, value, cmd);
+		if (rc == 0)
+			continue;
+		if (rc == -1)
+			rc = tr_options_set(opts, item, value);
 		if (rc < 0) {
 			fprintf(stderr, "toolfs: invalid -o %s%s%s\nTry 'toolfs --help'.\n", item,
 				value ? "=" : "", value ? value : "");
@@ -120,16 +165,21 @@ static uint64_t held_budget(const struct tr_options *opts)
 	return opts->cache_size / 4 > HELD_BUDGET_MIN ? opts->cache_size / 4 : HELD_BUDGET_MIN;
 }
 
-/* Every inode the kernel holds keeps an O_PATH fd open in the daemon: allow as many as the hard
- * limit does (the usual soft limit, 1024, is a few directories' worth). */
-static void raise_fd_limit(void)
+/* Raises the soft descriptor limit to the hard one and returns the limit in force: the inode
+ * table's descriptor pool is sized from it (inode.h), so the inodes the kernel remembers are
+ * not bounded by it. */
+static uint64_t raise_fd_limit(void)
 {
 	struct rlimit lim;
 
-	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
+		return 1024;
+	if (lim.rlim_cur < lim.rlim_max) {
 		lim.rlim_cur = lim.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &lim);
+		if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
+			getrlimit(RLIMIT_NOFILE, &lim);
 	}
+	return lim.rlim_cur;
 }
 
 /* Parses argv. Returns -1 to go on, or an exit status (0 after --help / --version). */
@@ -381,6 +431,8 @@ out:
 
 static int run_session(struct fuse_session *se, const struct cmdline *cmd)
 {
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned cpus = online > 0 ? (unsigned)online : 1;
 	struct fuse_loop_config *cfg;
 	int rc;
 
@@ -390,7 +442,11 @@ static int run_session(struct fuse_session *se, const struct cmdline *cmd)
 	if (!cfg)
 		return -ENOMEM;
 	fuse_loop_cfg_set_clone_fd(cfg, 0);
-	fuse_loop_cfg_set_idle_threads(cfg, 10);
+	/* Threads by CPUs: as many kept idle as there are CPUs (more only hand requests from one
+	 * sleeping thread to another: 10 on 2 CPUs spent a third of their time switching), and up
+	 * to four per CPU at once, for requests that wait on the disk or a long render. */
+	fuse_loop_cfg_set_idle_threads(cfg, cpus);
+	fuse_loop_cfg_set_max_threads(cfg, cpus * 4 > 8 ? cpus * 4 : 8);
 	rc = fuse_session_loop_mt(se, cfg);
 	fuse_loop_cfg_destroy(cfg);
 	return rc;
@@ -398,13 +454,14 @@ static int run_session(struct fuse_session *se, const struct cmdline *cmd)
 
 int main(int argc, char **argv)
 {
-	struct cmdline cmd = {0};
+	struct cmdline cmd = {.watch_limit = -1};
 	struct tfs_fs fs;
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_session *se = NULL;
 	struct stat root_st;
 	char *mnt_real = NULL;
 	int root_fd = -1, status = EXIT_FAILURE, rc;
+	uint64_t nofile;
 
 	ensure_std_fds();
 	memset(&fs, 0, sizeof(fs));
@@ -416,7 +473,7 @@ int main(int argc, char **argv)
 	}
 	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
-	raise_fd_limit();
+	nofile = raise_fd_limit();
 	tfs_heap_set_policy();
 	fs.cache = tfs_cache_new(fs.opts.cache_size);
 	if (!fs.cache ||
@@ -428,6 +485,14 @@ int main(int argc, char **argv)
 	fs.root.dev = root_st.st_dev;
 	fs.root.ino = root_st.st_ino;
 	root_fd = -1; /* owned by the root inode */
+	fs.inodes.fd_cap = tfs_inodes_fd_cap(nofile);
+	if (cmd.no_handles)
+		fs.inodes.use_handles = false;
+	if (!cmd.strict) {
+		fs.cache_attrs = cmd.relaxed;
+		fs.watch = tfs_watch_new(&fs.inodes, cmd.watch_limit, cmd.relaxed);
+		tfs_watch_dir(fs.watch, &fs.inodes.root, fs.root.fd);
+	}
 
 	if (session_args(&cmd, &fs, &args) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");
@@ -454,7 +519,13 @@ int main(int argc, char **argv)
 	}
 	/* The trimmer is best effort: without its thread the daemon only keeps more pages. */
 	fs.trimmer = tfs_trimmer_start(TRIM_INTERVAL_MS);
+	if (tfs_watch_start(fs.watch, se) < 0) {
+		fprintf(stderr, "toolfs: cannot start the change notification thread\n");
+		goto out_unmount;
+	}
 	rc = run_session(se, &cmd);
+	tfs_watch_free(fs.watch);
+	fs.watch = NULL;
 	tfs_trimmer_stop(fs.trimmer);
 	fs.trimmer = NULL;
 	/* A positive value is the signal (SIGTERM, SIGINT, SIGHUP) that ended the loop: a clean
@@ -469,6 +540,7 @@ out_session:
 out_args:
 	fuse_opt_free_args(&args);
 out_inodes:
+	tfs_watch_free(fs.watch);
 	tfs_inodes_destroy(&fs.inodes);
 out_cache:
 	tfs_cache_free(fs.cache);

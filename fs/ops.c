@@ -15,19 +15,35 @@
 #include "toolfs.h"
 
 /*
- * Caching. Real entries get attribute and entry timeouts of 0: the kernel asks again at every
- * path walk and stat, which is correct under any change made to SOURCE behind the daemon's back.
- * Their pages stay cached across opens only while (size, mtime, ctime) are unchanged
- * (tfs_inodes_reopen_unchanged); a getattr that sees a new size drops them too.
+ * Caching. Directories get an entry timeout of PLAIN_TIMEOUT when the directory that holds them
+ * is watched (watch.c), else 0 (-o cache=strict, a directory over the watch limit or on a file
+ * system inotify cannot see): path walks through them cost no round trip. Files' and
+ * symlinks' entries and every attribute keep timeouts of 0, so a stat, open or read past the
+ * cached size asks the daemon (which is how a moved directory is noticed at once, and how a stat
+ * of the mount point notices a dead daemon). -o cache=relaxed gives files' entries and all attributes PLAIN_TIMEOUT too (when
+ * watched): a stat then costs no round trip, but may show a plain entry from before a change
+ * for the invalidation delay (README). A watched change is invalidated from the watch's own
+ * thread (fuse_lowlevel_notify_inval_entry / _inode), never from a handler, where the kernel
+ * may hold the directory's lock the invalidation waits for.
+ *
+ * Nothing is stale meanwhile in the default mode, by construction: every handler that reads
+ * SOURCE first takes in the pending change events (tfs_watch_sync), which the kernel queued
+ * before the write, rename or unlink that made them returned. A directory the kernel may still
+ * reach by a name that a change took from it (renamed, deleted, replaced) carries a moved mark
+ * until a lookup finds it again; getattr, open, opendir and lookups in it or under it answer
+ * ESTALE, on which the kernel walks the path again with every entry revalidated (LOOKUP_REVAL).
+ * A directory has one kernel entry, so the lookup that finds it again is the one the kernel
+ * uses. Siblings keep an entry timeout of 0: every path walk to one ends in a lookup, which
+ * resolves the source by name in its directory now.
+ *
+ * Real files' pages stay cached across opens only while (size, mtime, ctime) are unchanged
+ * (tfs_inodes_reopen_unchanged); an IN_MODIFY drops them too.
  *
  * A sibling inode is one immutable version (inode.h), so its attributes never go stale and its
  * pages can always be kept; only its entry timeout is 0, so that the next lookup after a change
  * gives the new version's inode.
- *
- * A later performance pass may raise the real timeouts and keep them correct with inotify on
- * SOURCE and fuse_lowlevel_notify_inval_entry / notify_inval_inode; this is where it would go.
  */
-static const double REAL_TIMEOUT = 0.0;
+static const double PLAIN_TIMEOUT = 300.0;
 static const double SIBLING_ATTR_TIMEOUT = 86400.0;
 
 struct tfs_inode *tfs_inode_of(fuse_req_t req, fuse_ino_t ino)
@@ -54,11 +70,31 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 }
 
+/* The attribute timeout of real inode. */
+static double plain_attr_timeout(struct tfs_fs *fs, struct tfs_inode *inode)
+{
+	return fs->cache_attrs && tfs_inodes_attr_watched(&fs->inodes, inode) ? PLAIN_TIMEOUT : 0.0;
+}
+
+/* Watches the new directory inode, then reads its attributes again into st, so that a change
+ * made before the watch existed is in them. */
+static void watch_new_dir(struct tfs_fs *fs, struct tfs_inode *inode, struct stat *st)
+{
+	int fd = tfs_inode_fd(&fs->inodes, inode);
+
+	if (fd < 0)
+		return;
+	tfs_watch_dir(fs->watch, inode, fd);
+	fstat(fd, st);
+	tfs_inode_fd_put(&fs->inodes, inode);
+}
+
 int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, int fd,
-		    struct fuse_entry_param *e)
+		    uint64_t seen, struct fuse_entry_param *e)
 {
 	struct tfs_inode *inode;
 	char *path = NULL;
+	bool created;
 
 	if (fstat(fd, &e->attr) < 0) {
 		int err = errno;
@@ -73,18 +109,28 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 			return ENOMEM;
 		}
 	}
-	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, path);
+	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, dir, name, path, seen, &created);
 	free(path);
 	if (!inode)
 		return ENOMEM;
+	if (created && fs->watch && inode->type == S_IFDIR)
+		watch_new_dir(fs, inode, &e->attr);
 	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
-	e->attr_timeout = REAL_TIMEOUT;
-	e->entry_timeout = REAL_TIMEOUT;
+	e->entry_timeout = tfs_watch_covers(fs->watch, dir) &&
+					   (inode->type == S_IFDIR || fs->cache_attrs)
+				   ? PLAIN_TIMEOUT
+				   : 0.0;
+	if (inode->type == S_IFDIR)
+		e->attr_timeout = tfs_watch_covers(fs->watch, inode) ? PLAIN_TIMEOUT : 0.0;
+	else
+		e->attr_timeout = fs->cache_attrs && tfs_watch_covers(fs->watch, dir)
+					  ? PLAIN_TIMEOUT
+					  : 0.0;
 	return 0;
 }
 
 /* Fills e for the virtual name of dir, producing the sibling now so its size is exact. */
-static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
+static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, const char *name,
 			  struct fuse_entry_param *e)
 {
 	struct tfs_sibling_name parsed;
@@ -93,7 +139,7 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *
 	char *base;
 	int err;
 
-	err = tfs_name_parse_sibling(dir->fd, name, &fs->opts, &parsed);
+	err = tfs_name_parse_sibling(dir_fd, name, &fs->opts, &parsed);
 	if (err)
 		return err;
 	base = strndup(name, parsed.base_len);
@@ -118,17 +164,26 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, const char *
 static int lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
 			struct fuse_entry_param *e)
 {
-	int fd;
+	uint64_t seen = tfs_watch_sync(fs->watch);
+	int dir_fd, fd, err;
 
 	memset(e, 0, sizeof(*e));
 	if (dir->is_sibling || dir->type != S_IFDIR)
 		return ENOTDIR;
-	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, dir))
+		return ESTALE;
+	dir_fd = tfs_inode_fd(&fs->inodes, dir);
+	if (dir_fd < 0)
+		return -dir_fd;
+	fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0)
-		return tfs_lookup_real(fs, dir, name, fd, e);
-	if (errno != ENOENT)
-		return errno;
-	return lookup_sibling(fs, dir, name, e);
+		err = tfs_lookup_real(fs, dir, name, fd, seen, e);
+	else if (errno != ENOENT)
+		err = errno;
+	else
+		err = lookup_sibling(fs, dir, dir_fd, name, e);
+	tfs_inode_fd_put(&fs->inodes, dir);
+	return err;
 }
 
 static void tfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -158,35 +213,62 @@ static void tfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget
 
 static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
 	struct tfs_inode *inode = tfs_inode_of(req, ino);
 	struct stat st;
+	int fd, rc;
 
 	/* With or without a handle: a sibling inode is one version, whose size every handle on it
 	 * reads. */
-	(void)fi;
+	tfs_watch_sync(fs->watch);
 	if (inode->is_sibling) {
 		fuse_reply_attr(req, &inode->attr, SIBLING_ATTR_TIMEOUT);
 		return;
 	}
-	if (fstatat(inode->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+	/* An open real file answers for itself, even when it has been deleted since. */
+	if (fi && inode->type == S_IFREG) {
+		rc = fstat(fi->fh, &st);
+	} else if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	} else {
+		fd = tfs_inode_fd(&fs->inodes, inode);
+		if (fd < 0) {
+			fuse_reply_err(req, -fd);
+			return;
+		}
+		rc = fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+		tfs_inode_fd_put(&fs->inodes, inode);
+	}
+	if (rc < 0)
 		fuse_reply_err(req, errno);
 	else
-		fuse_reply_attr(req, &st, REAL_TIMEOUT);
+		fuse_reply_attr(req, &st, plain_attr_timeout(fs, inode));
 }
 
 static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
 	struct tfs_inode *inode = tfs_inode_of(req, ino);
 	char buf[PATH_MAX + 1];
 	ssize_t n;
+	int fd;
 
 	if (inode->is_sibling || inode->type != S_IFLNK) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	n = readlinkat(inode->fd, "", buf, sizeof(buf));
+	fd = tfs_inode_fd(&fs->inodes, inode);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	n = readlinkat(fd, "", buf, sizeof(buf));
 	if (n < 0)
-		fuse_reply_err(req, errno);
+		n = -errno;
+	tfs_inode_fd_put(&fs->inodes, inode);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
 	else if ((size_t)n == sizeof(buf))
 		fuse_reply_err(req, ENAMETOOLONG);
 	else {
@@ -197,18 +279,30 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 
 static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
 	char proc_path[64];
 	struct stat st;
-	int fd;
+	int path_fd, fd, err;
 
 	if (inode->type != S_IFREG) {
 		fuse_reply_err(req, inode->type == S_IFDIR ? EISDIR : EINVAL);
 		return;
 	}
-	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", inode->fd);
+	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	path_fd = tfs_inode_fd(&fs->inodes, inode);
+	if (path_fd < 0) {
+		fuse_reply_err(req, -path_fd);
+		return;
+	}
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
 	fd = open(proc_path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fuse_reply_err(req, errno);
+	err = fd < 0 || fstat(fd, &st) < 0 ? errno : 0;
+	tfs_inode_fd_put(&fs->inodes, inode);
+	if (err) {
+		fuse_reply_err(req, err);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -273,6 +367,7 @@ static void tfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		fuse_reply_err(req, EROFS);
 		return;
 	}
+	tfs_watch_sync(tfs_fs_of(req)->watch);
 	if (inode->is_sibling)
 		open_sibling(req, inode, fi);
 	else

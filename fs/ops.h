@@ -4,6 +4,7 @@
 
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
+#include <stdint.h>
 
 /* The handlers; the session's userdata must be the daemon's struct tfs_fs. Every handler ends
  * in exactly one reply; reader failures are replies with content, never errors. */
@@ -19,10 +20,11 @@ static inline struct tfs_fs *tfs_fs_of(fuse_req_t req)
 }
 struct tfs_inode *tfs_inode_of(fuse_req_t req, fuse_ino_t ino);
 
-/* Fills e for the real entry name of dir opened as fd (O_PATH, taken: kept by the new inode or
- * closed). Returns 0 or an errno. */
+/* Fills e for the real entry name of dir opened as fd (O_PATH, taken: kept by the pool or
+ * closed), with the timeouts its watches allow; seen is tfs_watch_sync's answer before name was
+ * resolved. Returns 0 or an errno. */
 int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, int fd,
-		    struct fuse_entry_param *e);
+		    uint64_t seen, struct fuse_entry_param *e);
 
 /* Directory handlers (dir.c): opendir snapshots nothing; readdir and readdirplus build the
  * listing at offset 0 and serve it by index; releasedir frees it. */

@@ -32,11 +32,11 @@ static void source_destroy(struct source *src)
 }
 
 /* Applies the symlink policy of docs/SPEC.md §4 to link (O_PATH) found in dir. */
-static void follow_link(struct tfs_fs *fs, struct tfs_inode *dir, struct source *src)
+static void follow_link(struct tfs_fs *fs, int dir_fd, struct source *src)
 {
 	int target, err;
 
-	switch (tfs_follow(&fs->root, dir->fd, src->fd, &target, &err)) {
+	switch (tfs_follow(&fs->root, dir_fd, src->fd, &target, &err)) {
 	case TFS_FOLLOW_OK:
 		if (fstat(target, &src->target) < 0) {
 			src->outcome = tr_error_from_errno(errno);
@@ -67,12 +67,12 @@ static void follow_link(struct tfs_fs *fs, struct tfs_inode *dir, struct source 
 	}
 }
 
-/* Resolves base in dir. Returns 0 (src filled; src->fd is the file to read when the outcome is
- * TR_OK, else closed) or an errno for the name itself. */
-static int resolve(struct tfs_fs *fs, struct tfs_inode *dir, const char *base, struct source *src)
+/* Resolves base in the directory dir_fd. Returns 0 (src filled; src->fd is the file to read when
+ * the outcome is TR_OK, else closed) or an errno for the name itself. */
+static int resolve(struct tfs_fs *fs, int dir_fd, const char *base, struct source *src)
 {
 	memset(src, 0, sizeof(*src));
-	src->fd = openat(dir->fd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	src->fd = openat(dir_fd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (src->fd < 0)
 		return errno;
 	if (fstat(src->fd, &src->st) < 0) {
@@ -87,7 +87,7 @@ static int resolve(struct tfs_fs *fs, struct tfs_inode *dir, const char *base, s
 	}
 	src->outcome = TR_OK;
 	if (S_ISLNK(src->st.st_mode))
-		follow_link(fs, dir, src);
+		follow_link(fs, dir_fd, src);
 	if (src->outcome != TR_OK)
 		source_destroy(src);
 	return 0;
@@ -235,13 +235,16 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 		.fmt = fmt,
 	};
 	struct tr_doc *doc;
-	int err;
+	int dir_fd, err;
 
 	memset(out, 0, sizeof(*out));
 	key.path = tfs_inodes_child_path(&fs->inodes, dir, base);
 	if (!key.path)
 		return ENOMEM;
-	err = resolve(fs, dir, base, &src);
+	dir_fd = tfs_inode_fd(&fs->inodes, dir);
+	err = dir_fd < 0 ? -dir_fd : resolve(fs, dir_fd, base, &src);
+	if (dir_fd >= 0)
+		tfs_inode_fd_put(&fs->inodes, dir);
 	if (err) {
 		free(key.path);
 		return err;

@@ -8,6 +8,7 @@
 #include "heap.h"
 #include "inode.h"
 #include "tr_options.h"
+#include "watch.h"
 
 /* The mounted tree as symbolic links are confined to it (see follow.h). */
 struct tfs_root {
@@ -23,6 +24,8 @@ struct tfs_fs {
 	struct tfs_root root;
 	struct tfs_inodes inodes;
 	struct tfs_cache *cache; /* owned */
+	struct tfs_watch *watch; /* owned; NULL: every plain entry served uncached (cache=strict) */
+	bool cache_attrs; /* cache=relaxed: plain attributes cached too, fresh within the delay */
 	struct tfs_trimmer
 		*trimmer; /* owned; NULL before the session runs or when it could not start */
 };

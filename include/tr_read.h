@@ -18,8 +18,8 @@ struct tr_source {
 /* Reads the regular file open for reading at fd (borrowed, not closed; read with pread, so its
  * offset is irrelevant) into res, which must be freshly initialised for src->path. The file is
  * read as one consistent version: when its size or times change while it is read, the read is
- * retried, up to 4 times in all (this is the only layer that retries). Reader failures are
- * recorded in res (success=false); never exits or prints. When shown is non-NULL it receives
+ * retried, up to 12 times with short pauses after the fourth (this is the only layer that
+ * retries). Reader failures are recorded in res (success=false); never exits or prints. When shown is non-NULL it receives
  * the fstat of the version the result shows. Returns 0; 1 when no consistent version could be
  * read (the file kept changing, or fstat failed: res holds io_error and *shown the last state
  * seen, zeroed if none); -1 when out of memory (res then holds what was built and should be

@@ -70,6 +70,16 @@ def toolfs_read(build_dir):
     return run
 
 
+CACHE_MODES = ("watch", "strict")
+
+
+@pytest.fixture(params=CACHE_MODES)
+def cache_mode(request) -> str:
+    """The daemon's -o cache= mode: plain entries cached and invalidated by inotify (watch, the
+    default), or nothing cached (strict); mount tests that use it run in both."""
+    return request.param
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests in test_mount*.py modules mount FUSE file systems: mark them `mount`; tests marked
     `slow` are skipped when TOOLFS_SKIP_SLOW=1 (the sanitizer run)."""

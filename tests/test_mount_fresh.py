@@ -19,12 +19,13 @@ REWRITES = 500
 
 
 @pytest.fixture
-def live(build_dir, tmp_path, request):
-    """(source, mount point) of an empty tree mounted for the test (with the -o options of an
-    indirect parameter)."""
+def live(build_dir, tmp_path, request, cache_mode):
+    """(source, mount point) of an empty tree mounted for the test in each cache mode (with the
+    -o options of an indirect parameter)."""
     src = tmp_path / "src"
     src.mkdir()
-    options = ["-o", request.param] if hasattr(request, "param") else []
+    options = ["-o", f"cache={cache_mode}"]
+    options += ["-o", request.param] if hasattr(request, "param") else []
     with mounted(build_dir / "fs" / "toolfs", src, tmp_path / "mnt", *options) as m:
         yield src, m.path
 

@@ -18,6 +18,7 @@ import pytest
 
 from conftest import validate_result
 from fixtures.gen_hostile import DEPTH, LOOP_CHAIN, LONG_CHAIN, SECRET, generate, outside_links
+from conftest import CACHE_MODES
 from mount_util import mounted
 
 HANG_GUARD = 60  # seconds one file-system call may take before the test calls it hung
@@ -77,9 +78,11 @@ def toolfs_bin(build_dir) -> pathlib.Path:
     return build_dir / "fs" / "toolfs"
 
 
-@pytest.fixture(scope="module")
-def mount(src, toolfs_bin, tmp_path_factory):
-    with mounted(toolfs_bin, src, tmp_path_factory.mktemp("mnt")) as m:
+@pytest.fixture(scope="module", params=CACHE_MODES)
+def mount(src, toolfs_bin, tmp_path_factory, request):
+    """The shared mount, in each cache mode."""
+    with mounted(toolfs_bin, src, tmp_path_factory.mktemp("mnt"), "-o",
+                 f"cache={request.param}") as m:
         yield m
 
 

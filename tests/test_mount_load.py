@@ -142,11 +142,11 @@ def reader(mnt: pathlib.Path, src: pathlib.Path, seed: int, stop: threading.Even
             stats.fail(f"{type(exc).__name__}: {exc}")
 
 
-def run_load(toolfs_bin, tmp_path, seconds: float, check_resources: bool):
+def run_load(toolfs_bin, tmp_path, seconds: float, check_resources: bool, mode: str):
     src = tmp_path / "src"
     generate(src)
     # A small cache fills during warm-up: later growth is a leak, not the cache (256M) filling.
-    with mounted(toolfs_bin, src, tmp_path / "mnt", "-o", CACHE) as m:
+    with mounted(toolfs_bin, src, tmp_path / "mnt", "-o", CACHE, "-o", f"cache={mode}") as m:
         rewriter = subprocess.Popen([sys.executable, "-c", REWRITER, str(src), str(REWRITTEN)])
         stop, stats = threading.Event(), Stats()
         threads = [threading.Thread(target=reader, args=(m.path, src, i, stop, stats))
@@ -207,15 +207,15 @@ def toolfs_bin(build_dir) -> pathlib.Path:
     return build_dir / "fs" / "toolfs"
 
 
-def test_load_smoke(toolfs_bin, tmp_path):
+def test_load_smoke(toolfs_bin, tmp_path, cache_mode):
     """A few seconds of the same load: zero errors, every result valid."""
-    run_load(toolfs_bin, tmp_path, 4, check_resources=False)
+    run_load(toolfs_bin, tmp_path, 4, check_resources=False, mode=cache_mode)
 
 
 @pytest.mark.slow
-def test_load_32_readers_with_rewrites(toolfs_bin, tmp_path):
+def test_load_32_readers_with_rewrites(toolfs_bin, tmp_path, cache_mode):
     seconds = float(os.environ.get("TOOLFS_LOAD_SECONDS", "120"))
-    run_load(toolfs_bin, tmp_path, seconds, check_resources=True)
+    run_load(toolfs_bin, tmp_path, seconds, check_resources=True, mode=cache_mode)
 
 
 def test_sigkill_leaves_a_mount_that_fusermount_clears(toolfs_bin, tmp_path):

@@ -6,14 +6,20 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core.h"
 #include "reader.h"
 #include "util.h"
 
-/* A file that keeps changing while it is read is given up on after this many tries. */
-#define READ_ATTEMPTS 4
+/* A file that keeps changing while it is read is given up on after this many tries (the one
+ * retry layer: the daemon and the MCP server keep what this returns). From the fifth on, each
+ * waits half a READ_BACKOFF_NS longer than the one before, so a writer mid-way through a rewrite can
+ * finish: at most 18 ms of waiting in all. */
+#define READ_ATTEMPTS 12
+#define READ_QUICK_ATTEMPTS 4
+#define READ_BACKOFF_NS 1000000L
 /* The most read of a file whose size is not known in advance (st_size 0, as in /proc). */
 #define PSEUDO_FILE_MAX (16 * 1024 * 1024)
 
@@ -142,6 +148,12 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 			tr_result_destroy(res);
 			if (tr_result_init(res, src->path) < 0)
 				return -1;
+		}
+		if (attempt >= READ_QUICK_ATTEMPTS) {
+			long ns = READ_BACKOFF_NS * (attempt - READ_QUICK_ATTEMPTS + 1) / 2;
+			struct timespec pause = {0, ns};
+
+			nanosleep(&pause, NULL);
 		}
 		if (fstat(fd, &before) < 0) {
 			tr_result_fail_errno(res, errno);

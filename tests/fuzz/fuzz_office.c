@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = fuzz_memfd(zip.data ? (const void *)zip.data : "", zip.len);
 	if (tr_result_init(&res, path) < 0)
 		fuzz_fail("tr_result_init failed");
-	if (tr_read_fd(fd, &src, &sel, &opts, &res) < 0)
+	if (tr_read_fd(fd, &src, &sel, &opts, &res, NULL) < 0)
 		fuzz_fail("tr_read_fd ran out of memory");
 	close(fd);
 	if (!res.success && res.error == TR_OK)

@@ -1,6 +1,8 @@
 /* test_inodes.c - unit tests of the daemon's inode table: sibling versions, the documents they
  * keep or hold from a lookup to its open, and the budget that bounds the holds. */
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,6 +36,93 @@ static struct tfs_inode *look_up(struct tfs_inodes *tab, const struct tfs_doc_ke
 	struct stat attr = {.st_mode = S_IFREG | 0444, .st_size = (off_t)tr_doc_size(doc)};
 
 	return tfs_inodes_add_sibling(tab, &tab->root, key, &attr, doc, cached);
+}
+
+enum { POOL_FILES = 40, POOL_CAP = 8 };
+
+/* The descriptor pool: inodes keep their identity without a descriptor (by file handle, or by
+ * parent + name when handles is false), at most POOL_CAP unused descriptors stay open, and an
+ * inode whose file is gone answers -ESTALE, never another file. */
+static void test_descriptor_pool(bool handles)
+{
+	char dir[] = "/tmp/toolfs-unit-pool-XXXXXX", path[64], moved[64];
+	struct tfs_inode *inodes[POOL_FILES];
+	struct tfs_inodes tab;
+	struct stat st;
+	int root_fd, fd;
+
+	EXPECT(mkdtemp(dir) != NULL);
+	for (int i = 0; i < POOL_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		EXPECT(fd >= 0);
+		close(fd);
+	}
+	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(fstat(root_fd, &st) == 0);
+	EXPECT(tfs_inodes_init(&tab, root_fd, &st, 100) == 0);
+	tab.fd_cap = POOL_CAP;
+	if (!handles)
+		tab.use_handles = false;
+	for (int i = 0; i < POOL_FILES; i++) {
+		bool created;
+
+		snprintf(path, sizeof(path), "f%d", i);
+		fd = openat(root_fd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		EXPECT(fd >= 0 && fstat(fd, &st) == 0);
+		inodes[i] = tfs_inodes_add_real(&tab, fd, &st, &tab.root, path, NULL, UINT64_MAX,
+						&created);
+		EXPECT(inodes[i] && created);
+		EXPECT(tab.n_fds <= POOL_CAP);
+	}
+	/* Every inode reopens as itself, however often the pool cycled. */
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < POOL_FILES; i++) {
+			fd = tfs_inode_fd(&tab, inodes[i]);
+			EXPECT(fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == inodes[i]->ino);
+			tfs_inode_fd_put(&tab, inodes[i]);
+			EXPECT(tab.n_fds <= POOL_CAP);
+		}
+	}
+	/* Renamed: a handle still finds the file; a name does not, and says so. */
+	snprintf(path, sizeof(path), "%s/f1", dir);
+	snprintf(moved, sizeof(moved), "%s/g1", dir);
+	tfs_inode_fd_drop(&tab, inodes[1]);
+	EXPECT(rename(path, moved) == 0);
+	fd = tfs_inode_fd(&tab, inodes[1]);
+	if (tab.use_handles) {
+		EXPECT(fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == inodes[1]->ino);
+		tfs_inode_fd_put(&tab, inodes[1]);
+	} else {
+		EXPECT_INT(fd, -ESTALE);
+	}
+	/* Deleted and recreated under its name: -ESTALE, never the new file. */
+	snprintf(path, sizeof(path), "%s/f2", dir);
+	tfs_inode_fd_drop(&tab, inodes[2]);
+	EXPECT(unlink(path) == 0);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	EXPECT(fd >= 0 && fstat(fd, &st) == 0);
+	close(fd);
+	fd = tfs_inode_fd(&tab, inodes[2]);
+	if (fd >= 0) { /* the new file got the old inode number: it must still be that file */
+		struct stat now;
+
+		EXPECT(fstat(fd, &now) == 0 && now.st_ino == inodes[2]->ino);
+		tfs_inode_fd_put(&tab, inodes[2]);
+	} else {
+		EXPECT_INT(fd, -ESTALE);
+	}
+	for (int i = 0; i < POOL_FILES; i++)
+		tfs_inodes_forget(&tab, inodes[i], 1);
+	EXPECT_INT(tab.n_real, 0);
+	EXPECT_INT(tab.n_fds, 0);
+	tfs_inodes_destroy(&tab);
+	for (int i = 0; i < POOL_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		unlink(path);
+	}
+	unlink(moved);
+	rmdir(dir);
 }
 
 int main(void)
@@ -122,5 +211,7 @@ int main(void)
 	tr_doc_unref(big);
 	tr_doc_unref(large);
 	tfs_inodes_destroy(&tab); /* frees what is left, holds included (ASan: no leak) */
+	test_descriptor_pool(true);
+	test_descriptor_pool(false);
 	return EXPECT_DONE();
 }
