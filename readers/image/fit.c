@@ -24,14 +24,7 @@ static uint64_t base64_len(size_t len)
 	return 4 * (((uint64_t)len + 2) / 3);
 }
 
-bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_options *opts)
-{
-	uint32_t long_edge = width > height ? width : height;
-
-	return long_edge > opts->image_max_dim || base64_len(len) > opts->image_max_b64;
-}
-
-bool tr_fit_has_loader(const char *nickname)
+static bool has_loader(const char *nickname)
 {
 	GType type;
 	gpointer klass;
@@ -217,8 +210,8 @@ static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint
 	return mem;
 }
 
-enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
-			   struct tr_fit *out, char *err, size_t err_size)
+static enum tr_error fit_image(const struct tr_blob *src, const struct tr_options *opts,
+			       struct tr_fit *out, char *err, size_t err_size)
 {
 	struct source source;
 	uint32_t from_w, from_h, from_long, target;
@@ -307,3 +300,9 @@ enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *o
 		 (unsigned long long)opts->image_max_b64);
 	return TR_E_TOO_LARGE;
 }
+
+const struct tr_vips_api tr_vips_api = {
+	.abi = TR_VIPS_ABI,
+	.has_loader = has_loader,
+	.fit_image = fit_image,
+};

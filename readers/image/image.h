@@ -174,8 +174,20 @@ bool tr_fit_has_loader(const char *nickname);
  * err (out->data NULL): TR_E_CORRUPT when libvips cannot decode the bytes (its reason quoted),
  * TR_E_UNSUPPORTED when its loader lacks the codec (e.g. HEIC without an HEVC decoder),
  * TR_E_TOO_LARGE when the source has more pixels than toolfs decodes or no size fits,
- * TR_E_IO when libvips cannot start or encode. */
+ * TR_E_IO when libvips cannot start or encode, TR_E_UNSUPPORTED when the module toolfs-vips.so
+ * cannot be loaded (err names it). */
 enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
 			   struct tr_fit *out, char *err, size_t err_size);
+
+/* The interface table toolfs-vips.so (fit.c) exports (util/module.c loads it); abi first.
+ * tr_fit_has_loader and tr_fit_image call through it. */
+#define TR_VIPS_ABI 1
+struct tr_vips_api {
+	unsigned abi; /* TR_VIPS_ABI */
+	bool (*has_loader)(const char *nickname);
+	enum tr_error (*fit_image)(const struct tr_blob *src, const struct tr_options *opts,
+				   struct tr_fit *out, char *err, size_t err_size);
+};
+extern const struct tr_vips_api tr_vips_api;
 
 #endif

@@ -19,6 +19,8 @@
 
 /* Hex SHA-256 (65 bytes with NUL) of a buffer. */
 void tr_sha256_hex(const void *data, size_t len, char *hex);
+/* The 32-byte SHA-256 of data[0..len) into digest; false when OpenSSL fails. */
+bool tr_sha256_raw(const void *data, size_t len, unsigned char digest[32]);
 
 /* Incremental SHA-256 for streaming readers; ctx is opaque (an EVP_MD_CTX). */
 struct tr_sha256;
@@ -220,6 +222,33 @@ int tr_decoder_finish(struct tr_decoder *dec, tr_decoder_sink sink, void *ctx);
 
 /* Frees what dec owns. Safe on a zeroed or failed decoder. */
 void tr_decoder_destroy(struct tr_decoder *dec);
+
+/* --- module --- */
+/* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so), loaded on first use. */
+
+/* One shared module and the interface table it exports. Callers define one static instance per
+ * module, e.g. {.file = "toolfs-vips.so", .symbol = "tr_vips_api", .abi = TR_VIPS_ABI}. */
+struct tr_module {
+	const char *file;   /* file name in the module directory */
+	const char *symbol; /* the exported table; its first member is its abi number */
+	unsigned abi;       /* the table version this core expects */
+	const void *linked; /* the table when the module's objects are linked in (tests), or NULL */
+	/* set by tr_module_api: */
+	int state; /* 0 not tried, 1 loaded, -1 failed */
+	const void *api;
+	char error[512];
+};
+
+/* The interface table of mod: the linked one if any; else, on the first call, dlopens mod->file
+ * from $TOOLFS_MODULE_DIR alone when that is set, else from the first of these directories
+ * that holds it: the build tree's
+ * readers/ when the executable is inside a meson build tree (a folder with meson-private/ up to
+ * three levels above it); EXE/../LIBDIR/toolfs; PREFIX/LIBDIR/toolfs (LIBDIR and PREFIX as
+ * configured). The answer is kept for the life of the process (the module is never unloaded).
+ * Returns the table, or NULL with one sentence in mod->error naming the module and why it
+ * could not be loaded (not found, or dlerror's reason, or a table of another version).
+ * Thread-safe. */
+const void *tr_module_api(struct tr_module *mod);
 
 /* --- glib_quiet --- */
 /* keeps the GLib-based libraries (poppler-glib, libvips) from printing. */
