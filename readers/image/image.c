@@ -83,6 +83,19 @@ bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_
 	       4 * (((uint64_t)len + 2) / 3) > opts->image_max_b64;
 }
 
+bool tr_fit_too_many_pixels(uint32_t width, uint32_t height, char *err, size_t err_size)
+{
+	uint64_t pixels = (uint64_t)width * height;
+
+	if (pixels <= TR_FIT_MAX_PIXELS)
+		return false;
+	snprintf(err, err_size,
+		 "%ux%u is %llu pixels, more than the %llu (16384x16384) toolfs decodes to "
+		 "downscale",
+		 width, height, (unsigned long long)pixels, (unsigned long long)TR_FIT_MAX_PIXELS);
+	return true;
+}
+
 #if defined(TR_HAVE_VIPS)
 /* Defined when fit.c is linked in (unit tests, fuzz targets); else the module is loaded. */
 extern const struct tr_vips_api tr_vips_api __attribute__((weak));
@@ -139,7 +152,10 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 	struct tr_fit fit;
 	char err[512], size_text[32], frames[96];
 	uint64_t size = blob->len;
-	enum tr_error code = tr_fit_image(blob, opts, &fit, err, sizeof(err));
+	/* Refused from the validator's dimensions: libvips is not even loaded for a bomb. */
+	enum tr_error code = tr_fit_too_many_pixels(img->width, img->height, err, sizeof(err))
+				     ? TR_E_TOO_LARGE
+				     : tr_fit_image(blob, opts, &fit, err, sizeof(err));
 
 	tr_blob_unref(blob);
 	if (code == TR_E_UNSUPPORTED) {
