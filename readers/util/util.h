@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "tr_blob.h"
@@ -30,6 +31,23 @@ void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len);
 void tr_sha256_finish(struct tr_sha256 *ctx, char *hex);
 void tr_sha256_free(struct tr_sha256 *ctx);
 
+/* --- sha_memo --- */
+/* a file's SHA-256 remembered for its version, process-wide. */
+
+/* When the SHA-256 of st's version (st_dev, st_ino, st_size, st_mtim, st_ctim all equal) is
+ * remembered, copies its 64 hex digits and NUL into hex and returns true. Thread-safe. */
+bool tr_sha_memo_get(const struct stat *st, char hex[65]);
+
+/* Remembers hex (64 digits) as the SHA-256 of st's version, replacing whatever shared its slot
+ * (a fixed table of 512). Versions stamped within the last 2 s are not remembered: the
+ * kernel's coarse timestamps could let a write right after the hash keep the same version.
+ * Only regular files. Thread-safe. */
+void tr_sha_memo_put(const struct stat *st, const char *hex);
+
+/* tr_digest_start (include/tr_digest.h) that also remembers the digest for st's version
+ * (tr_sha_memo_put) when it is done; st is copied, NULL remembers nothing. */
+struct tr_digest *tr_digest_start_for(struct tr_blob *blob, const struct stat *st);
+
 /* --- file_io --- */
 /* Positional reads, whole-file loads, file digests and name helpers shared by the readers. */
 
@@ -40,7 +58,8 @@ ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
 /* Reads the whole file (size bytes as of fstat; a file that grew is read to size, one that
  * shrank is an EIO error) into a new blob and, when meta is non-NULL, records the SHA-256 of
  * those bytes in it (has_sha256; for files of 4 MiB and more as sha256_later, computed by
- * tr_digest_start in a thread while the caller goes on). Returns 0, or -1 with errno. */
+ * tr_digest_start in a thread while the caller goes on), taken from the memo when this
+ * version's is remembered and remembered otherwise. Returns 0, or -1 with errno. */
 int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
 
 /* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
