@@ -200,17 +200,49 @@ static int source_header(const struct tr_blob *src, const char *loader, struct s
 
 /* Frame s->page shrunk to fit a target x target box, decoded into memory once so that the
  * encoding attempts do not decode the source again. */
-static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint32_t target)
+/* The JPEG decoder's own shrink (1, 2, 4 or 8, in the DCT) that keeps the long edge at least
+ * target: libvips' thumbnail leaves a factor of two for its Lanczos reduce, which for a 2x fit
+ * means decoding every pixel and filtering them all; the DCT halves in a fraction of that, as
+ * sharp's default shrink-on-load does. */
+static int jpeg_shrink(const struct source *s, uint32_t target)
+{
+	uint64_t from_long = s->width > s->height ? s->width : s->height;
+	int shrink = 1;
+
+	while (shrink < 8 && from_long >= (uint64_t)target * (uint64_t)shrink * 2)
+		shrink *= 2;
+	return shrink;
+}
+
+/* Frame s->page shrunk to fit a target x target box, decoded into memory once so that the
+ * encoding attempts do not decode the source again. A JPEG is shrunk in its decoder first
+ * (jpeg_shrink), sequentially. */
+static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint32_t target,
+			 bool jpeg_source)
 {
 	VipsImage *thumb = NULL, *mem;
 	char loader_options[32] = "";
+	int shrink = jpeg_source ? jpeg_shrink(s, target) : 1;
+	int rc;
 
-	if (s->page > 0)
-		snprintf(loader_options, sizeof(loader_options), "page=%d", s->page);
-	/* thumbnail_buffer shrinks on load (JPEG, WebP, HEIF) and takes the first frame. */
-	if (vips_thumbnail_buffer(src->data, src->len, &thumb, (int)target, "height", (int)target,
-				  "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, "option_string",
-				  loader_options, NULL))
+	if (shrink > 1) {
+		VipsImage *pre = NULL;
+
+		if (vips_jpegload_buffer(src->data, src->len, &pre, "shrink", shrink, "access",
+					 VIPS_ACCESS_SEQUENTIAL, NULL))
+			return NULL;
+		rc = vips_thumbnail_image(pre, &thumb, (int)target, "height", (int)target, "size",
+					  VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL);
+		g_object_unref(pre);
+	} else {
+		if (s->page > 0)
+			snprintf(loader_options, sizeof(loader_options), "page=%d", s->page);
+		/* thumbnail_buffer shrinks on load (WebP, HEIF) and takes the first frame. */
+		rc = vips_thumbnail_buffer(src->data, src->len, &thumb, (int)target, "height",
+					   (int)target, "size", VIPS_SIZE_DOWN, "no_rotate", TRUE,
+					   "option_string", loader_options, NULL);
+	}
+	if (rc)
 		return NULL;
 	mem = vips_image_copy_memory(thumb);
 	g_object_unref(thumb);
@@ -277,7 +309,7 @@ static enum tr_error fit_image(const struct tr_blob *src, const struct tr_option
 	bool skip_png = jpeg_source || png_hopeless(src, loader, &source, target, opts);
 
 	for (int step = 0; step < MAX_STEPS && target >= 1; step++) {
-		VipsImage *thumb = shrunk(src, &source, target);
+		VipsImage *thumb = shrunk(src, &source, target, jpeg_source);
 		/* PNG stays PNG when it fits; a photo (JPEG source) goes straight to JPEG, and so does
 		 * anything that did not fit as PNG at a larger size or cannot (png_hopeless). */
 		int first = skip_png || step > 0 ? 0 : -1;
