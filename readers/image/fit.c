@@ -198,8 +198,6 @@ static int source_header(const struct tr_blob *src, const char *loader, struct s
 	return 0;
 }
 
-/* Frame s->page shrunk to fit a target x target box, decoded into memory once so that the
- * encoding attempts do not decode the source again. */
 /* The JPEG decoder's own shrink (1, 2, 4 or 8, in the DCT) that keeps the long edge at least
  * target: libvips' thumbnail leaves a factor of two for its Lanczos reduce, which for a 2x fit
  * means decoding every pixel and filtering them all; the DCT halves in a fraction of that, as

@@ -97,7 +97,7 @@ bool tr_fit_too_many_pixels(uint32_t width, uint32_t height, char *err, size_t e
 }
 
 #if defined(TR_HAVE_VIPS)
-/* Defined when fit.c is linked in (unit tests, fuzz targets); else the module is loaded. */
+/* Defined when fit.c is linked in (the fuzz targets); else the module is loaded. */
 extern const struct tr_vips_api tr_vips_api __attribute__((weak));
 
 static struct tr_module vips_module = {
