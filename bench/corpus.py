@@ -1,6 +1,6 @@
 """corpus.py - the benchmark's corpus, generated deterministically (no network, stdlib only plus
 the vips CLI for the JPEG): a 19 MB PNG, a 50 MB log, a 1 GiB file, a 30-page PDF with text and
-drawings, a 4000x3000 JPEG and a copy of /usr/include."""
+drawings, a 4000x3000 JPEG, an 8000x8000 screenshot-like PNG and a copy of /usr/include."""
 import pathlib
 import random
 import shutil
@@ -8,7 +8,7 @@ import struct
 import subprocess
 import zlib
 
-VERSION = "1"  # bump when the corpus changes, so stale corpora are regenerated
+VERSION = "2"  # bump when the corpus changes, so stale corpora are regenerated
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -32,6 +32,46 @@ def write_png(path: pathlib.Path, width: int, height: int, seed: int) -> None:
         for at in range(0, len(data), 1 << 20):
             f.write(_chunk(b"IDAT", data[at:at + (1 << 20)]))
         f.write(_chunk(b"IEND", b""))
+
+
+def write_screenshot(path: pathlib.Path, width: int, height: int, seed: int) -> None:
+    """An RGB PNG that looks like a screenshot of a large display: a dark side bar, a title bar,
+    light panels and lines of "text" (runs of dark pixels in words), so it compresses as
+    screenshots do (a few bytes per hundred pixels), unlike write_png's noise."""
+    rng = random.Random(seed)
+    bar = width // 7
+    background = bytes((246, 247, 249))
+    title = bar * bytes((43, 45, 49)) + (width - bar) * bytes((60, 110, 200))
+    plain = bar * bytes((43, 45, 49)) + (width - bar) * background
+    comp = zlib.compressobj(6)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)))
+        pending = bytearray()
+        y = 0
+        while y < height:
+            if y < 96:
+                rows = [title] * min(96, height - y)
+            else:
+                line = bytearray(plain)
+                x = bar + 40 + rng.randrange(0, 200)
+                end = width - 40 - rng.randrange(0, width // 3)
+                while x < end:
+                    word = rng.randrange(12, 90)
+                    ink = bytes((30, 30, 30)) if rng.random() < 0.9 else bytes((170, 40, 40))
+                    line[3 * x:3 * (x + word)] = ink * word
+                    x += word + rng.randrange(6, 14)
+                line = bytes(line[:3 * width])
+                rows = [line] * 10 + [plain] * 8
+            for row in rows[:height - y]:
+                pending += b"\0" + row
+            y += len(rows[:height - y])
+            if len(pending) > 8 << 20:
+                data = comp.compress(bytes(pending))
+                pending.clear()
+                if data:
+                    f.write(_chunk(b"IDAT", data))
+        data = comp.compress(bytes(pending)) + comp.flush()
+        f.write(_chunk(b"IDAT", data) + _chunk(b"IEND", b""))
 
 
 def write_log(path: pathlib.Path, size: int, seed: int) -> int:
@@ -145,5 +185,6 @@ def generate(src: pathlib.Path, include_dir: str = "/usr/include") -> None:
     write_big(src / "big.bin", 1 << 30, seed=3)              # 1 GiB
     write_pdf(src / "report.pdf", 30, seed=4)
     write_jpeg(src / "camera.jpg", 4000, 3000)
+    write_screenshot(src / "screen.png", 8000, 8000, seed=5)
     shutil.copytree(include_dir, src / "include", symlinks=True)
     stamp.write_text(VERSION)

@@ -267,3 +267,49 @@ def test_pdf_page_renders_obey_the_limits(fit_dir, toolfs_read, args, long_edge,
         assert max(w, h) == long_edge
     assert abs(w / h - 612 / 792) < 0.01
     assert re.search(r"\b1 page image\b", j["shortResult"])
+
+
+def _bomb_png(path: pathlib.Path, width: int, height: int) -> None:
+    """A real PNG of width x height grey pixels of one value: a decompression bomb of a few MB
+    (every row deflated, so any decoder must inflate width x height bytes)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+    comp = zlib.compressobj(1)
+    rows = (b"\0" + b"\x40" * width) * 1000
+    idat = bytearray()
+    for first in range(0, height, 1000):
+        n = min(1000, height - first)
+        idat += comp.compress(rows if n == 1000 else rows[:n * (width + 1)])
+    idat += comp.flush()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n"
+                     + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+                     + chunk(b"IDAT", bytes(idat)) + chunk(b"IEND", b""))
+
+
+def test_decompression_bomb_is_refused_from_its_header(tmp_path, toolfs_read):
+    bomb = tmp_path / "bomb.png"
+    _bomb_png(bomb, 32000, 32000)
+    assert bomb.stat().st_size < 20 << 20
+    r = toolfs_read(bomb, "--format", "tool", timeout=30)
+    assert r.rc == 1
+    assert r.json["errorCode"] == "too_large"
+    assert r.json["error"] == ("Image cannot be made to fit: 32000x32000 is 1024000000 pixels, "
+                               "more than the 268435456 (16384x16384) toolfs decodes to downscale")
+    validate_result(r.json)
+
+
+def test_largest_decoded_source_still_fits(tmp_path, toolfs_read):
+    """16384x16384 is exactly the pixel limit: decoded (sequentially) and downscaled."""
+    edge = tmp_path / "edge.png"
+    _bomb_png(edge, 16384, 16384)
+    r = toolfs_read(edge, timeout=120)
+    assert r.rc == 0, r.json
+    assert r.json["metadata"]["resized"] == {"from": {"width": 16384, "height": 16384},
+                                             "to": {"width": 2000, "height": 2000},
+                                             "scale": 8.192}
+    im = decoded(r.json["images"][0])
+    assert im.size == (2000, 2000) and ImageStat.Stat(im.convert("L")).extrema[0] == (64, 64)

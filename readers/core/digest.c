@@ -13,7 +13,9 @@ struct tr_digest {
 	bool done;
 	char hex[65];
 	struct tr_blob *blob; /* the thread's, dropped when it is done */
-	int refs;             /* atomic: the owners and the thread */
+	bool remember;        /* put the digest in the memo for version */
+	struct stat version;
+	int refs; /* atomic: the owners and the thread */
 };
 
 static void digest_free(struct tr_digest *digest)
@@ -29,6 +31,8 @@ static void *digest_main(void *arg)
 	char hex[65];
 
 	tr_sha256_hex(digest->blob->data, digest->blob->len, hex);
+	if (digest->remember)
+		tr_sha_memo_put(&digest->version, hex);
 	tr_blob_unref(digest->blob);
 	pthread_mutex_lock(&digest->lock);
 	digest->blob = NULL;
@@ -41,6 +45,11 @@ static void *digest_main(void *arg)
 }
 
 struct tr_digest *tr_digest_start(struct tr_blob *blob)
+{
+	return tr_digest_start_for(blob, NULL);
+}
+
+struct tr_digest *tr_digest_start_for(struct tr_blob *blob, const struct stat *st)
 {
 	struct tr_digest *digest = calloc(1, sizeof(*digest));
 	pthread_attr_t attr;
@@ -60,6 +69,10 @@ struct tr_digest *tr_digest_start(struct tr_blob *blob)
 	}
 	digest->blob = tr_blob_ref(blob);
 	digest->refs = 2;
+	if (st) {
+		digest->remember = true;
+		digest->version = *st;
+	}
 	if (pthread_attr_init(&attr)) {
 		tr_blob_unref(blob);
 		digest_free(digest);

@@ -125,8 +125,12 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 		return -1;
 	if (!res->meta.has_sha256 && res->meta.size <= TR_SHA256_MAX_SIZE &&
 	    res->error != TR_E_IO && res->error != TR_E_PERMISSION_DENIED) {
-		if (tr_sha256_fd(fd, res->meta.size, res->meta.sha256) == 0)
+		if (tr_sha_memo_get(&file.st, res->meta.sha256)) {
 			res->meta.has_sha256 = true;
+		} else if (tr_sha256_fd(fd, res->meta.size, res->meta.sha256) == 0) {
+			res->meta.has_sha256 = true;
+			tr_sha_memo_put(&file.st, res->meta.sha256);
+		}
 	}
 	return 0;
 }

@@ -14,24 +14,19 @@ static const int jpeg_ladder[] = {85, 75, 60, 45};
 /* Each further size step keeps this fraction of the long edge. */
 #define SHRINK_STEP 0.8
 #define MAX_STEPS 16
-/* Sources with more pixels are refused rather than decoded: a 20 MiB PNG can declare billions
- * of pixels of one colour, and decoding them would hold a read (and a daemon thread) for
- * minutes. 2^30 is a 32768x32768 image. */
-#define MAX_SOURCE_PIXELS (1ULL << 30)
+/* PNG is skipped for JPEG when the source's own deflate saved less than half its raw bytes
+ * (noise, photos) and its bytes scaled to the output's pixels exceed the limit by half again:
+ * such an image does not fit as PNG at that size, and encoding it only to find out costs more
+ * than the whole JPEG ladder. */
+#define INCOMPRESSIBLE_RATIO 0.5
+#define PNG_HOPELESS_MARGIN 1.5
 
 static uint64_t base64_len(size_t len)
 {
 	return 4 * (((uint64_t)len + 2) / 3);
 }
 
-bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_options *opts)
-{
-	uint32_t long_edge = width > height ? width : height;
-
-	return long_edge > opts->image_max_dim || base64_len(len) > opts->image_max_b64;
-}
-
-bool tr_fit_has_loader(const char *nickname)
+static bool has_loader(const char *nickname)
 {
 	GType type;
 	gpointer klass;
@@ -143,6 +138,8 @@ static struct tr_blob *encode(VipsImage *img, bool jpeg, int quality)
 /* What is decoded of the source: its frame count and the frame shown. */
 struct source {
 	uint32_t width, height; /* of the frame shown */
+	uint64_t raw_bytes;     /* of its decoded pixels (bands x bytes per sample) */
+	int bands;
 	uint32_t frames;
 	int page; /* the frame shown, 0-based */
 	bool largest;
@@ -170,6 +167,9 @@ static int source_header(const struct tr_blob *src, const char *loader, struct s
 	/* Loaders report one frame's height unless asked for more ("n"). */
 	s->width = (uint32_t)vips_image_get_width(head);
 	s->height = (uint32_t)vips_image_get_height(head);
+	s->bands = vips_image_get_bands(head);
+	s->raw_bytes = (uint64_t)s->width * s->height * (uint64_t)s->bands *
+		       vips_format_sizeof(vips_image_get_format(head));
 	n = vips_image_get_n_pages(head);
 	s->frames = n > 0 ? (uint32_t)n : 1;
 	s->page = 0;
@@ -198,27 +198,78 @@ static int source_header(const struct tr_blob *src, const char *loader, struct s
 	return 0;
 }
 
+/* The JPEG decoder's own shrink (1, 2, 4 or 8, in the DCT) that keeps the long edge at least
+ * target: libvips' thumbnail leaves a factor of two for its Lanczos reduce, which for a 2x fit
+ * means decoding every pixel and filtering them all; the DCT halves in a fraction of that, as
+ * sharp's default shrink-on-load does. */
+static int jpeg_shrink(const struct source *s, uint32_t target)
+{
+	uint64_t from_long = s->width > s->height ? s->width : s->height;
+	int shrink = 1;
+
+	while (shrink < 8 && from_long >= (uint64_t)target * (uint64_t)shrink * 2)
+		shrink *= 2;
+	return shrink;
+}
+
 /* Frame s->page shrunk to fit a target x target box, decoded into memory once so that the
- * encoding attempts do not decode the source again. */
-static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint32_t target)
+ * encoding attempts do not decode the source again. A JPEG is shrunk in its decoder first
+ * (jpeg_shrink), sequentially. */
+static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint32_t target,
+			 bool jpeg_source)
 {
 	VipsImage *thumb = NULL, *mem;
 	char loader_options[32] = "";
+	int shrink = jpeg_source ? jpeg_shrink(s, target) : 1;
+	int rc;
 
-	if (s->page > 0)
-		snprintf(loader_options, sizeof(loader_options), "page=%d", s->page);
-	/* thumbnail_buffer shrinks on load (JPEG, WebP, HEIF) and takes the first frame. */
-	if (vips_thumbnail_buffer(src->data, src->len, &thumb, (int)target, "height", (int)target,
-				  "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, "option_string",
-				  loader_options, NULL))
+	if (shrink > 1) {
+		VipsImage *pre = NULL;
+
+		if (vips_jpegload_buffer(src->data, src->len, &pre, "shrink", shrink, "access",
+					 VIPS_ACCESS_SEQUENTIAL, NULL))
+			return NULL;
+		rc = vips_thumbnail_image(pre, &thumb, (int)target, "height", (int)target, "size",
+					  VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL);
+		g_object_unref(pre);
+	} else {
+		if (s->page > 0)
+			snprintf(loader_options, sizeof(loader_options), "page=%d", s->page);
+		/* thumbnail_buffer shrinks on load (WebP, HEIF) and takes the first frame. */
+		rc = vips_thumbnail_buffer(src->data, src->len, &thumb, (int)target, "height",
+					   (int)target, "size", VIPS_SIZE_DOWN, "no_rotate", TRUE,
+					   "option_string", loader_options, NULL);
+	}
+	if (rc)
 		return NULL;
 	mem = vips_image_copy_memory(thumb);
 	g_object_unref(thumb);
 	return mem;
 }
 
-enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
-			   struct tr_fit *out, char *err, size_t err_size)
+/* True when a PNG source's PNG at target pixels cannot fit in opts->image_max_b64: the source
+ * is nearly incompressible (its file holds at least INCOMPRESSIBLE_RATIO of its raw pixel
+ * bytes) and that ratio applied to the output's 8-bit pixels is PNG_HOPELESS_MARGIN times the
+ * limit. Downscaling noise or a photo does not make it compress better, so the PNG attempt
+ * would be encoded only to be thrown away. */
+static bool png_hopeless(const struct tr_blob *src, const char *loader, const struct source *s,
+			 uint32_t target, const struct tr_options *opts)
+{
+	uint32_t from_long = s->width > s->height ? s->width : s->height;
+	double scale, ratio, out_bytes;
+
+	if (strcmp(loader, "pngload_buffer") != 0 || s->raw_bytes == 0 || from_long == 0)
+		return false;
+	ratio = (double)src->len / (double)s->raw_bytes;
+	if (ratio < INCOMPRESSIBLE_RATIO)
+		return false;
+	scale = (double)target / from_long;
+	out_bytes = ratio * s->width * scale * s->height * scale * s->bands;
+	return base64_len((size_t)out_bytes) > PNG_HOPELESS_MARGIN * opts->image_max_b64;
+}
+
+static enum tr_error fit_image(const struct tr_blob *src, const struct tr_options *opts,
+			       struct tr_fit *out, char *err, size_t err_size)
 {
 	struct source source;
 	uint32_t from_w, from_h, from_long, target;
@@ -248,20 +299,18 @@ enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *o
 	}
 	from_w = source.width;
 	from_h = source.height;
-	if ((uint64_t)from_w * from_h > MAX_SOURCE_PIXELS) {
-		snprintf(err, err_size,
-			 "%ux%u pixels is more than toolfs decodes to downscale (%llu megapixels)",
-			 from_w, from_h, (unsigned long long)(MAX_SOURCE_PIXELS / 1000000));
+	if (tr_fit_too_many_pixels(from_w, from_h, err, err_size))
 		return TR_E_TOO_LARGE;
-	}
 	from_long = from_w > from_h ? from_w : from_h;
 	target = from_long < opts->image_max_dim ? from_long : (uint32_t)opts->image_max_dim;
 
+	bool skip_png = jpeg_source || png_hopeless(src, loader, &source, target, opts);
+
 	for (int step = 0; step < MAX_STEPS && target >= 1; step++) {
-		VipsImage *thumb = shrunk(src, &source, target);
+		VipsImage *thumb = shrunk(src, &source, target, jpeg_source);
 		/* PNG stays PNG when it fits; a photo (JPEG source) goes straight to JPEG, and so does
-		 * anything that did not fit as PNG at a larger size. */
-		int first = jpeg_source || step > 0 ? 0 : -1;
+		 * anything that did not fit as PNG at a larger size or cannot (png_hopeless). */
+		int first = skip_png || step > 0 ? 0 : -1;
 		int n_ladder = (int)(sizeof(jpeg_ladder) / sizeof(jpeg_ladder[0]));
 
 		if (!thumb) {
@@ -307,3 +356,9 @@ enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *o
 		 (unsigned long long)opts->image_max_b64);
 	return TR_E_TOO_LARGE;
 }
+
+const struct tr_vips_api tr_vips_api = {
+	.abi = TR_VIPS_ABI,
+	.has_loader = has_loader,
+	.fit_image = fit_image,
+};

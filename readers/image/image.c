@@ -75,6 +75,59 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 	return tr_image_attach(res, blob, &shown, opts);
 }
 
+bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_options *opts)
+{
+	uint32_t long_edge = width > height ? width : height;
+
+	return long_edge > opts->image_max_dim ||
+	       4 * (((uint64_t)len + 2) / 3) > opts->image_max_b64;
+}
+
+bool tr_fit_too_many_pixels(uint32_t width, uint32_t height, char *err, size_t err_size)
+{
+	uint64_t pixels = (uint64_t)width * height;
+
+	if (pixels <= TR_FIT_MAX_PIXELS)
+		return false;
+	snprintf(err, err_size,
+		 "%ux%u is %llu pixels, more than the %llu (16384x16384) toolfs decodes to "
+		 "downscale",
+		 width, height, (unsigned long long)pixels, (unsigned long long)TR_FIT_MAX_PIXELS);
+	return true;
+}
+
+#if defined(TR_HAVE_VIPS)
+/* Defined when fit.c is linked in (the fuzz targets); else the module is loaded. */
+extern const struct tr_vips_api tr_vips_api __attribute__((weak));
+
+static struct tr_module vips_module = {
+	.file = "toolfs-vips.so",
+	.symbol = "tr_vips_api",
+	.abi = TR_VIPS_ABI,
+	.linked = &tr_vips_api,
+};
+
+bool tr_fit_has_loader(const char *nickname)
+{
+	const struct tr_vips_api *api = tr_module_api(&vips_module);
+
+	return api && api->has_loader(nickname);
+}
+
+enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
+			   struct tr_fit *out, char *err, size_t err_size)
+{
+	const struct tr_vips_api *api = tr_module_api(&vips_module);
+
+	if (!api) {
+		memset(out, 0, sizeof(*out));
+		snprintf(err, err_size, "%s", vips_module.error);
+		return TR_E_UNSUPPORTED;
+	}
+	return api->fit_image(src, opts, out, err, err_size);
+}
+#endif
+
 static bool has_summary(const struct tr_image_shown *img)
 {
 	return img->summary && *img->summary;
@@ -99,7 +152,10 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 	struct tr_fit fit;
 	char err[512], size_text[32], frames[96];
 	uint64_t size = blob->len;
-	enum tr_error code = tr_fit_image(blob, opts, &fit, err, sizeof(err));
+	/* Refused from the validator's dimensions: libvips is not even loaded for a bomb. */
+	enum tr_error code = tr_fit_too_many_pixels(img->width, img->height, err, sizeof(err))
+				     ? TR_E_TOO_LARGE
+				     : tr_fit_image(blob, opts, &fit, err, sizeof(err));
 
 	tr_blob_unref(blob);
 	if (code == TR_E_UNSUPPORTED) {

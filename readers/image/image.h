@@ -158,6 +158,18 @@ struct tr_fit {
  * opts->image_max_dim or its base64 would exceed opts->image_max_b64. */
 bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_options *opts);
 
+/* Sources with more pixels are refused before anything is decoded (docs/SPEC.md §3): a 20 MiB
+ * PNG can declare billions of pixels of one colour, and inflating them holds a read (and a
+ * daemon thread) for seconds per gigapixel. 2^28 is 16384x16384; decoding that many to
+ * downscale takes about a second and, with libvips' sequential access, memory of a few
+ * hundred rows plus the output. */
+#define TR_FIT_MAX_PIXELS (1ULL << 28)
+
+/* True when width x height is over TR_FIT_MAX_PIXELS; then writes the reason into err, e.g.
+ * "32000x32000 is 1024000000 pixels, more than the 268435456 (16384x16384) toolfs decodes to
+ * downscale". */
+bool tr_fit_too_many_pixels(uint32_t width, uint32_t height, char *err, size_t err_size);
+
 /* True when this libvips has a loader of the given nickname, e.g. "heifload_buffer", and it is
  * not blocked (VIPS_BLOCK_UNTRUSTED=1 blocks ImageMagick's). Starts libvips if needed. */
 bool tr_fit_has_loader(const char *nickname);
@@ -174,8 +186,20 @@ bool tr_fit_has_loader(const char *nickname);
  * err (out->data NULL): TR_E_CORRUPT when libvips cannot decode the bytes (its reason quoted),
  * TR_E_UNSUPPORTED when its loader lacks the codec (e.g. HEIC without an HEVC decoder),
  * TR_E_TOO_LARGE when the source has more pixels than toolfs decodes or no size fits,
- * TR_E_IO when libvips cannot start or encode. */
+ * TR_E_IO when libvips cannot start or encode, TR_E_UNSUPPORTED when the module toolfs-vips.so
+ * cannot be loaded (err names it). */
 enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
 			   struct tr_fit *out, char *err, size_t err_size);
+
+/* The interface table toolfs-vips.so (fit.c) exports (util/module.c loads it); abi first.
+ * tr_fit_has_loader and tr_fit_image call through it. */
+#define TR_VIPS_ABI 1
+struct tr_vips_api {
+	unsigned abi; /* TR_VIPS_ABI */
+	bool (*has_loader)(const char *nickname);
+	enum tr_error (*fit_image)(const struct tr_blob *src, const struct tr_options *opts,
+				   struct tr_fit *out, char *err, size_t err_size);
+};
+extern const struct tr_vips_api tr_vips_api;
 
 #endif

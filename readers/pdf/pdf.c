@@ -41,7 +41,17 @@ static enum tr_probe pdf_probe(const struct tr_file *file)
 	return named ? TR_PROBE_EXTENSION : TR_PROBE_NO;
 }
 
-#if !defined(TR_HAVE_POPPLER)
+#if defined(TR_HAVE_POPPLER)
+/* Defined when the module's objects are linked in (fuzz targets); else the module is loaded. */
+extern const struct tr_pdf_api tr_pdf_api __attribute__((weak));
+
+static struct tr_module pdf_module = {
+	.file = "toolfs-pdf.so",
+	.symbol = "tr_pdf_api",
+	.abi = TR_PDF_ABI,
+	.linked = &tr_pdf_api,
+};
+#else
 /* Without poppler: no text, no page count, no renders; the document itself is still attached
  * (within max_pdf_size) so a model that reads PDFs natively can use it. */
 static int pdf_read_bare(const struct tr_file *file, const struct tr_selector *sel,
@@ -99,7 +109,14 @@ static int pdf_read(const struct tr_file *file, const struct tr_selector *sel,
 		return 0;
 	}
 #if defined(TR_HAVE_POPPLER)
-	int rc = tr_pdf_read_poppler(file, sel, opts, res);
+	const struct tr_pdf_api *api = tr_module_api(&pdf_module);
+
+	if (!api) {
+		tr_result_fail(res, TR_E_UNSUPPORTED, "PDF reading needs poppler: %s",
+			       pdf_module.error);
+		return 0;
+	}
+	int rc = api->read(file, sel, opts, res);
 
 	/* poppler only says "PDF document is damaged"; a missing header is the likelier story. */
 	if (rc == 0 && res->error == TR_E_CORRUPT && res->error_text &&

@@ -51,7 +51,19 @@ int tr_pdf_window(const struct tr_selector *sel, uint64_t total, uint64_t defaul
  * final page (nothing follows; buf untouched) or buf is too small. */
 int tr_pdf_next_selector(uint64_t last, uint64_t total, uint64_t step, char *buf, size_t size);
 
-#if defined(TR_HAVE_POPPLER)
+/* --- the PDF module (toolfs-pdf.so: pdf_poppler.c, pdf_render.c) --- */
+
+/* The interface table toolfs-pdf.so exports (util/module.c loads it); abi first. */
+#define TR_PDF_ABI 1
+struct tr_pdf_api {
+	unsigned abi; /* TR_PDF_ABI */
+	/* tr_pdf_read_poppler */
+	int (*read)(const struct tr_file *file, const struct tr_selector *sel,
+		    const struct tr_options *opts, struct tr_result *res);
+};
+extern const struct tr_pdf_api tr_pdf_api;
+
+#if defined(TR_PDF_MODULE)
 #include <poppler.h>
 
 /* --- pdf_poppler --- */

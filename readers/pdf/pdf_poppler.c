@@ -301,3 +301,8 @@ out:
 	tr_blob_unref(whole);
 	return rc;
 }
+
+const struct tr_pdf_api tr_pdf_api = {
+	.abi = TR_PDF_ABI,
+	.read = tr_pdf_read_poppler,
+};

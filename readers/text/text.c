@@ -78,15 +78,19 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec, struct 
 	struct tr_sha256 *sha = NULL;
 	unsigned char *own_buf = NULL;
 	bool final = false;
+	/* Another selector of this version was read: its digest is remembered. */
+	bool known = size <= TR_SHA256_MAX_SIZE && tr_sha_memo_get(&file->st, meta->sha256);
 	int rc = 0;
 
-	if (size >= PARALLEL_HASH_MIN && size <= TR_SHA256_MAX_SIZE)
+	if (known)
+		meta->has_sha256 = true;
+	else if (size >= PARALLEL_HASH_MIN && size <= TR_SHA256_MAX_SIZE)
 		pipe = tr_hash_pipe_new(HASH_PIPE_SLOTS, READ_CHUNK);
 	if (!pipe) {
 		own_buf = malloc(chunk);
 		if (!own_buf)
 			return -1;
-		if (size <= TR_SHA256_MAX_SIZE)
+		if (!known && size <= TR_SHA256_MAX_SIZE)
 			sha = tr_sha256_new(); /* NULL: the dispatcher hashes instead */
 	}
 	while (!final) {
@@ -143,6 +147,7 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec, struct 
 		pipe = NULL;
 		sha = NULL;
 		meta->has_sha256 = true;
+		tr_sha_memo_put(&file->st, meta->sha256);
 	}
 out:
 	tr_hash_pipe_finish(pipe, NULL);

@@ -34,7 +34,12 @@ int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata
 		CHUNK = 1 << 20,      /* hashed inline while it is still in the CPU's cache */
 		DEFER_FROM = 4 << 20, /* from here on, hashed in a thread beside the caller's work */
 	};
-	bool defer = meta && size >= DEFER_FROM;
+	struct stat version;
+	/* The version is the one before the bytes are read: a change during the read makes a
+	 * newer version, which the memo never answers with these bytes' digest. */
+	bool versioned = meta && fstat(fd, &version) == 0 && (uint64_t)version.st_size == size;
+	bool known = versioned && tr_sha_memo_get(&version, meta->sha256);
+	bool defer = meta && !known && size >= DEFER_FROM;
 	struct tr_sha256 *sha = NULL;
 	struct tr_blob *blob;
 	uint64_t at = 0;
@@ -44,7 +49,7 @@ int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata
 		return -1;
 	}
 	blob = tr_blob_new_writable((size_t)size);
-	if (!blob || (meta && !defer && !(sha = tr_sha256_new()))) {
+	if (!blob || (meta && !known && !defer && !(sha = tr_sha256_new()))) {
 		tr_blob_unref(blob);
 		errno = ENOMEM;
 		return -1;
@@ -66,11 +71,14 @@ int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata
 	}
 	if (meta) {
 		tr_digest_unref(meta->sha256_later);
-		meta->sha256_later = defer ? tr_digest_start(blob) : NULL;
+		meta->sha256_later = defer ? tr_digest_start_for(blob, versioned ? &version : NULL)
+					   : NULL;
 		if (defer && !meta->sha256_later)
 			tr_sha256_hex(blob->data, blob->len, meta->sha256);
 		if (sha)
 			tr_sha256_finish(sha, meta->sha256);
+		if (versioned && !known && !meta->sha256_later)
+			tr_sha_memo_put(&version, meta->sha256);
 		meta->has_sha256 = true;
 	}
 	*out = blob;

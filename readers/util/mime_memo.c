@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "util.h"
 
 enum { MAX_MIMES = 1024 };
@@ -30,10 +28,9 @@ static uint32_t n_mimes;
 
 bool tr_mime_memo_key(const void *data, size_t len, unsigned char key[TR_MIME_MEMO_KEY_LEN])
 {
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned int digest_len = 0;
+	unsigned char digest[32];
 
-	if (!EVP_Digest(data, len, digest, &digest_len, EVP_sha256(), NULL))
+	if (!tr_sha256_raw(data, len, digest))
 		return false;
 	memcpy(key, digest, TR_MIME_MEMO_KEY_LEN);
 	return true;

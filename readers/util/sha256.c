@@ -1,7 +1,25 @@
 /* sha256.c - SHA-256 (OpenSSL EVP) as hex digits: one-shot over a buffer, or incremental. */
+#include <pthread.h>
+
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "util.h"
+
+static pthread_once_t openssl_once = PTHREAD_ONCE_INIT;
+
+/* SHA-256 needs no configuration: skipping openssl.cnf saves a short-lived toolfs-read a file
+ * read and parse at start (about a millisecond). */
+static void openssl_start(void)
+{
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+}
+
+static const EVP_MD *sha256_md(void)
+{
+	pthread_once(&openssl_once, openssl_start);
+	return EVP_sha256();
+}
 
 static void to_hex(const unsigned char *digest, unsigned len, char *hex)
 {
@@ -18,7 +36,7 @@ struct tr_sha256 *tr_sha256_new(void)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 
-	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+	if (ctx && EVP_DigestInit_ex(ctx, sha256_md(), NULL) != 1) {
 		EVP_MD_CTX_free(ctx);
 		return NULL;
 	}
@@ -53,6 +71,13 @@ void tr_sha256_hex(const void *data, size_t len, char *hex)
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned dlen = 0;
 
-	EVP_Digest(data, len, digest, &dlen, EVP_sha256(), NULL);
+	EVP_Digest(data, len, digest, &dlen, sha256_md(), NULL);
 	to_hex(digest, dlen, hex);
+}
+
+bool tr_sha256_raw(const void *data, size_t len, unsigned char digest[32])
+{
+	unsigned dlen = 0;
+
+	return EVP_Digest(data, len, digest, &dlen, sha256_md(), NULL) == 1 && dlen == 32;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "tr_blob.h"
@@ -19,6 +20,8 @@
 
 /* Hex SHA-256 (65 bytes with NUL) of a buffer. */
 void tr_sha256_hex(const void *data, size_t len, char *hex);
+/* The 32-byte SHA-256 of data[0..len) into digest; false when OpenSSL fails. */
+bool tr_sha256_raw(const void *data, size_t len, unsigned char digest[32]);
 
 /* Incremental SHA-256 for streaming readers; ctx is opaque (an EVP_MD_CTX). */
 struct tr_sha256;
@@ -27,6 +30,23 @@ void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len);
 /* Writes the hex digest and frees ctx. NULL ctx is a no-op. */
 void tr_sha256_finish(struct tr_sha256 *ctx, char *hex);
 void tr_sha256_free(struct tr_sha256 *ctx);
+
+/* --- sha_memo --- */
+/* a file's SHA-256 remembered for its version, process-wide. */
+
+/* When the SHA-256 of st's version (st_dev, st_ino, st_size, st_mtim, st_ctim all equal) is
+ * remembered, copies its 64 hex digits and NUL into hex and returns true. Thread-safe. */
+bool tr_sha_memo_get(const struct stat *st, char hex[65]);
+
+/* Remembers hex (64 digits) as the SHA-256 of st's version, replacing whatever shared its slot
+ * (a fixed table of 512). Versions stamped within the last 2 s are not remembered: the
+ * kernel's coarse timestamps could let a write right after the hash keep the same version.
+ * Only regular files. Thread-safe. */
+void tr_sha_memo_put(const struct stat *st, const char *hex);
+
+/* tr_digest_start (include/tr_digest.h) that also remembers the digest for st's version
+ * (tr_sha_memo_put) when it is done; st is copied, NULL remembers nothing. */
+struct tr_digest *tr_digest_start_for(struct tr_blob *blob, const struct stat *st);
 
 /* --- file_io --- */
 /* Positional reads, whole-file loads, file digests and name helpers shared by the readers. */
@@ -38,7 +58,8 @@ ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
 /* Reads the whole file (size bytes as of fstat; a file that grew is read to size, one that
  * shrank is an EIO error) into a new blob and, when meta is non-NULL, records the SHA-256 of
  * those bytes in it (has_sha256; for files of 4 MiB and more as sha256_later, computed by
- * tr_digest_start in a thread while the caller goes on). Returns 0, or -1 with errno. */
+ * tr_digest_start in a thread while the caller goes on), taken from the memo when this
+ * version's is remembered and remembered otherwise. Returns 0, or -1 with errno. */
 int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
 
 /* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
@@ -220,6 +241,33 @@ int tr_decoder_finish(struct tr_decoder *dec, tr_decoder_sink sink, void *ctx);
 
 /* Frees what dec owns. Safe on a zeroed or failed decoder. */
 void tr_decoder_destroy(struct tr_decoder *dec);
+
+/* --- module --- */
+/* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so), loaded on first use. */
+
+/* One shared module and the interface table it exports. Callers define one static instance per
+ * module, e.g. {.file = "toolfs-vips.so", .symbol = "tr_vips_api", .abi = TR_VIPS_ABI}. */
+struct tr_module {
+	const char *file;   /* file name in the module directory */
+	const char *symbol; /* the exported table; its first member is its abi number */
+	unsigned abi;       /* the table version this core expects */
+	const void *linked; /* the table when the module's objects are linked in (tests), or NULL */
+	/* set by tr_module_api: */
+	int state; /* 0 not tried, 1 loaded, -1 failed */
+	const void *api;
+	char error[512];
+};
+
+/* The interface table of mod: the linked one if any; else, on the first call, dlopens mod->file
+ * from $TOOLFS_MODULE_DIR alone when that is set, else from the first of these directories
+ * that holds it: the build tree's
+ * readers/ when the executable is inside a meson build tree (a folder with meson-private/ up to
+ * three levels above it); EXE/../LIBDIR/toolfs; PREFIX/LIBDIR/toolfs (LIBDIR and PREFIX as
+ * configured). The answer is kept for the life of the process (the module is never unloaded).
+ * Returns the table, or NULL with one sentence in mod->error naming the module and why it
+ * could not be loaded (not found, or dlerror's reason, or a table of another version).
+ * Thread-safe. */
+const void *tr_module_api(struct tr_module *mod);
 
 /* --- glib_quiet --- */
 /* keeps the GLib-based libraries (poppler-glib, libvips) from printing. */

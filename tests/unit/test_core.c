@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <magic.h>
@@ -331,6 +333,52 @@ static void test_base64_paths_agree(void)
 
 /* A digest still being computed: the document's size is known at once, and a read that reaches
  * it gets the hex of the bytes, the same as hashing inline. */
+/* The digest memo answers for the exact version it was given, and not for a fresh one. */
+static void test_sha_memo(void)
+{
+	static const char hex_a[] =
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	struct stat old = {0}, other, fresh;
+	char got[65] = "";
+
+	old.st_mode = S_IFREG | 0644;
+	old.st_dev = 42;
+	old.st_ino = 4242;
+	old.st_size = 1000;
+	old.st_mtim.tv_sec = 1700000000;
+	old.st_ctim.tv_sec = 1700000001;
+	old.st_ctim.tv_nsec = 5;
+	EXPECT(!tr_sha_memo_get(&old, got));
+	tr_sha_memo_put(&old, hex_a);
+	EXPECT(tr_sha_memo_get(&old, got));
+	EXPECT_STR(got, hex_a);
+	/* Each part of the version counts. */
+	other = old;
+	other.st_ctim.tv_nsec = 6;
+	EXPECT(!tr_sha_memo_get(&other, got));
+	other = old;
+	other.st_size = 1001;
+	EXPECT(!tr_sha_memo_get(&other, got));
+	other = old;
+	other.st_mtim.tv_sec++;
+	EXPECT(!tr_sha_memo_get(&other, got));
+	other = old;
+	other.st_ino++;
+	EXPECT(!tr_sha_memo_get(&other, got));
+	/* A version stamped just now is never remembered (coarse kernel timestamps). */
+	fresh = old;
+	fresh.st_ino = 77;
+	clock_gettime(CLOCK_REALTIME, &fresh.st_ctim);
+	tr_sha_memo_put(&fresh, hex_a);
+	EXPECT(!tr_sha_memo_get(&fresh, got));
+	/* Nor is anything but a regular file. */
+	other = old;
+	other.st_ino = 78;
+	other.st_mode = S_IFIFO | 0644;
+	tr_sha_memo_put(&other, hex_a);
+	EXPECT(!tr_sha_memo_get(&other, got));
+}
+
 static void test_deferred_digest(void)
 {
 	size_t len = (5u << 20) + 7;
@@ -463,6 +511,7 @@ int main(void)
 	test_large_base64_matches_write();
 	test_base64_paths_agree();
 	test_deferred_digest();
+	test_sha_memo();
 	test_writable_blobs();
 	test_json_strings();
 	test_json_structure();

@@ -1,0 +1,131 @@
+"""The heavy optional readers as shared modules (docs/SPEC.md §6): a text read maps none of
+poppler, cairo or libvips; a missing module is an `unsupported` result whose sentence names it,
+never a crash; a PDF and an image that needs fitting load theirs from the build tree."""
+import json
+import os
+import pathlib
+import struct
+import subprocess
+import zlib
+
+import pytest
+
+HEAVY = ("libpoppler", "libcairo", "libvips", "libglib")
+
+
+def _png(width: int, height: int) -> bytes:
+    """A valid grey 8-bit PNG of one colour, made here with zlib (independent of libvips)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\0" + b"\x80" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def _pdf() -> bytes:
+    """A one-page PDF with the text "Module test", xref offsets computed."""
+    stream = b"BT /F1 12 Tf 72 720 Td (Module test) Tj ET"
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for off in offsets:
+        out += b"%010d 00000 n \n" % off
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> pathlib.Path:
+    root = tmp_path_factory.mktemp("modules")
+    (root / "one.txt").write_text("one line\n")
+    (root / "doc.pdf").write_bytes(_pdf())
+    (root / "wide.png").write_bytes(_png(3000, 20))
+    (root / "small.png").write_bytes(_png(30, 20))
+    return root
+
+
+@pytest.fixture
+def loaded_modules(build_dir):
+    """Skips tests of loading when this build links the modules in (sanitizer builds do, see
+    readers/meson.build)."""
+    if not (build_dir / "readers" / "toolfs-vips.so").exists():
+        pytest.skip("this build links the modules into its executables")
+
+
+def _read(build_dir, path, env_extra=None, trace=False):
+    env = dict(os.environ)
+    env.pop("TOOLFS_MODULE_DIR", None)
+    env.update(env_extra or {})
+    if trace:
+        env["LD_DEBUG"] = "files"
+    proc = subprocess.run([str(build_dir / "readers" / "cli" / "toolfs-read"), str(path)],
+                          capture_output=True, timeout=60, env=env)
+    return proc, json.loads(proc.stdout)
+
+
+def _loaded(stderr: bytes) -> str:
+    """The objects ld.so opened (LD_DEBUG=files), as one string."""
+    return "\n".join(line for line in stderr.decode(errors="replace").splitlines()
+                     if "file=" in line)
+
+
+def test_text_read_maps_no_heavy_library(build_dir, loaded_modules, files):
+    proc, doc = _read(build_dir, files / "one.txt", trace=True)
+    assert doc["success"] and doc["content"] == "     1\tone line\n"
+    loaded = _loaded(proc.stderr)
+    assert "libmagic" in loaded  # the trace works
+    for lib in HEAVY:
+        assert lib not in loaded
+
+
+def test_small_png_needs_no_module(build_dir, loaded_modules, files):
+    proc, doc = _read(build_dir, files / "small.png", trace=True)
+    assert doc["success"] and doc["images"][0]["width"] == 30
+    assert "libvips" not in _loaded(proc.stderr)
+
+
+def test_pdf_loads_its_module_from_the_build_tree(build_dir, loaded_modules, files):
+    proc, doc = _read(build_dir, files / "doc.pdf", trace=True)
+    assert doc["success"], doc
+    assert "Module test" in doc["content"]
+    assert "toolfs-pdf.so" in _loaded(proc.stderr)
+
+
+def test_fitting_loads_the_vips_module(build_dir, files):
+    _, doc = _read(build_dir, files / "wide.png")
+    assert doc["success"], doc
+    assert doc["metadata"]["resized"]["scale"] == 1.5
+
+
+@pytest.mark.parametrize("name,module,sentence", [
+    ("doc.pdf", "toolfs-pdf.so", "PDF reading needs poppler: toolfs's module toolfs-pdf.so is "
+     "not installed in {dir}"),
+    ("wide.png", "toolfs-vips.so", "Unsupported image format: PNG (toolfs's module "
+     "toolfs-vips.so is not installed in {dir})"),
+])
+def test_missing_module_is_unsupported_naming_it(build_dir, loaded_modules, files, tmp_path, name,
+                                                  module, sentence):
+    proc, doc = _read(build_dir, files / name, {"TOOLFS_MODULE_DIR": str(tmp_path)})
+    assert proc.returncode == 1
+    assert doc["success"] is False
+    assert doc["errorCode"] == "unsupported"
+    assert doc["error"] == sentence.format(dir=tmp_path)
+
+
+def test_broken_module_is_unsupported_with_the_loader_reason(build_dir, loaded_modules, files, tmp_path):
+    (tmp_path / "toolfs-pdf.so").write_bytes(b"not an ELF file")
+    proc, doc = _read(build_dir, files / "doc.pdf", {"TOOLFS_MODULE_DIR": str(tmp_path)})
+    assert doc["errorCode"] == "unsupported"
+    assert doc["error"].startswith("PDF reading needs poppler: toolfs's module toolfs-pdf.so "
+                                   "could not be loaded: ")
+    assert str(tmp_path / "toolfs-pdf.so") in doc["error"]
