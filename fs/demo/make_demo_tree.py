@@ -1,16 +1,22 @@
 #!/usr/bin/python3
 """Writes the demo tree the README's mount command shows when no path is given: a source file, a
-PNG, a notebook with a plot, a PDF and a broken image. Deterministic; needs Pillow, nbformat and
-python3-cairo (Debian packages)."""
+PNG, a notebook with a plot, a PDF, a Word document, a workbook and a broken image. Deterministic
+but for the zip timestamps of the Office files; needs Pillow, nbformat, python3-cairo,
+python3-docx and python3-openpyxl (Debian packages)."""
 import base64
+import datetime
 import io
 import math
 import pathlib
 import sys
 
 import cairo
+import docx
 import nbformat
+import openpyxl
 from PIL import Image, ImageDraw
+
+DEMO_TIME = datetime.datetime(2026, 1, 1)
 
 HELLO = '''"""A tiny program to read through toolfs."""
 
@@ -86,6 +92,34 @@ def write_pdf(path: pathlib.Path, pages=3):
     surface.finish()
 
 
+def write_docx(path: pathlib.Path):
+    doc = docx.Document()
+    doc.add_heading("Release notes", level=1)
+    doc.add_paragraph("toolfs reads Word documents as Markdown-like lines a model can cite.")
+    doc.add_paragraph("Numbered text with ranges", style="List Bullet")
+    doc.add_paragraph("Tables as pipe tables", style="List Bullet")
+    table = doc.add_table(rows=3, cols=2)
+    for row, cells in zip(table.rows, [("Reader", "Formats"), ("office", ".docx .xlsx .pptx"),
+                                        ("pdf", ".pdf")]):
+        for cell, text in zip(row.cells, cells):
+            cell.text = text
+    doc.core_properties.created = doc.core_properties.modified = DEMO_TIME
+    doc.save(str(path))
+
+
+def write_xlsx(path: pathlib.Path):
+    wb = openpyxl.Workbook()
+    sheet = wb.active
+    sheet.title = "Budget"
+    sheet.append(["Item", "Cost", "Share"])
+    for item, cost in [("Ads", 1200), ("Servers", 3400.5), ("Coffee", 99)]:
+        sheet.append([item, cost, cost / 4699.5])
+    for row in sheet.iter_rows(min_row=2, min_col=3, max_col=3):
+        row[0].number_format = "0.0%"
+    wb.properties.created = wb.properties.modified = DEMO_TIME
+    wb.save(str(path))
+
+
 def main(out: pathlib.Path):
     out.mkdir(parents=True, exist_ok=True)
     (out / "src").mkdir(exist_ok=True)
@@ -94,6 +128,8 @@ def main(out: pathlib.Path):
     (out / "logo.png").write_bytes(logo_png())
     (out / "analysis.ipynb").write_text(notebook())
     write_pdf(out / "report.pdf")
+    write_docx(out / "notes.docx")
+    write_xlsx(out / "budget.xlsx")
     png = plot_png()
     (out / "broken.png").write_bytes(png[: len(png) // 2])
 
