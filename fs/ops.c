@@ -120,8 +120,11 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 					   (inode->type == S_IFDIR || fs->cache_attrs)
 				   ? PLAIN_TIMEOUT
 				   : 0.0;
+	/* Attributes are cached only in cache=relaxed, as getattr gives them (plain_attr_timeout):
+	 * in cache=watch a directory renamed in SOURCE must reach the daemon at the next stat,
+	 * which answers ESTALE, rather than wait for the watch thread's invalidation. */
 	if (inode->type == S_IFDIR)
-		e->attr_timeout = tfs_watch_covers(fs->watch, inode) ? PLAIN_TIMEOUT : 0.0;
+		e->attr_timeout = plain_attr_timeout(fs, inode);
 	else
 		e->attr_timeout = fs->cache_attrs && tfs_watch_covers(fs->watch, dir)
 					  ? PLAIN_TIMEOUT

@@ -83,19 +83,6 @@ bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_
 	       4 * (((uint64_t)len + 2) / 3) > opts->image_max_b64;
 }
 
-bool tr_fit_too_many_pixels(uint32_t width, uint32_t height, char *err, size_t err_size)
-{
-	uint64_t pixels = (uint64_t)width * height;
-
-	if (pixels <= TR_FIT_MAX_PIXELS)
-		return false;
-	snprintf(err, err_size,
-		 "%ux%u is %llu pixels, more than the %llu (16384x16384) toolfs decodes to "
-		 "downscale",
-		 width, height, (unsigned long long)pixels, (unsigned long long)TR_FIT_MAX_PIXELS);
-	return true;
-}
-
 #if defined(TR_HAVE_VIPS)
 /* Defined when fit.c is linked in (the fuzz targets); else the module is loaded. */
 extern const struct tr_vips_api tr_vips_api __attribute__((weak));

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "reader.h"
 #include "tr_blob.h"
@@ -168,7 +169,20 @@ bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_
 /* True when width x height is over TR_FIT_MAX_PIXELS; then writes the reason into err, e.g.
  * "32000x32000 is 1024000000 pixels, more than the 268435456 (16384x16384) toolfs decodes to
  * downscale". */
-bool tr_fit_too_many_pixels(uint32_t width, uint32_t height, char *err, size_t err_size);
+static inline bool tr_fit_too_many_pixels(uint32_t width, uint32_t height, char *err,
+					  size_t err_size)
+{
+	uint64_t pixels = (uint64_t)width * height;
+
+	if (pixels <= TR_FIT_MAX_PIXELS)
+		return false;
+	/* Inline: both the core (before loading libvips) and the libvips module (fit.c) ask. */
+	snprintf(err, err_size,
+		 "%ux%u is %llu pixels, more than the %llu (16384x16384) toolfs decodes to "
+		 "downscale",
+		 width, height, (unsigned long long)pixels, (unsigned long long)TR_FIT_MAX_PIXELS);
+	return true;
+}
 
 /* True when this libvips has a loader of the given nickname, e.g. "heifload_buffer", and it is
  * not blocked (VIPS_BLOCK_UNTRUSTED=1 blocks ImageMagick's). Starts libvips if needed. */
