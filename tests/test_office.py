@@ -326,6 +326,27 @@ def test_odp_selectors(toolfs_read, odir):
     assert r.json["error"] == "Slide 9 is past the end of the presentation (3 slides)"
 
 
+def test_odp_max_output_leaves_out_whole_slides_with_their_pictures(toolfs_read, odir):
+    full = read(toolfs_read, odir / "slides.odp")["content"]
+    slide1 = full[:full.index("\n--- Slide 2:")]
+    res = read(toolfs_read, odir / "slides.odp", "--max_output", str(len(slide1) + 10))
+    assert res["content"] == slide1 and "images" not in res
+    assert res["range"] == {"unit": "slide", "start": 1, "end": 1, "total": 3}
+    assert res["truncated"] and res["next"] == "slides.odp:2-.tool.json"
+    cut = read(toolfs_read, odir / "slides.odp", "--max_output", "20")
+    assert cut["content"] == "--- Slide 1: Quarter\n[slide 1 cut at max_output]\n"
+    assert cut["next"] == "slides.odp:2-.tool.json"
+
+def test_odp_attaches_at_most_20_pictures(toolfs_read, odir):
+    res = read(toolfs_read, odir / "many.odp")
+    assert res["range"] == {"unit": "slide", "start": 1, "end": 23, "total": 23}
+    assert [i["slide"] for i in res["images"]] == list(range(1, 21))
+    c = res["content"]
+    assert "--- Slide 20: p20 ---\n[image 20: image/png 30x20]\n" in c
+    assert ("--- Slide 21: p21 ---\n[picture a.png: not attached, 20 pictures at most per "
+            "result]\n") in c
+    assert c.endswith("\n--- Slide 23 ---\n") and "outside" not in c
+
 def test_odp_txt_names_the_slide_of_each_picture(toolfs_read, odir):
     res = read(toolfs_read, odir / "slides.odp")
     txt = toolfs_read(odir / "slides.odp", "--format", "txt").out.decode()

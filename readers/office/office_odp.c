@@ -28,6 +28,7 @@ struct odp {
 
 	/* the reading state */
 	struct tr_buf para;
+	int page_depth;  /* the depth of the draw:page being read (0: outside pages) */
 	int para_depth;  /* inside text:p / text:h */
 	int title_depth; /* the depth of the title frame being read (0: none) */
 	int notes_depth; /* the depth of presentation:notes being read (0: none) */
@@ -72,9 +73,10 @@ static bool hidden_style(const struct odp *o, const char *style)
 	return false;
 }
 
+/* The page being read, or NULL outside pages. */
 static struct odp_page *current(struct odp *o)
 {
-	return o->n_pages ? &o->pages[o->n_pages - 1] : NULL;
+	return o->n_pages && o->page_depth ? &o->pages[o->n_pages - 1] : NULL;
 }
 
 /* A new draw:page (the reader stands on it). */
@@ -97,6 +99,7 @@ static int page_start(struct odp *o, struct tr_office_xml *x)
 	free(style);
 	o->title_depth = o->notes_depth = o->frame_depth = o->list_depth = o->tbl_depth = 0;
 	o->para_depth = 0;
+	o->page_depth = tr_office_xml_depth(x);
 	tr_office_table_free(&o->table);
 	return 0;
 }
@@ -148,8 +151,12 @@ static int element_start(struct odp *o, struct tr_office_xml *x)
 		free(vis);
 		return rc;
 	}
-	if (!strcmp(name, "page"))
-		return empty ? 0 : page_start(o, x);
+	if (!strcmp(name, "page")) {
+		rc = page_start(o, x);
+		if (empty)
+			o->page_depth = 0; /* a page without shapes */
+		return rc;
+	}
 	if (!pg)
 		return 0;
 	rc = tr_office_odf_space(x, &o->para);
@@ -196,6 +203,10 @@ static int element_end(struct odp *o, struct tr_office_xml *x)
 
 	if (!pg)
 		return 0;
+	if (!strcmp(name, "page") && depth == o->page_depth) {
+		o->page_depth = 0;
+		return 0;
+	}
 	if ((!strcmp(name, "p") || !strcmp(name, "h")) && o->para_depth && --o->para_depth == 0)
 		return end_paragraph(o);
 	if (!strcmp(name, "list") && o->list_depth)
