@@ -1,6 +1,6 @@
 /* office.h - the Office reader's private parts: zip archives read under bomb limits, XML parts
  * streamed with libxml2's reader API without entities or DTDs, and the renderers of .docx,
- * .xlsx and .pptx. */
+ * .xlsx, .pptx and their ODF kin (.odt, .ods, .odp). */
 #ifndef TR_OFFICE_PRIVATE_H
 #define TR_OFFICE_PRIVATE_H
 
@@ -278,7 +278,7 @@ int tr_numfmt_format(struct tr_buf *out, double value, const char *code, bool da
 /* The format code of a built-in number format id, or NULL for General and unknown ids. */
 const char *tr_numfmt_builtin(unsigned id);
 
-/* --- office_docx, office_xlsx, office_pptx --- */
+/* --- office_docx, office_xlsx, office_pptx, office_odf, office_odp --- */
 
 /* The open document every renderer reads from. */
 struct tr_office_doc {
