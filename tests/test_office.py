@@ -283,6 +283,84 @@ def test_pptx_txt_names_the_slide_of_each_picture(toolfs_read, odir):
     assert img["data"][:40] not in txt
 
 
+# --- .odp ---
+
+def test_odp_slides(toolfs_read, odir):
+    """Each draw:page is a slide shown as .pptx slides are: exact lines, range, pictures."""
+    res = read(toolfs_read, odir / "slides.odp")
+    assert res["success"] and res["contentType"] == "presentation"
+    assert res["mimeType"] == "application/vnd.oasis.opendocument.presentation"
+    assert res["range"] == {"unit": "slide", "start": 1, "end": 3, "total": 3}
+    assert res["metadata"]["slideCount"] == 3
+    assert not res["truncated"] and "next" not in res
+    (r1, c1), (r2, c2) = gen.ODP_TABLE
+    assert res["content"] == (
+        "--- Slide 1: Quarterly review ---\n"
+        + "".join("  " * lvl + "- " + t + "\n" for lvl, t in gen.ODP_ITEMS)
+        + "\n--- Slide 2: Numbers ---\n"
+        f"| {r1} | {c1} |\n| --- | --- |\n| {r2.replace('|', chr(92) + '|')} | {c2} |\n"
+        "[image 1: image/png 90x60]\nNotes:\nMention the budget first.\n"
+        "\n--- Slide 3: Backup (hidden slide) ---\nOld  numbers\n")
+    assert [(i["slide"], i["width"], i["height"], i["mediaType"]) for i in res["images"]] == [
+        (2, *gen.ODP_PICTURE, "image/png")]
+    assert base64.b64decode(res["images"][0]["data"])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_odp_selectors(toolfs_read, odir):
+    one = read(toolfs_read, odir / "slides.odp", "--select", "3")
+    assert one["content"] == "--- Slide 3: Backup (hidden slide) ---\nOld  numbers\n"
+    assert "images" not in one and one["truncated"]
+    assert one["range"] == {"unit": "slide", "start": 3, "end": 3, "total": 3}
+    first = read(toolfs_read, odir / "slides.odp", "--select", "1")
+    assert first["next"] == "slides.odp:2-.tool.json" and first["truncated"]
+    assert first["content"].startswith("--- Slide 1: Quarterly review ---\n- Growth\n")
+    assert "images" not in first
+    mid = read(toolfs_read, odir / "slides.odp", "--select", "2-")
+    assert mid["range"] == {"unit": "slide", "start": 2, "end": 3, "total": 3}
+    assert [i["slide"] for i in mid["images"]] == [2]
+    span = read(toolfs_read, odir / "slides.odp", "--select", "1-2")
+    assert span["content"].endswith("Notes:\nMention the budget first.\n")
+    assert span["next"] == "slides.odp:3-.tool.json"
+    r = toolfs_read(odir / "slides.odp", "--select", "9")
+    assert r.rc == 1 and r.json["errorCode"] == "out_of_range"
+    assert r.json["error"] == "Slide 9 is past the end of the presentation (3 slides)"
+
+
+def test_odp_max_output_leaves_out_whole_slides_with_their_pictures(toolfs_read, odir):
+    full = read(toolfs_read, odir / "slides.odp")["content"]
+    slide1 = full[:full.index("\n--- Slide 2:")]
+    res = read(toolfs_read, odir / "slides.odp", "--max_output", str(len(slide1) + 10))
+    assert res["content"] == slide1 and "images" not in res
+    assert res["range"] == {"unit": "slide", "start": 1, "end": 1, "total": 3}
+    assert res["truncated"] and res["next"] == "slides.odp:2-.tool.json"
+    cut = read(toolfs_read, odir / "slides.odp", "--max_output", "20")
+    assert cut["content"] == "--- Slide 1: Quarter\n[slide 1 cut at max_output]\n"
+    assert cut["next"] == "slides.odp:2-.tool.json"
+
+def test_odp_attaches_at_most_20_pictures(toolfs_read, odir):
+    res = read(toolfs_read, odir / "many.odp")
+    assert res["range"] == {"unit": "slide", "start": 1, "end": 23, "total": 23}
+    assert [i["slide"] for i in res["images"]] == list(range(1, 21))
+    c = res["content"]
+    assert "--- Slide 20: p20 ---\n[image 20: image/png 30x20]\n" in c
+    assert ("--- Slide 21: p21 ---\n[picture a.png: not attached, 20 pictures at most per "
+            "result]\n") in c
+    assert c.endswith("\n--- Slide 23 ---\n") and "outside" not in c
+
+def test_odp_txt_names_the_slide_of_each_picture(toolfs_read, odir):
+    res = read(toolfs_read, odir / "slides.odp")
+    txt = toolfs_read(odir / "slides.odp", "--format", "txt").out.decode()
+    assert txt == (res["content"] + "\n[image 1: image/png 90x60, slide 2, in "
+                   "slides.odp.tool.json or the MCP read tool]\n")
+
+
+def test_odp_without_pages(toolfs_read, odir):
+    res = read(toolfs_read, odir / "empty.odp")
+    assert res["success"] and res["contentType"] == "presentation"
+    assert res["content"] == "" and res["shortResult"] == "Presentation has no slides"
+    assert res["metadata"]["slideCount"] == 0
+
+
 def test_provider_formats_carry_office_results(toolfs_read, odir):
     tool = read(toolfs_read, odir / "deck.pptx")
     for fmt in ("anthropic", "openai", "mcp"):
@@ -363,7 +441,7 @@ def test_ods_against_odfpy(toolfs_read, odir):
     ("legacy.xls", "unsupported", "Excel 97-2003 workbook (.xls); save it as .xlsx"),
     ("legacy.ppt", "unsupported", "PowerPoint 97-2003 presentation (.ppt); save it as .pptx"),
     ("encrypted.docx", "encrypted", "password-protected"),
-    ("slides.odp", "unsupported", "OpenDocument presentation (.odp)"),
+    ("broken.odp", "corrupt", "the XML part content.xml is malformed"),
     ("bomb.docx", "too_large", "a zip bomb"),
     ("bomb42.xlsx", "corrupt", "without the parts of a Word, Excel or PowerPoint file"),
     ("laughs.docx", "corrupt", "DOCTYPE or ENTITY declaration"),

@@ -222,7 +222,7 @@ static int find_main_part(struct tr_office_zip *z, char **part, const struct off
 	return *kind ? 0 : 1;
 }
 
-/* ODF packages by their mimetype entry: text and spreadsheets are read; presentations not yet. */
+/* ODF packages by their mimetype entry: text, spreadsheets and presentations. */
 static const struct office_kind odf_kinds[] = {
 	{"application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.text",
 	 "OpenDocument text", tr_office_odt},
@@ -230,7 +230,8 @@ static const struct office_kind odf_kinds[] = {
 	 "application/vnd.oasis.opendocument.spreadsheet", "OpenDocument spreadsheet",
 	 tr_office_ods},
 	{"application/vnd.oasis.opendocument.presentation",
-	 "application/vnd.oasis.opendocument.presentation", "OpenDocument presentation", NULL},
+	 "application/vnd.oasis.opendocument.presentation", "OpenDocument presentation",
+	 tr_office_odp},
 };
 
 /* Finds the kind of an ODF package from its mimetype entry; the main part is content.xml.
@@ -328,14 +329,6 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 	}
 	free(res->mime_type);
 	res->mime_type = strdup(kind->mime_type);
-	if (!kind->render) {
-		tr_result_fail(res, TR_E_UNSUPPORTED,
-			       "Unsupported format: %s is an %s (.odp), which toolfs does not read "
-			       "yet; save it as .pptx to read it",
-			       file->src->path, kind->noun);
-		rc = res->short_result ? 0 : -1;
-		goto out;
-	}
 	{
 		struct tr_office_doc d = {.z = &z,
 					  .main_part = main_part,

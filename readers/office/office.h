@@ -1,6 +1,6 @@
 /* office.h - the Office reader's private parts: zip archives read under bomb limits, XML parts
  * streamed with libxml2's reader API without entities or DTDs, and the renderers of .docx,
- * .xlsx and .pptx. */
+ * .xlsx, .pptx and their ODF kin (.odt, .ods, .odp). */
 #ifndef TR_OFFICE_PRIVATE_H
 #define TR_OFFICE_PRIVATE_H
 
@@ -235,6 +235,38 @@ int tr_office_sheets_past_end(const struct tr_office_doc *d, size_t n, struct tr
 /* "BC" for column 55 (1-based) into buf (8 bytes). */
 void tr_office_column_name(uint32_t col, char *buf);
 
+/* Appends a slide's paragraph para to the current cell of table (after "<br>" when the cell
+ * has text), or when table is NULL to title (after a space; line breaks as spaces). Returns 0
+ * or -1 (out of memory). */
+int tr_office_paragraph_to(struct tr_office_table *table, struct tr_buf *title,
+			   const struct tr_buf *para);
+
+/* Appends one slide to out: "--- Slide N: TITLE ---" (": TITLE" when title is not empty,
+ * " (hidden slide)" when hidden), then body, pictures and "Notes:" with notes when not empty.
+ * Returns 0 or -1 (out of memory). */
+int tr_office_slide_compose(struct tr_buf *out, size_t index, const struct tr_buf *title,
+			    bool hidden, const struct tr_buf *body, const struct tr_buf *pictures,
+			    const struct tr_buf *notes);
+
+/* Windows a presentation of n_slides by d->sel (A, A-B, A-): render(ctx, index, out) renders
+ * slide index (1-based) into out, attaching its pictures to res. Fills type presentation,
+ * metadata.slideCount, range (slides), truncated, next, content (capped at max_output: a slide
+ * that does not fit is left out with its pictures, the first one is cut) and shortResult; a
+ * selector past the end is out_of_range. Returns 0, or -1 with the failure in d->z. */
+int tr_office_slides(const struct tr_office_doc *d, size_t n_slides,
+		     int (*render)(void *ctx, size_t index, struct tr_buf *out), void *ctx,
+		     struct tr_result *res);
+
+/* ODF inline spacing: text:s (c spaces), text:tab, text:line-break at the reader's current
+ * start element are appended to out. Returns 1 when handled, 0 when the element is another,
+ * -1 when out of memory. */
+int tr_office_odf_space(struct tr_office_xml *x, struct tr_buf *out);
+
+/* ODF tables at the reader's current start element: table:table (nesting counted in *depth; the
+ * outermost one starts table afresh), and the rows and cells of the outermost one. Returns 1
+ * when handled, 0 when the element is another, -1 when out of memory. */
+int tr_office_odf_table(struct tr_office_xml *x, int *depth, struct tr_office_table *table);
+
 /* --- office_numfmt --- */
 /* spreadsheet number formats: built-in ids and format codes applied to cached values. */
 
@@ -246,7 +278,7 @@ int tr_numfmt_format(struct tr_buf *out, double value, const char *code, bool da
 /* The format code of a built-in number format id, or NULL for General and unknown ids. */
 const char *tr_numfmt_builtin(unsigned id);
 
-/* --- office_docx, office_xlsx, office_pptx --- */
+/* --- office_docx, office_xlsx, office_pptx, office_odf, office_odp --- */
 
 /* The open document every renderer reads from. */
 struct tr_office_doc {
@@ -265,6 +297,7 @@ int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res);
 int tr_office_pptx(const struct tr_office_doc *d, struct tr_result *res);
 int tr_office_odt(const struct tr_office_doc *d, struct tr_result *res);
 int tr_office_ods(const struct tr_office_doc *d, struct tr_result *res);
+int tr_office_odp(const struct tr_office_doc *d, struct tr_result *res);
 
 /* The Office reader (OOXML by its [Content_Types].xml, legacy OLE2 files), for registry.c. */
 extern const struct tr_reader tr_reader_office;

@@ -149,10 +149,55 @@ static int load_list_style(struct odt *o, struct tr_office_xml *x, const char *s
 	return 0;
 }
 
+int tr_office_odf_space(struct tr_office_xml *x, struct tr_buf *out)
+{
+	const char *name = tr_office_xml_name(x);
+
+	if (tr_office_xml_type(x) != XML_READER_TYPE_ELEMENT)
+		return 0;
+	if (!strcmp(name, "s")) {
+		char *c = tr_office_xml_attr(x, "c");
+		long n = c ? strtol(c, NULL, 10) : 1;
+		int rc = 0;
+
+		free(c);
+		for (long i = 0; i < (n > 1000 ? 1000 : n) && rc == 0; i++)
+			rc = tr_buf_append(out, " ", 1);
+		return rc < 0 ? -1 : 1;
+	}
+	if (!strcmp(name, "tab"))
+		return tr_buf_append(out, "\t", 1) < 0 ? -1 : 1;
+	if (!strcmp(name, "line-break"))
+		return tr_buf_append(out, "\n", 1) < 0 ? -1 : 1;
+	return 0;
+}
+
+int tr_office_odf_table(struct tr_office_xml *x, int *depth, struct tr_office_table *table)
+{
+	const char *name = tr_office_xml_name(x);
+
+	if (tr_office_xml_type(x) != XML_READER_TYPE_ELEMENT)
+		return 0;
+	if (!strcmp(name, "table")) {
+		if (!tr_office_xml_empty(x) && ++*depth == 1)
+			tr_office_table_free(table);
+		return 1;
+	}
+	if (*depth == 1 && !strcmp(name, "table-row"))
+		return tr_office_table_row(table) < 0 ? -1 : 1;
+	if (*depth == 1 && (!strcmp(name, "table-cell") || !strcmp(name, "covered-table-cell")))
+		return tr_office_table_cell(table) < 0 ? -1 : 1;
+	return 0;
+}
+
 static int odt_start(struct odt *o, struct tr_office_xml *x, char **list_style_name)
 {
 	const char *name = tr_office_xml_name(x);
 	bool empty = tr_office_xml_empty(x);
+	int handled = tr_office_odf_table(x, &o->tbl_depth, &o->table);
+
+	if (handled != 0)
+		return handled < 0 ? -1 : 0;
 
 	if (!strcmp(name, "list-style")) {
 		free(*list_style_name);
@@ -212,19 +257,8 @@ static int odt_start(struct odt *o, struct tr_office_xml *x, char **list_style_n
 		o->list_depth++;
 	} else if (!strcmp(name, "list-item")) {
 		o->item_first = true;
-	} else if (!strcmp(name, "s")) {
-		char *c = tr_office_xml_attr(x, "c");
-		long n = c ? strtol(c, NULL, 10) : 1;
-		int rc = 0;
-
-		free(c);
-		for (long i = 0; i < (n > 1000 ? 1000 : n) && rc == 0; i++)
-			rc = tr_buf_append(target(o), " ", 1);
-		return rc;
-	} else if (!strcmp(name, "tab")) {
-		return tr_buf_append(target(o), "\t", 1);
-	} else if (!strcmp(name, "line-break")) {
-		return tr_buf_append(target(o), "\n", 1);
+	} else if (!strcmp(name, "s") || !strcmp(name, "tab") || !strcmp(name, "line-break")) {
+		return tr_office_odf_space(x, target(o)) < 0 ? -1 : 0;
 	} else if (!strcmp(name, "a") && !o->note_body && !o->annotation) {
 		free(o->href);
 		o->href = tr_office_xml_attr(x, "href");
@@ -239,14 +273,6 @@ static int odt_start(struct odt *o, struct tr_office_xml *x, char **list_style_n
 		o->creator++;
 	} else if (!strcmp(name, "date") && o->annotation) {
 		return tr_office_xml_skip(x) < 0 ? -1 : 0;
-	} else if (!strcmp(name, "table") && !empty) {
-		if (++o->tbl_depth == 1)
-			tr_office_table_free(&o->table);
-	} else if (o->tbl_depth == 1 && !strcmp(name, "table-row")) {
-		return tr_office_table_row(&o->table);
-	} else if (o->tbl_depth == 1 &&
-		   (!strcmp(name, "table-cell") || !strcmp(name, "covered-table-cell"))) {
-		return tr_office_table_cell(&o->table);
 	} else if (!strcmp(name, "image") && !o->note_body && !o->annotation) {
 		char *href = tr_office_xml_attr(x, "href");
 		int rc = 0;

@@ -117,21 +117,8 @@ static int end_paragraph(struct slide_text *s)
 
 	if (tr_office_blank(&s->para)) {
 		/* nothing */
-	} else if (s->tbl_depth) {
-		struct tr_buf *cell = tr_office_table_current(&s->table);
-
-		if (cell) {
-			if (cell->len)
-				rc = tr_buf_append(cell, "<br>", 4);
-			if (rc == 0)
-				rc = tr_office_cell_append(cell, s->para.data, s->para.len);
-		}
-	} else if (s->in_title) {
-		if (s->title.len)
-			rc = tr_buf_append(&s->title, " ", 1);
-		for (size_t i = 0; i < s->para.len && rc == 0; i++)
-			rc = tr_buf_append(&s->title,
-					   s->para.data[i] == '\n' ? " " : s->para.data + i, 1);
+	} else if (s->tbl_depth || s->in_title) {
+		rc = tr_office_paragraph_to(s->tbl_depth ? &s->table : NULL, &s->title, &s->para);
 	} else if (!s->notes_only_body || s->in_notes_body) {
 		int indent = s->lvl > 0 && s->lvl < 9 ? 2 * s->lvl : 0;
 
@@ -239,8 +226,9 @@ static int read_slide_part(struct pptx *p, const char *part, uint32_t slide, str
 }
 
 /* Renders slide index (1-based) into out, its pictures attached to res. */
-static int render_slide(struct pptx *p, size_t index, struct tr_buf *out)
+static int render_slide(void *ctx, size_t index, struct tr_buf *out)
 {
+	struct pptx *p = ctx;
 	struct slide_text s = {0}, notes = {.notes_only_body = true};
 	struct tr_buf pictures = {0};
 	struct tr_office_rels rels = {0};
@@ -256,19 +244,9 @@ static int render_slide(struct pptx *p, size_t index, struct tr_buf *out)
 	    read_slide_part(p, notes_rel->target, (uint32_t)index, &notes, NULL) < 0)
 		goto out;
 	p->hidden[index - 1] = s.hidden;
-	rc = tr_buf_printf(out, "--- Slide %zu%s%.*s%s ---\n", index, s.title.len ? ": " : "",
-			   (int)s.title.len, s.title.data ? s.title.data : "",
-			   s.hidden ? " (hidden slide)" : "");
-	if (rc == 0 && s.body.len)
-		rc = tr_buf_append(out, s.body.data, s.body.len);
-	if (rc == 0 && pictures.len)
-		rc = tr_buf_append(out, pictures.data, pictures.len);
-	if (rc == 0 && notes.body.len) {
-		rc = tr_buf_append(out, "Notes:\n", 7);
-		if (rc == 0)
-			rc = tr_buf_append(out, notes.body.data, notes.body.len);
-	}
-	if (rc < 0 || out->oom || pictures.oom) {
+	rc = tr_office_slide_compose(out, index, &s.title, s.hidden, &s.body, &pictures,
+				     &notes.body);
+	if (rc < 0) {
 		p->z->oom = true;
 		rc = -1;
 	}
@@ -280,96 +258,14 @@ out:
 	return rc;
 }
 
-/* Drops the images from index keep on (a slide left out of the result). */
-static void drop_images(struct tr_result *res, size_t keep)
-{
-	while (res->n_images > keep)
-		tr_blob_unref(res->images[--res->n_images].data);
-}
-
 int tr_office_pptx(const struct tr_office_doc *d, struct tr_result *res)
 {
-	const struct tr_selector *sel = d->sel;
 	struct pptx p = {.d = d, .z = d->z, .res = res};
-	struct tr_buf out = {0}, slide = {0};
-	size_t first, last, shown_last = 0;
-	bool capped = false, cut = false;
-	char next[48];
 	int rc = -1;
 
 	res->type = TR_TYPE_PRESENTATION;
-	if (load_slides(&p) < 0)
-		goto out;
-	res->meta.slide_count = (int64_t)p.n_slides;
-	res->range_unit = TR_UNIT_SLIDE;
-	res->range_total = p.n_slides;
-	first = sel->present ? (size_t)sel->start : 1;
-	last = sel->present && sel->end ? (size_t)sel->end : p.n_slides;
-	if (last > p.n_slides)
-		last = p.n_slides;
-	if (p.n_slides == 0 && !sel->present) {
-		res->success = true;
-		tr_result_set_short(res, "Presentation has no slides");
-		rc = res->short_result ? 0 : -1;
-		goto out;
-	}
-	if (sel->present && sel->start > p.n_slides) {
-		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Slide %" PRIu64
-			       " is past the end of the presentation (%zu slide%s)",
-			       sel->start, p.n_slides, p.n_slides == 1 ? "" : "s");
-		rc = res->short_result ? 0 : -1;
-		goto out;
-	}
-	for (size_t i = first; i <= last; i++) {
-		size_t images_before = res->n_images;
-
-		slide.len = 0;
-		if (render_slide(&p, i, &slide) < 0)
-			goto out;
-		if (out.len + (out.len ? 1 : 0) + slide.len > d->opts->max_output) {
-			if (out.len) {
-				drop_images(res, images_before);
-				capped = true;
-				break;
-			}
-			/* The first slide always shows, its text cut at max_output. */
-			slide.len = tr_utf8_prefix((const unsigned char *)slide.data, slide.len,
-						   UINT64_MAX, d->opts->max_output);
-			cut = true;
-		}
-		if ((out.len && tr_buf_append(&out, "\n", 1) < 0) ||
-		    tr_buf_append(&out, slide.data, slide.len) < 0) {
-			p.z->oom = true;
-			goto out;
-		}
-		shown_last = i;
-		if (cut) {
-			if (tr_buf_printf(&out, "\n[slide %zu cut at max_output]\n", i) < 0)
-				goto out;
-			capped = i < last;
-			break;
-		}
-	}
-	res->success = true;
-	res->range_start = first;
-	res->range_end = shown_last;
-	res->truncated = capped || cut || first > 1 || shown_last < p.n_slides;
-	if (shown_last < p.n_slides) {
-		snprintf(next, sizeof(next), "%zu-", shown_last + 1);
-		tr_result_set_next(res, d->name, next);
-	}
-	tr_buf_free(&res->content);
-	res->content = out;
-	memset(&out, 0, sizeof(out));
-	tr_result_set_short(res, "Read %zu slide%s (%zu-%zu of %zu)", shown_last - first + 1,
-			    shown_last - first + 1 == 1 ? "" : "s", first, shown_last, p.n_slides);
-	rc = res->short_result ? 0 : -1;
-out:
-	if (rc < 0 && !p.z->error)
-		p.z->oom = true;
-	tr_buf_free(&out);
-	tr_buf_free(&slide);
+	if (load_slides(&p) == 0)
+		rc = tr_office_slides(d, p.n_slides, render_slide, &p, res);
 	for (size_t i = 0; i < p.n_slides; i++)
 		free(p.slides[i]);
 	free(p.slides);

@@ -421,3 +421,138 @@ int tr_office_rendering_table(struct tr_office_rendering *r, struct tr_office_ta
 	r->prev_list = false;
 	return tr_office_table_flush(t, &r->out);
 }
+
+/* --- presentations (.pptx, .odp) --- */
+
+int tr_office_paragraph_to(struct tr_office_table *table, struct tr_buf *title,
+			   const struct tr_buf *para)
+{
+	int rc = 0;
+
+	if (table) {
+		struct tr_buf *cell = tr_office_table_current(table);
+
+		if (!cell)
+			return 0;
+		if (cell->len)
+			rc = tr_buf_append(cell, "<br>", 4);
+		return rc == 0 ? tr_office_cell_append(cell, para->data, para->len) : rc;
+	}
+	if (title->len)
+		rc = tr_buf_append(title, " ", 1);
+	for (size_t i = 0; i < para->len && rc == 0; i++)
+		rc = tr_buf_append(title, para->data[i] == '\n' ? " " : para->data + i, 1);
+	return rc;
+}
+
+int tr_office_slide_compose(struct tr_buf *out, size_t index, const struct tr_buf *title,
+			    bool hidden, const struct tr_buf *body, const struct tr_buf *pictures,
+			    const struct tr_buf *notes)
+{
+	int rc = tr_buf_printf(out, "--- Slide %zu%s%.*s%s ---\n", index, title->len ? ": " : "",
+			       (int)title->len, title->data ? title->data : "",
+			       hidden ? " (hidden slide)" : "");
+
+	if (rc == 0 && body->len)
+		rc = tr_buf_append(out, body->data, body->len);
+	if (rc == 0 && pictures->len)
+		rc = tr_buf_append(out, pictures->data, pictures->len);
+	if (rc == 0 && notes->len) {
+		rc = tr_buf_append(out, "Notes:\n", 7);
+		if (rc == 0)
+			rc = tr_buf_append(out, notes->data, notes->len);
+	}
+	return rc < 0 || out->oom || pictures->oom ? -1 : 0;
+}
+
+/* Drops the images from index keep on (a slide left out of the result). */
+static void drop_images(struct tr_result *res, size_t keep)
+{
+	while (res->n_images > keep)
+		tr_blob_unref(res->images[--res->n_images].data);
+}
+
+int tr_office_slides(const struct tr_office_doc *d, size_t n_slides,
+		     int (*render)(void *ctx, size_t index, struct tr_buf *out), void *ctx,
+		     struct tr_result *res)
+{
+	const struct tr_selector *sel = d->sel;
+	struct tr_buf out = {0}, slide = {0};
+	size_t first, last, shown_last = 0;
+	bool capped = false, cut = false;
+	char next[48];
+	int rc = -1;
+
+	res->type = TR_TYPE_PRESENTATION;
+	res->meta.slide_count = (int64_t)n_slides;
+	res->range_unit = TR_UNIT_SLIDE;
+	res->range_total = n_slides;
+	first = sel->present ? (size_t)sel->start : 1;
+	last = sel->present && sel->end ? (size_t)sel->end : n_slides;
+	if (last > n_slides)
+		last = n_slides;
+	if (n_slides == 0 && !sel->present) {
+		res->success = true;
+		tr_result_set_short(res, "Presentation has no slides");
+		rc = res->short_result ? 0 : -1;
+		goto out;
+	}
+	if (sel->present && sel->start > n_slides) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Slide %" PRIu64
+			       " is past the end of the presentation (%zu slide%s)",
+			       sel->start, n_slides, n_slides == 1 ? "" : "s");
+		rc = res->short_result ? 0 : -1;
+		goto out;
+	}
+	for (size_t i = first; i <= last; i++) {
+		size_t images_before = res->n_images;
+
+		slide.len = 0;
+		if (render(ctx, i, &slide) < 0)
+			goto out;
+		if (out.len + (out.len ? 1 : 0) + slide.len > d->opts->max_output) {
+			if (out.len) {
+				drop_images(res, images_before);
+				capped = true;
+				break;
+			}
+			/* The first slide always shows, its text cut at max_output. */
+			slide.len = tr_utf8_prefix((const unsigned char *)slide.data, slide.len,
+						   UINT64_MAX, d->opts->max_output);
+			cut = true;
+		}
+		if ((out.len && tr_buf_append(&out, "\n", 1) < 0) ||
+		    tr_buf_append(&out, slide.data, slide.len) < 0) {
+			d->z->oom = true;
+			goto out;
+		}
+		shown_last = i;
+		if (cut) {
+			if (tr_buf_printf(&out, "\n[slide %zu cut at max_output]\n", i) < 0)
+				goto out;
+			capped = i < last;
+			break;
+		}
+	}
+	res->success = true;
+	res->range_start = first;
+	res->range_end = shown_last;
+	res->truncated = capped || cut || first > 1 || shown_last < n_slides;
+	if (shown_last < n_slides) {
+		snprintf(next, sizeof(next), "%zu-", shown_last + 1);
+		tr_result_set_next(res, d->name, next);
+	}
+	tr_buf_free(&res->content);
+	res->content = out;
+	memset(&out, 0, sizeof(out));
+	tr_result_set_short(res, "Read %zu slide%s (%zu-%zu of %zu)", shown_last - first + 1,
+			    shown_last - first + 1 == 1 ? "" : "s", first, shown_last, n_slides);
+	rc = res->short_result ? 0 : -1;
+out:
+	if (rc < 0 && !d->z->error)
+		d->z->oom = true;
+	tr_buf_free(&out);
+	tr_buf_free(&slide);
+	return rc;
+}

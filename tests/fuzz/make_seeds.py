@@ -12,7 +12,7 @@ kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
     pdf                    one- and two-page PDFs drawn with python3-cairo, one uncompressed
     mcp                    toolfs-mcp sessions: JSON-RPC lines (handshake, tools/list, read
                            calls with every argument, errors, cancellation, roots answers)
-    office                 tests/fixtures/gen_office.py's .docx, .xlsx and .pptx as entry lists
+    office                 tests/fixtures/gen_office.py's OOXML and ODF documents as entry lists
 
 Targets with parameters take a fixed header of FUZZ_PARAMS (12) bytes first (see fuzz_util.h);
 an all-zero header means the default view with the default limits.
@@ -319,7 +319,8 @@ def office_seeds() -> list:
     docs = [(0, "tracked", gen_office.tracked_docx()), (0, "basic", gen_office.basic_docx()),
             (1, "basic", gen_office.basic_xlsx()), (1, "handmade", gen_office.zip_of(
                 gen_office.HANDMADE_FILES)), (2, "deck", gen_office.deck_pptx()),
-            (0, "odt", gen_office.basic_odt()), (1, "ods", gen_office.basic_ods())]
+            (0, "odt", gen_office.basic_odt()), (1, "ods", gen_office.basic_ods()),
+            (2, "odp", gen_office.slides_odp())]
     seeds = [(i, f"{name}.entries", office_entries(data, bulky)) for i, name, data in docs]
     seeds.append((1, "handmade.zip", gen_office.zip_of(gen_office.HANDMADE_FILES)))
     return seeds
