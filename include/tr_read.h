@@ -12,7 +12,8 @@
 /* What the caller knows of the file being read. */
 struct tr_source {
 	const char *path; /* shown in the result ("path"); borrowed */
-	const char *name; /* base name used to build "next" sibling names; borrowed */
+	const char *name; /* base name used to build "next" sibling names; borrowed; NULL: the
+			   * last component of path */
 };
 
 /* Reads the regular file open for reading at fd (borrowed, not closed; read with pread, so its

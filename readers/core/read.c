@@ -139,8 +139,13 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 	       const struct tr_options *opts, struct tr_result *res, struct stat *shown)
 {
 	struct tr_options defaults;
+	struct tr_source named;
 	struct stat before, after;
 
+	if (!src->name) {
+		named = (struct tr_source){.path = src->path, .name = tr_path_base_name(src->path)};
+		src = &named;
+	}
 	if (shown)
 		memset(shown, 0, sizeof(*shown));
 	if (!opts) {
@@ -188,7 +193,7 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 int tr_read_path(int dirfd, const char *path, const struct tr_selector *sel,
 		 const struct tr_options *opts, struct tr_result *res)
 {
-	struct tr_source src = {.path = path, .name = tr_path_base_name(path)};
+	struct tr_source src = {.path = path}; /* name: its last component */
 	struct stat st;
 	int fd, rc;
 

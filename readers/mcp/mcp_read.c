@@ -94,8 +94,8 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 	if (opath == -2)
 		return NULL;
 	if (opath >= 0) {
-		const char *slash = strrchr(shown, '/');
-		struct tr_source src = {.path = shown, .name = slash ? slash + 1 : shown};
+		struct tr_source src = {
+			.path = shown}; /* name: the core takes the last component */
 
 		res->abs_path = real;
 		real = NULL;
