@@ -313,3 +313,17 @@ def test_largest_decoded_source_still_fits(tmp_path, toolfs_read):
                                              "scale": 8.192}
     im = decoded(r.json["images"][0])
     assert im.size == (2000, 2000) and ImageStat.Stat(im.convert("L")).extrema[0] == (64, 64)
+
+
+@pytest.mark.parametrize("size", [(7, 16000), (16000, 3), (1, 9000), (3, 130)])
+def test_sliver_jpegs_are_fitted(tmp_path, toolfs_read, size):
+    """A JPEG whose short edge is smaller than the decoder's shrink (libvips 8.14's jpegload
+    aborts the process on a 0-pixel edge) is fitted like any other: one pixel wide at least."""
+    path = tmp_path / "sliver.jpg"
+    Image.new("RGB", size, (200, 10, 10)).save(path, quality=90)
+    r = toolfs_read(path, "--image-max-dim", "24" if size == (3, 130) else "2000")
+    assert r.rc == 0, r.stdout
+    image = r.json["images"][0]
+    assert min(image["width"], image["height"]) >= 1
+    im = decoded(image)
+    assert looks_alike(im, Image.new("RGB", im.size, (200, 10, 10)))

@@ -199,15 +199,19 @@ static int source_header(const struct tr_blob *src, const char *loader, struct s
 }
 
 /* The JPEG decoder's own shrink (1, 2, 4 or 8, in the DCT) that keeps the long edge at least
- * target: libvips' thumbnail leaves a factor of two for its Lanczos reduce, which for a 2x fit
- * means decoding every pixel and filtering them all; the DCT halves in a fraction of that, as
- * sharp's default shrink-on-load does. */
+ * target and the short edge at least 1 pixel: libvips' thumbnail leaves a factor of two for its
+ * Lanczos reduce, which for a 2x fit means decoding every pixel and filtering them all; the DCT
+ * halves in a fraction of that, as sharp's default shrink-on-load does. libvips 8.14's jpegload
+ * divides each edge by the shrink rounding down and aborts the process on a 0-pixel edge (a
+ * 7x16000 JPEG at shrink 8), so the short edge bounds the shrink too. */
 static int jpeg_shrink(const struct source *s, uint32_t target)
 {
 	uint64_t from_long = s->width > s->height ? s->width : s->height;
+	uint64_t from_short = s->width > s->height ? s->height : s->width;
 	int shrink = 1;
 
-	while (shrink < 8 && from_long >= (uint64_t)target * (uint64_t)shrink * 2)
+	while (shrink < 8 && from_long >= (uint64_t)target * (uint64_t)shrink * 2 &&
+	       from_short >= (uint64_t)shrink * 2)
 		shrink *= 2;
 	return shrink;
 }
