@@ -27,6 +27,7 @@ struct dir_handle {
 	DIR *dp;
 	struct list_entry *entries;
 	size_t n, cap;
+	bool built; /* a listing was snapshotted on this handle */
 };
 
 static void listing_clear(struct dir_handle *d)
@@ -190,6 +191,13 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		goto fail;
 	}
 	fi->fh = (uintptr_t)d;
+	/* Where plain entries are cached (cache=relaxed, a watched directory) the kernel keeps the
+	 * listing too, across opens, until the watch invalidates the directory (any name created,
+	 * deleted or moved in it): a walk that comes again reads no directory from the daemon. */
+	if (fs->cache_attrs && tfs_watch_covers(fs->watch, inode)) {
+		fi->cache_readdir = 1;
+		fi->keep_cache = 1;
+	}
 	if (fuse_reply_open(req, fi) == -ENOENT) {
 		closedir(d->dp);
 		free(d);
@@ -217,8 +225,12 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	uint64_t seen = tfs_watch_sync(fs->watch);
 	int err;
 
-	if (off == 0) {
+	/* A kernel that keeps listings (cache_readdir) may serve the start of one from its cache
+	 * and ask this handle for the rest when its cache is dropped midway: the handle then
+	 * snapshots the listing first, in the same order (SOURCE's, then the siblings'). */
+	if (off == 0 || !d->built) {
 		err = listing_build(fs, dir, d);
+		d->built = err == 0;
 		if (err) {
 			fuse_reply_err(req, err);
 			return;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ops.h"
@@ -24,7 +25,7 @@ struct cmdline {
 	const char *source, *mountpoint;
 	bool foreground, debug, single_thread;
 	bool strict;      /* -o cache=strict */
-	bool relaxed;     /* -o cache=relaxed */
+	bool relaxed;     /* -o cache=relaxed, the default */
 	bool no_handles;  /* -o inode_handles=no */
 	long watch_limit; /* -o watch_limit=N; -1: none */
 	char *fuse_opts;  /* -o options that are not toolfs's, for FUSE; owned */
@@ -55,10 +56,11 @@ static void usage(FILE *out)
 	tr_options_init(&defaults);
 	for (size_t i = 0; tr_option_names[i]; i++)
 		tr_option_print_help(out, &defaults, tr_option_names[i], "", "=");
-	fputs("  cache=watch|relaxed|strict  kernel caching of plain entries (default: watch)\n"
-	      "                            watch: directory entries, kept exact by inotify;\n"
-	      "                            relaxed: files and attributes too, fresh within the\n"
-	      "                            invalidation delay; strict: nothing plain cached\n"
+	fputs("  cache=relaxed|watch|strict  kernel caching of plain entries (default: relaxed)\n"
+	      "                            relaxed: entries, attributes and listings, fresh\n"
+	      "                            within the invalidation delay (inotify); watch:\n"
+	      "                            directory entries only, never stale; strict:\n"
+	      "                            nothing plain cached. Siblings are never stale.\n"
 	      "  watch_limit=N             watch at most N directories, serve the others\n"
 	      "                            uncached (default: the kernel's limit)\n"
 	      "  inode_handles=yes|no      keep inodes as file handles (default: yes)\n"
@@ -328,6 +330,20 @@ static int dev_fuse_error(void)
 	return 0;
 }
 
+/* Whether err is what a mount whose daemon died answers: ECONNABORTED to a request caught in
+ * flight by the abort, ENOTCONN from then on. */
+static bool is_dead_mount_errno(int err)
+{
+	return err == ENOTCONN || err == ECONNABORTED;
+}
+
+static void dead_mount_message(const char *mountpoint, int err)
+{
+	fprintf(stderr,
+		"toolfs: mountpoint %s: %s (a dead mount: unmount it with 'fusermount3 -u %s')\n",
+		mountpoint, strerror(err), mountpoint);
+}
+
 /* Checks what the kernel and libfuse would otherwise report obscurely. Fills the root of fs and
  * the mountpoint's real path. Returns 0, or prints the reason and returns 1. */
 static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root_fd,
@@ -353,11 +369,8 @@ static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root
 	if (stat(cmd->mountpoint, &st) < 0) {
 		if (errno == ENOENT)
 			fprintf(stderr, "toolfs: mountpoint %s does not exist\n", cmd->mountpoint);
-		else if (errno == ENOTCONN || errno == ECONNABORTED) /* both: a daemon that died */
-			fprintf(stderr,
-				"toolfs: mountpoint %s: %s (a dead mount: unmount it with "
-				"'fusermount3 -u %s')\n",
-				cmd->mountpoint, strerror(errno), cmd->mountpoint);
+		else if (is_dead_mount_errno(errno))
+			dead_mount_message(cmd->mountpoint, errno);
 		else
 			fprintf(stderr, "toolfs: mountpoint %s: %s\n", cmd->mountpoint,
 				strerror(errno));
@@ -375,6 +388,14 @@ static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root
 		return 1;
 	}
 	if (is_mount_point(*mnt_real)) {
+		/* A stat of a FUSE mount may be answered from the kernel's cache (cache=relaxed
+		 * caches the root's attributes); statfs always asks the daemon. */
+		struct statvfs vfs;
+
+		if (statvfs(*mnt_real, &vfs) < 0 && is_dead_mount_errno(errno)) {
+			dead_mount_message(cmd->mountpoint, errno);
+			return 1;
+		}
 		fprintf(stderr,
 			"toolfs: mountpoint %s is busy: something is already mounted there\n",
 			cmd->mountpoint);
@@ -454,7 +475,7 @@ static int run_session(struct fuse_session *se, const struct cmdline *cmd)
 
 int main(int argc, char **argv)
 {
-	struct cmdline cmd = {.watch_limit = -1};
+	struct cmdline cmd = {.watch_limit = -1, .relaxed = true};
 	struct tfs_fs fs;
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_session *se = NULL;

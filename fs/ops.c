@@ -15,18 +15,19 @@
 #include "toolfs.h"
 
 /*
- * Caching. Directories get an entry timeout of PLAIN_TIMEOUT when the directory that holds them
- * is watched (watch.c), else 0 (-o cache=strict, a directory over the watch limit or on a file
- * system inotify cannot see): path walks through them cost no round trip. Files' and
- * symlinks' entries and every attribute keep timeouts of 0, so a stat, open or read past the
- * cached size asks the daemon (which is how a moved directory is noticed at once, and how a stat
- * of the mount point notices a dead daemon). -o cache=relaxed gives files' entries and all attributes PLAIN_TIMEOUT too (when
- * watched): a stat then costs no round trip, but may show a plain entry from before a change
- * for the invalidation delay (README). A watched change is invalidated from the watch's own
- * thread (fuse_lowlevel_notify_inval_entry / _inode), never from a handler, where the kernel
- * may hold the directory's lock the invalidation waits for.
+ * Caching. In -o cache=relaxed (the default), plain entries and their attributes get timeouts
+ * of PLAIN_TIMEOUT, and listings are kept by the kernel (dir.c), when the directory that holds
+ * them is watched (watch.c): a stat or a repeated walk costs no round trip, and a plain entry may
+ * show its state from before a change for the invalidation delay (README). In -o cache=watch
+ * only directories' entries get PLAIN_TIMEOUT; files' and symlinks' entries and every attribute
+ * keep timeouts of 0, so a stat, open or read past the cached size asks the daemon (which is how
+ * a moved directory is noticed at once, and how a stat of the mount point notices a dead
+ * daemon). In -o cache=strict, a directory over the watch limit or on a file system inotify
+ * cannot see, every timeout is 0. A watched change is invalidated from the watch's own thread
+ * (fuse_lowlevel_notify_inval_entry / _inode), never from a handler, where the kernel may hold
+ * the directory's lock the invalidation waits for.
  *
- * Nothing is stale meanwhile in the default mode, by construction: every handler that reads
+ * Nothing is stale meanwhile in cache=watch, and no sibling in any mode, by construction: every handler that reads
  * SOURCE first takes in the pending change events (tfs_watch_sync), which the kernel queued
  * before the write, rename or unlink that made them returned. A directory the kernel may still
  * reach by a name that a change took from it (renamed, deleted, replaced) carries a moved mark

@@ -366,9 +366,10 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 			tfs_inodes_forget(tab, dir, 1); /* a file the kernel does not know */
 			return;
 		}
+		/* A name created, deleted or moved changes dir's attributes (mtime, nlink) and
+		 * its listing, which the kernel keeps (dir.c): both are invalidated. */
 		queue_job(w,
-			  (struct job){dir, moved ? strdup(ev->name) : NULL, child, moved,
-				       moved && child},
+			  (struct job){dir, moved ? strdup(ev->name) : NULL, child, moved, moved},
 			  false);
 		return;
 	}

@@ -70,13 +70,14 @@ def toolfs_read(build_dir):
     return run
 
 
-CACHE_MODES = ("watch", "strict")
+CACHE_MODES = ("relaxed", "watch", "strict")
 
 
 @pytest.fixture(params=CACHE_MODES)
 def cache_mode(request) -> str:
-    """The daemon's -o cache= mode: plain entries cached and invalidated by inotify (watch, the
-    default), or nothing cached (strict); mount tests that use it run in both."""
+    """The daemon's -o cache= mode: plain entries, attributes and listings cached and invalidated
+    by inotify (relaxed, the default), only directory entries cached (watch), or nothing cached
+    (strict); mount tests that use it run in all three."""
     return request.param
 
 

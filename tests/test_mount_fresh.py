@@ -1,6 +1,7 @@
 """Freshness and snapshots (docs/SPEC.md §4): after a source file changes, the next stat and open of it
 and of its siblings reflect it, never stale, truncated or mixed; an open sibling handle is a
-snapshot; files created or removed in SOURCE appear or disappear at once.
+snapshot; files created or removed in SOURCE appear or disappear at once (in cache=relaxed,
+the default, a plain entry within the invalidation delay; a sibling at once in every mode).
 
 Oracles: the bytes the test itself wrote (and their SHA-256), and the JSON schema."""
 import hashlib
@@ -9,6 +10,7 @@ import mmap
 import os
 import pathlib
 import threading
+import time
 
 import pytest
 
@@ -16,6 +18,9 @@ from conftest import validate_result
 from mount_util import mounted
 
 REWRITES = 500
+# How long a plain entry may take to show a change in cache=relaxed before a test calls it stale:
+# the invalidation delay is far below (README), this only bounds a loaded machine.
+PLAIN_SETTLE = 2.0
 
 
 @pytest.fixture
@@ -79,19 +84,39 @@ def check_sibling(path: pathlib.Path, data: bytes, tag: str, line: int = 1) -> l
     return problems
 
 
+def settled(cache_mode: str, check) -> bool:
+    """check() now; in cache=relaxed, where a plain entry may lag a change by the invalidation
+    delay (docs/SPEC.md §4), once it has had PLAIN_SETTLE seconds to come true."""
+    def holds() -> bool:
+        try:
+            return bool(check())
+        except OSError:  # e.g. a read of what the kernel still takes for a directory
+            if cache_mode != "relaxed":
+                raise
+            return False
+
+    deadline = time.monotonic() + PLAIN_SETTLE
+    while not holds():
+        if cache_mode != "relaxed" or time.monotonic() > deadline:
+            return False
+        time.sleep(0.0002)
+    return True
+
+
 @pytest.mark.slow
-def test_500_rewrites_are_never_stale(live):
+def test_500_rewrites_are_never_stale(live, cache_mode):
     src, mnt = live
     problems = []
     for i in range(REWRITES):
         data = version(i)
         (write_in_place if i % 2 else write_by_rename)(src / "f.txt", data)
-        real = read(mnt / "f.txt")
-        if real != data:
-            problems.append(f"{i}: real file: read {len(real)} bytes, want {len(data)}")
-        if os.stat(mnt / "f.txt").st_size != len(data):
-            problems.append(f"{i}: real file: stale size")
+        # The sibling first: strictly fresh in every mode, whatever the plain entry shows.
         problems += check_sibling(mnt / "f.txt.tool.json", data, str(i))
+        if not settled(cache_mode, lambda: read(mnt / "f.txt") == data):
+            problems.append(f"{i}: real file: read {len(read(mnt / 'f.txt'))} bytes, "
+                            f"want {len(data)}")
+        if not settled(cache_mode, lambda: os.stat(mnt / "f.txt").st_size == len(data)):
+            problems.append(f"{i}: real file: stale size")
         if i % 25 == 0:
             problems += check_sibling(mnt / "f.txt:2-.tool.json", data, f"{i}:2-", line=2)
     assert problems == []
@@ -103,45 +128,49 @@ def test_versions_have_sizes_that_differ():
     assert any(b < a for a, b in zip(sizes, sizes[1:])), "sizes also shrink"
 
 
-def test_created_and_deleted_files_show_at_once(live):
+def test_created_and_deleted_files_show_at_once(live, cache_mode):
     src, mnt = live
     for i in range(50):
         name = f"new{i}.txt"
         data = f"created {i}\n".encode()
         (src / name).write_bytes(data)
-        assert read(mnt / name) == data
-        assert name in os.listdir(mnt) and name + ".tool.json" in os.listdir(mnt)
         assert check_sibling(mnt / (name + ".tool.json"), data, name) == []
+        assert read(mnt / name) == data
+        assert settled(cache_mode, lambda: name in os.listdir(mnt) and
+                       name + ".tool.json" in os.listdir(mnt))
         (src / name).unlink()
-        assert not os.path.lexists(mnt / name)
         assert not os.path.lexists(mnt / (name + ".tool.json"))
-        assert name not in os.listdir(mnt) and name + ".tool.json" not in os.listdir(mnt)
+        assert settled(cache_mode, lambda: not os.path.lexists(mnt / name))
+        assert settled(cache_mode, lambda: name not in os.listdir(mnt) and
+                       name + ".tool.json" not in os.listdir(mnt))
 
 
-def test_directories_created_renamed_removed(live):
+def test_directories_created_renamed_removed(live, cache_mode):
     src, mnt = live
     (src / "d").mkdir()
     (src / "d" / "a.txt").write_text("in d\n")
     assert json.loads(read(mnt / "d" / "a.txt.tool.json"))["path"] == "d/a.txt"
     os.rename(src / "d", src / "e")
-    assert not os.path.lexists(mnt / "d")
+    assert not os.path.lexists(mnt / "d" / "a.txt.tool.json")
     assert json.loads(read(mnt / "e" / "a.txt.tool.json"))["path"] == "e/a.txt"
+    assert settled(cache_mode, lambda: not os.path.lexists(mnt / "d"))
     (src / "e" / "a.txt").unlink()
     (src / "e").rmdir()
-    assert os.listdir(mnt) == []
+    assert settled(cache_mode, lambda: os.listdir(mnt) == [])
 
 
-def test_file_turned_into_directory_and_back(live):
+def test_file_turned_into_directory_and_back(live, cache_mode):
     src, mnt = live
     (src / "x").write_text("file\n")
     assert os.path.isfile(mnt / "x") and os.path.exists(mnt / "x.tool.json")
     (src / "x").unlink()
     (src / "x").mkdir()
-    assert os.path.isdir(mnt / "x") and not os.path.exists(mnt / "x.tool.json")
+    assert not os.path.exists(mnt / "x.tool.json")
+    assert settled(cache_mode, lambda: os.path.isdir(mnt / "x"))
     (src / "x").rmdir()
     (src / "x").write_text("file again\n")
-    assert read(mnt / "x") == b"file again\n"
     assert json.loads(read(mnt / "x.tool.json"))["content"] == "     1\tfile again\n"
+    assert settled(cache_mode, lambda: read(mnt / "x") == b"file again\n")
 
 
 def test_open_sibling_is_a_snapshot(live):

@@ -213,9 +213,10 @@ def test_load_smoke(toolfs_bin, tmp_path, cache_mode):
 
 
 @pytest.mark.slow
-def test_load_32_readers_with_rewrites(toolfs_bin, tmp_path, cache_mode):
+@pytest.mark.parametrize("mode", ["relaxed", "strict"])  # the default, and nothing cached
+def test_load_32_readers_with_rewrites(toolfs_bin, tmp_path, mode):
     seconds = float(os.environ.get("TOOLFS_LOAD_SECONDS", "120"))
-    run_load(toolfs_bin, tmp_path, seconds, check_resources=True, mode=cache_mode)
+    run_load(toolfs_bin, tmp_path, seconds, check_resources=True, mode=mode)
 
 
 def test_sigkill_leaves_a_mount_that_fusermount_clears(toolfs_bin, tmp_path):
