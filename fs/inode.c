@@ -274,6 +274,38 @@ static bool fd_pool_adopt(struct tfs_inodes *tab, struct tfs_inode *inode, int f
 	return true;
 }
 
+/* Keeps inode's descriptor out of the pool (tfs_inode_fd_drop): closed now when unused, else
+ * when its last user is done; under the lock. */
+static void unpool_locked(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	if (inode == &tab->root)
+		return;
+	inode->fd_unpooled = true;
+	if (inode->fd >= 0 && inode->fd_users == 0) {
+		fd_lru_remove(tab, inode);
+		close(inode->fd);
+		inode->fd = -1;
+		tab->n_fds--;
+	}
+}
+
+/* Before inode takes the entry (dir, name): the files whose latest entry it was lost that name
+ * (a file renamed over another is found by a lookup before the change event is taken in), so
+ * no event will name them again; their descriptors leave the pool, which would otherwise keep
+ * replaced files open (and their space allocated) until the kernel forgets them. Directories
+ * keep theirs: a moved directory is found by its own events. Under the lock. */
+static void unpool_displaced(struct tfs_inodes *tab, struct tfs_inode *inode,
+			     const struct tfs_inode *dir, const char *name)
+{
+	struct tfs_inode *p = tab->names[name_hash(dir, name) % tab->n_name_buckets];
+
+	for (; p; p = p->name_next) {
+		if (p != inode && p->parent == dir && p->type != S_IFDIR &&
+		    strcmp(p->name, name) == 0)
+			unpool_locked(tab, p);
+	}
+}
+
 /* Opens inode as the name of its latest entry, or -errno (-ESTALE: the name is gone). */
 static int reopen_by_name(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
@@ -384,12 +416,7 @@ int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode)
 void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
 	pthread_mutex_lock(&tab->lock);
-	if (inode != &tab->root && inode->fd >= 0 && inode->fd_users == 0) {
-		fd_lru_remove(tab, inode);
-		close(inode->fd);
-		inode->fd = -1;
-		tab->n_fds--;
-	}
+	unpool_locked(tab, inode);
 	pthread_mutex_unlock(&tab->lock);
 }
 
@@ -398,7 +425,11 @@ void tfs_inode_fd_put(struct tfs_inodes *tab, struct tfs_inode *inode)
 	if (inode == &tab->root)
 		return;
 	pthread_mutex_lock(&tab->lock);
-	if (--inode->fd_users == 0) {
+	if (--inode->fd_users == 0 && inode->fd_unpooled) {
+		close(inode->fd);
+		inode->fd = -1;
+		tab->n_fds--;
+	} else if (inode->fd_users == 0) {
 		fd_lru_push(tab, inode);
 		fd_pool_trim(tab);
 	}
@@ -440,6 +471,7 @@ static struct tfs_inode *set_entry(struct tfs_inodes *tab, struct tfs_inode *ino
 		return NULL;
 	}
 	name_index_remove(tab, inode);
+	unpool_displaced(tab, inode, dir, name);
 	dir->refs++;
 	was = inode->parent;
 	inode->parent = dir;
@@ -482,6 +514,7 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 	if (inode) {
 		inode->refs++;
 		if (inode != &tab->root) {
+			inode->fd_unpooled = false; /* found by a name again */
 			was = set_entry(tab, inode, dir, copy, dir_path, seen);
 			copy = dir_path = NULL;
 		}
@@ -510,6 +543,7 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 	dir->refs++;
 	fresh->bucket_next = tab->real[real_hash(st->st_dev, st->st_ino) % tab->n_real_buckets];
 	tab->real[real_hash(st->st_dev, st->st_ino) % tab->n_real_buckets] = fresh;
+	unpool_displaced(tab, fresh, dir, copy);
 	name_index_add(tab, fresh);
 	tab->n_real++;
 	grow(&tab->real, &tab->n_real_buckets, tab->n_real, real_inode_hash,

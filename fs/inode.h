@@ -39,9 +39,12 @@ struct tfs_inode {
 	char *name;                  /* its name there; owned; both under the table lock */
 	struct tfs_inode *name_next; /* the table's (parent, name) index */
 	/* The descriptor pool: fd is an O_PATH | O_NOFOLLOW descriptor (owned) or -1, fd_users the
-	 * requests using it; unused open descriptors are on the table's LRU list. Under the lock. */
+	 * requests using it; unused open descriptors are on the table's LRU list. fd_unpooled: the
+	 * file left the name the kernel knows it by (tfs_inode_fd_drop), so its descriptor is
+	 * closed once no request uses it, until a lookup finds it by a name again. Under the lock. */
 	int fd;
 	unsigned fd_users;
+	bool fd_unpooled;
 	struct tfs_inode *fd_older, *fd_newer;
 	/* Change notification (watch.c). Directories: the inotify watch descriptor (> 0), 0 before
 	 * one was tried, -1 when the directory is not watched (its entries are served uncached).
@@ -113,8 +116,11 @@ size_t tfs_inodes_fd_cap(uint64_t nofile);
  * file (never a descriptor of a different file). */
 int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode);
 
-/* Closes the pool's descriptor of inode unless a request uses it: for a deleted file, whose
- * space (and inode number) an open descriptor would keep. */
+/* Closes the pool's descriptor of inode, now or when the last request using it is done, and
+ * keeps the descriptors opened for it later out of the pool until a lookup finds it by a name
+ * again: for a deleted file, whose space (and inode number) an open descriptor would keep, or
+ * a file moved away from the name the kernel knows (under a load that keeps the kernel asking
+ * about such inodes, pooled descriptors of deleted files grew to the pool's size). */
 void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* Gives back a descriptor from tfs_inode_fd; the pool closes its least recently used unused

@@ -39,6 +39,7 @@ struct job {
 	struct tfs_inode *child; /* an inode to invalidate (a reference), or NULL */
 	bool dir_attrs;          /* dir's own attributes changed too */
 	bool moved;              /* child's moved mark waits for this job */
+	bool name_gone;          /* name left dir (deleted or moved away) */
 };
 
 struct wd_entry {
@@ -300,7 +301,7 @@ static void queue_entry(void *arg, struct tfs_inode *parent, const char *name,
 {
 	struct tfs_watch *w = arg;
 
-	queue_job(w, (struct job){parent, strdup(name), inode, true, true}, true);
+	queue_job(w, (struct job){parent, strdup(name), inode, true, true, false}, true);
 }
 
 /* The inode that name in dir now holds, with a reference, when the kernel may know it under
@@ -340,7 +341,7 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 	if (ev->mask & IN_IGNORED) { /* the directory is gone, or its file system unmounted */
 		map_remove(w, ev->wd);
 		__atomic_store_n(&dir->wd, -1, __ATOMIC_RELAXED);
-		queue_job(w, (struct job){dir, NULL, NULL, true, false}, false);
+		queue_job(w, (struct job){dir, NULL, NULL, true, false, false}, false);
 		return;
 	}
 	if (ev->len && ev->name[0] && !w->files) {
@@ -348,7 +349,7 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		moved = ev->mask & NAME_CHANGES;
 		child = moved ? tfs_inodes_child_ref(tab, dir, ev->name, true) : NULL;
 		if (child && child->type == S_IFDIR) {
-			queue_job(w, (struct job){dir, strdup(ev->name), child, false, true},
+			queue_job(w, (struct job){dir, strdup(ev->name), child, false, true, false},
 				  false);
 			return;
 		}
@@ -369,18 +370,19 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		/* A name created, deleted or moved changes dir's attributes (mtime, nlink) and
 		 * its listing, which the kernel keeps (dir.c): both are invalidated. */
 		queue_job(w,
-			  (struct job){dir, moved ? strdup(ev->name) : NULL, child, moved, moved},
+			  (struct job){dir, moved ? strdup(ev->name) : NULL, child, moved, moved,
+				       (ev->mask & (IN_DELETE | IN_MOVED_FROM)) != 0},
 			  false);
 		return;
 	}
 	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
 		tfs_inodes_mark_moved(tab, dir, false);
 		if (tfs_inodes_ref(tab, dir)) {
-			queue_job(w, (struct job){dir, NULL, dir, true, true}, false);
+			queue_job(w, (struct job){dir, NULL, dir, true, true, false}, false);
 			return;
 		}
 	}
-	queue_job(w, (struct job){dir, NULL, NULL, true, false}, false);
+	queue_job(w, (struct job){dir, NULL, NULL, true, false, false}, false);
 }
 
 /* Reads and takes in every pending event; under the lock. */
@@ -446,9 +448,15 @@ static void run_job(struct tfs_watch *w, struct job *job)
 	/* A deleted file is deleted in the kernel too: an inode whose link count the kernel last
 	 * saw above 0 stays in its inode cache, with the daemon's inode, until memory runs short,
 	 * however unused; one with none goes at its last close. Its descriptor is closed at once,
-	 * so that the daemon holds neither the file's space nor its inode number. */
+	 * so that the daemon holds neither the file's space nor its inode number. A file moved
+	 * away from the name the kernel knows it by (an editor's temporary file renamed over the
+	 * file it saves, listed by readdirplus in between) is deleted from the kernel the same way:
+	 * the kernel knows it by no other name, so it would stay cached, never forgotten; a lookup
+	 * of its new name gives the kernel its link count back. */
+	bool file_gone = job->name_gone && job->child && job->child != job->dir &&
+			 job->child->type != S_IFDIR;
 	bool deleted = job->name && job->child && job->child != job->dir &&
-		       is_deleted(tab, job->child);
+		       (file_gone || is_deleted(tab, job->child));
 
 	if (deleted)
 		tfs_inode_fd_drop(tab, job->child);
