@@ -234,32 +234,96 @@ static void name_index_remove(struct tfs_inodes *tab, struct tfs_inode *inode)
 }
 
 /* The descriptor pool. Descriptors not in use sit on an LRU list, newest at the end; the oldest
- * are closed while more than fd_cap are open. All under the lock. */
+ * are closed while more than fd_cap are open. Those of files that left their name (fd_unpooled)
+ * sit on the retire list instead, in the order they are due to close. All under the lock. */
+static struct tfs_inode **fd_list_oldest(struct tfs_inodes *tab, const struct tfs_inode *inode)
+{
+	return inode->fd_unpooled ? &tab->retire_oldest : &tab->fd_oldest;
+}
+
+static struct tfs_inode **fd_list_newest(struct tfs_inodes *tab, const struct tfs_inode *inode)
+{
+	return inode->fd_unpooled ? &tab->retire_newest : &tab->fd_newest;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static void fd_lru_remove(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
-	*(inode->fd_older ? &inode->fd_older->fd_newer : &tab->fd_oldest) = inode->fd_newer;
-	*(inode->fd_newer ? &inode->fd_newer->fd_older : &tab->fd_newest) = inode->fd_older;
+	*(inode->fd_older ? &inode->fd_older->fd_newer
+			  : fd_list_oldest(tab, inode)) = inode->fd_newer;
+	*(inode->fd_newer ? &inode->fd_newer->fd_older
+			  : fd_list_newest(tab, inode)) = inode->fd_older;
 	inode->fd_older = inode->fd_newer = NULL;
 }
 
+/* Appends inode to its list; a retired one is due TFS_FD_RETIRE_MS from now. */
 static void fd_lru_push(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
+	struct tfs_inode **newest = fd_list_newest(tab, inode);
+
+	if (inode->fd_unpooled)
+		inode->fd_retire_ms = now_ms() + TFS_FD_RETIRE_MS;
 	inode->fd_newer = NULL;
-	inode->fd_older = tab->fd_newest;
-	*(tab->fd_newest ? &tab->fd_newest->fd_newer : &tab->fd_oldest) = inode;
-	tab->fd_newest = inode;
+	inode->fd_older = *newest;
+	*(*newest ? &(*newest)->fd_newer : fd_list_oldest(tab, inode)) = inode;
+	*newest = inode;
+}
+
+static void fd_close_unused(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	fd_lru_remove(tab, inode);
+	close(inode->fd);
+	inode->fd = -1;
+	tab->n_fds--;
+}
+
+/* Closes the retired descriptors that are due; returns ms until the next one, or -1. */
+static int fd_retire_due(struct tfs_inodes *tab)
+{
+	uint64_t now = now_ms();
+
+	while (tab->retire_oldest && tab->retire_oldest->fd_retire_ms <= now)
+		fd_close_unused(tab, tab->retire_oldest);
+	return tab->retire_oldest ? (int)(tab->retire_oldest->fd_retire_ms - now) : -1;
 }
 
 static void fd_pool_trim(struct tfs_inodes *tab)
 {
-	while (tab->n_fds > tab->fd_cap && tab->fd_oldest) {
-		struct tfs_inode *victim = tab->fd_oldest;
+	fd_retire_due(tab);
+	while (tab->n_fds > tab->fd_cap && tab->fd_oldest)
+		fd_close_unused(tab, tab->fd_oldest);
+}
 
-		fd_lru_remove(tab, victim);
-		close(victim->fd);
-		victim->fd = -1;
-		tab->n_fds--;
-	}
+int tfs_inodes_sweep_retired(struct tfs_inodes *tab)
+{
+	int next;
+
+	pthread_mutex_lock(&tab->lock);
+	next = fd_retire_due(tab);
+	pthread_mutex_unlock(&tab->lock);
+	return next;
+}
+
+/* Sets whether inode's descriptor is kept in the pool (unpooled: on the retire list), moving an
+ * unused open one to the other list. */
+static void fd_set_unpooled(struct tfs_inodes *tab, struct tfs_inode *inode, bool unpooled)
+{
+	bool listed = inode->fd >= 0 && inode->fd_users == 0;
+
+	if (inode == &tab->root || inode->fd_unpooled == unpooled)
+		return;
+	if (listed)
+		fd_lru_remove(tab, inode);
+	inode->fd_unpooled = unpooled;
+	if (listed)
+		fd_lru_push(tab, inode);
 }
 
 /* Gives inode the unused descriptor fd when it has none; returns whether it took it. */
@@ -272,21 +336,6 @@ static bool fd_pool_adopt(struct tfs_inodes *tab, struct tfs_inode *inode, int f
 	fd_lru_push(tab, inode);
 	fd_pool_trim(tab);
 	return true;
-}
-
-/* Keeps inode's descriptor out of the pool (tfs_inode_fd_drop): closed now when unused, else
- * when its last user is done; under the lock. */
-static void unpool_locked(struct tfs_inodes *tab, struct tfs_inode *inode)
-{
-	if (inode == &tab->root)
-		return;
-	inode->fd_unpooled = true;
-	if (inode->fd >= 0 && inode->fd_users == 0) {
-		fd_lru_remove(tab, inode);
-		close(inode->fd);
-		inode->fd = -1;
-		tab->n_fds--;
-	}
 }
 
 /* Before inode takes the entry (dir, name): the files whose latest entry it was lost that name
@@ -302,7 +351,7 @@ static void unpool_displaced(struct tfs_inodes *tab, struct tfs_inode *inode,
 	for (; p; p = p->name_next) {
 		if (p != inode && p->parent == dir && p->type != S_IFDIR &&
 		    strcmp(p->name, name) == 0)
-			unpool_locked(tab, p);
+			fd_set_unpooled(tab, p, true);
 	}
 }
 
@@ -416,7 +465,7 @@ int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode)
 void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
 	pthread_mutex_lock(&tab->lock);
-	unpool_locked(tab, inode);
+	fd_set_unpooled(tab, inode, true);
 	pthread_mutex_unlock(&tab->lock);
 }
 
@@ -425,11 +474,7 @@ void tfs_inode_fd_put(struct tfs_inodes *tab, struct tfs_inode *inode)
 	if (inode == &tab->root)
 		return;
 	pthread_mutex_lock(&tab->lock);
-	if (--inode->fd_users == 0 && inode->fd_unpooled) {
-		close(inode->fd);
-		inode->fd = -1;
-		tab->n_fds--;
-	} else if (inode->fd_users == 0) {
+	if (--inode->fd_users == 0) {
 		fd_lru_push(tab, inode);
 		fd_pool_trim(tab);
 	}
@@ -514,7 +559,7 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 	if (inode) {
 		inode->refs++;
 		if (inode != &tab->root) {
-			inode->fd_unpooled = false; /* found by a name again */
+			fd_set_unpooled(tab, inode, false); /* found by a name again */
 			was = set_entry(tab, inode, dir, copy, dir_path, seen);
 			copy = dir_path = NULL;
 		}

@@ -40,11 +40,13 @@ struct tfs_inode {
 	struct tfs_inode *name_next; /* the table's (parent, name) index */
 	/* The descriptor pool: fd is an O_PATH | O_NOFOLLOW descriptor (owned) or -1, fd_users the
 	 * requests using it; unused open descriptors are on the table's LRU list. fd_unpooled: the
-	 * file left the name the kernel knows it by (tfs_inode_fd_drop), so its descriptor is
-	 * closed once no request uses it, until a lookup finds it by a name again. Under the lock. */
+	 * file left the name the kernel knows it by (tfs_inode_fd_drop), so its unused descriptor
+	 * is on the retire list instead, closed TFS_FD_RETIRE_MS after its last use, until a lookup
+	 * finds it by a name again. Under the lock. */
 	int fd;
 	unsigned fd_users;
 	bool fd_unpooled;
+	uint64_t fd_retire_ms; /* on the retire list: when its descriptor closes (CLOCK_MONOTONIC) */
 	struct tfs_inode *fd_older, *fd_newer;
 	/* Change notification (watch.c). Directories: the inotify watch descriptor (> 0), 0 before
 	 * one was tried, -1 when the directory is not watched (its entries are served uncached).
@@ -84,6 +86,10 @@ struct tfs_inodes {
 	struct tfs_inode **real, **sibling, **names; /* hash buckets */
 	size_t n_real_buckets, n_sibling_buckets, n_name_buckets, n_real, n_sibling;
 	struct tfs_inode *fd_oldest, *fd_newest; /* open, unused pool descriptors */
+	/* Open, unused descriptors of files that left their name (fd_unpooled), oldest first:
+	 * closed TFS_FD_RETIRE_MS after their last use, by tfs_inodes_sweep_retired or any later
+	 * use of the pool. */
+	struct tfs_inode *retire_oldest, *retire_newest;
 	size_t n_fds, fd_cap; /* open pool descriptors (used or not); the most kept unused */
 	bool use_handles;     /* the daemon may reopen file handles (CAP_DAC_READ_SEARCH) */
 	uint64_t events;      /* change events taken in so far (watch.c); under the lock */
@@ -116,12 +122,22 @@ size_t tfs_inodes_fd_cap(uint64_t nofile);
  * file (never a descriptor of a different file). */
 int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode);
 
-/* Closes the pool's descriptor of inode, now or when the last request using it is done, and
- * keeps the descriptors opened for it later out of the pool until a lookup finds it by a name
+/* Moves inode's descriptor from the pool to the retire list (closed TFS_FD_RETIRE_MS after its
+ * last use), and the descriptors opened for it later too, until a lookup finds it by a name
  * again: for a deleted file, whose space (and inode number) an open descriptor would keep, or
  * a file moved away from the name the kernel knows (under a load that keeps the kernel asking
  * about such inodes, pooled descriptors of deleted files grew to the pool's size). */
 void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode);
+
+/* How long the descriptor of a file that left its name stays open after its last use: the
+ * kernel may open what it looked up a moment before the file was replaced (a lookup and an
+ * open are two requests), and a descriptor still open serves that inode as a native open
+ * would, where a closed one could only answer ESTALE. */
+#define TFS_FD_RETIRE_MS 1000
+
+/* Closes the retired descriptors whose time has come. Returns the milliseconds until the next
+ * one is due, or -1 when none is waiting (a watch thread polls with it). */
+int tfs_inodes_sweep_retired(struct tfs_inodes *tab);
 
 /* Gives back a descriptor from tfs_inode_fd; the pool closes its least recently used unused
  * descriptors beyond its size. */

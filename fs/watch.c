@@ -353,6 +353,10 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 				  false);
 			return;
 		}
+		/* A file the name no longer holds (deleted, moved away, replaced) keeps no pooled
+		 * descriptor (inode.h, tfs_inode_fd_drop). */
+		if (child && (ev->mask & (IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)))
+			tfs_inode_fd_drop(tab, child);
 		if (child)
 			tfs_inodes_forget(tab, child, 1);
 		tfs_inodes_forget(tab, dir, 1);
@@ -497,12 +501,16 @@ static void *notify_loop(void *arg)
 	struct pollfd fds[2] = {{.fd = w->ifd, .events = POLLIN},
 				{.fd = w->wake_fd, .events = POLLIN}};
 
+	int timeout = -1;
+
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		struct job *jobs;
 		uint64_t count;
 		size_t n;
 
-		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+		/* Wakes for the retired descriptors too, so that an idle daemon does not keep a
+		 * deleted file open (inode.h, TFS_FD_RETIRE_MS). */
+		if (poll(fds, 2, timeout) < 0 && errno != EINTR)
 			break;
 		if (fds[1].revents && read(w->wake_fd, &count, sizeof(count)) < 0) {
 			/* nothing to clear */
@@ -514,6 +522,7 @@ static void *notify_loop(void *arg)
 		for (size_t i = 0; i < n; i++)
 			run_job(w, &jobs[i]);
 		free(jobs);
+		timeout = tfs_inodes_sweep_retired(w->tab);
 	}
 	return NULL;
 }

@@ -80,8 +80,25 @@ def daemon_rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+def daemon_fd_targets(pid: int) -> list:
+    targets = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            targets.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:  # closed meanwhile
+            pass
+    return targets
+
+
 def daemon_fds(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
+    """The daemon's descriptors but those of deleted files: a file replaced while the kernel
+    may still open what it looked up keeps its descriptor for TFS_FD_RETIRE_MS (fs/inode.h),
+    as many as the rewrites of the last second; daemon_deleted_fds checks those close."""
+    return sum(1 for t in daemon_fd_targets(pid) if not t.endswith(" (deleted)"))
+
+
+def daemon_deleted_fds(pid: int) -> list:
+    return [t for t in daemon_fd_targets(pid) if t.endswith(" (deleted)")]
 
 
 class Stats:
@@ -187,6 +204,13 @@ def run_load(toolfs_bin, tmp_path, seconds: float, check_resources: bool, mode: 
         report = os.environ.get("TOOLFS_LOAD_REPORT")
         if report:
             pathlib.Path(report).write_text(json.dumps(figures) + "\n")
+        # Idle, every deleted file's descriptor closes within TFS_FD_RETIRE_MS (1 s) where the
+        # daemon watches SOURCE (cache=strict has no change events to tell it a file went).
+        deadline = time.monotonic() + 3
+        while mode != "strict" and daemon_deleted_fds(m.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert mode == "strict" or daemon_deleted_fds(m.pid) == [], \
+            "deleted files kept open while idle"
         assert not any(t.is_alive() for t in threads), "a reader hung"
         assert stats.errors == [], stats.errors[:10]
         assert stats.requests > READERS
