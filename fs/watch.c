@@ -117,11 +117,21 @@ static void map_remove(struct tfs_watch *w, int wd)
 	}
 }
 
-/* Adds wd -> dir, growing the map at one entry per slot. Returns 0 or -1. */
+/* Adds wd -> dir, growing the map at one entry per slot. inotify gives a directory that is
+ * watched already the same wd: when the inode that holds it is being freed (the kernel forgot it
+ * and a lookup made a new inode for the same directory before its on_free ran), dir takes the
+ * entry over, and watch_forget then leaves it alone. Returns 0 or -1. */
 static int map_add(struct tfs_watch *w, int wd, struct tfs_inode *dir)
 {
-	struct wd_entry *e = malloc(sizeof(*e));
+	struct wd_entry *e;
 
+	for (e = w->map[map_slot(w, wd)]; e; e = e->next) {
+		if (e->wd == wd) {
+			e->dir = dir;
+			return 0;
+		}
+	}
+	e = malloc(sizeof(*e));
 	if (!e)
 		return -1;
 	if (w->n_watches >= w->n_map) {
@@ -175,8 +185,11 @@ static void watch_forget(void *arg, struct tfs_inode *inode)
 		return;
 	if (!held)
 		watch_lock(w);
-	map_remove(w, wd);
-	inotify_rm_watch(w->ifd, wd);
+	/* Only the inode the map names for wd owns the watch (map_add). */
+	if (map_find(w, wd) == inode) {
+		map_remove(w, wd);
+		inotify_rm_watch(w->ifd, wd);
+	}
 	if (!held)
 		watch_unlock(w);
 }
