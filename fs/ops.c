@@ -573,6 +573,12 @@ static void tfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, co
 	fuse_reply_err(req, EROFS);
 }
 
+static void tfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	(void)ino, (void)name, (void)size;
+	fuse_reply_err(req, EOPNOTSUPP);
+}
+
 static void tfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	(void)ino, (void)name;
@@ -606,5 +612,6 @@ const struct fuse_lowlevel_ops tfs_ops = {
 	.write = tfs_op_write,
 	.fallocate = tfs_op_fallocate,
 	.setxattr = tfs_op_setxattr,
+	.getxattr = tfs_op_getxattr,
 	.removexattr = tfs_op_removexattr,
 };

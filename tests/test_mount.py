@@ -415,6 +415,22 @@ def test_every_mutation_is_erofs(mnt, rel):
     _erofs(os.mkfifo, mnt / "src" / "newfifo")
 
 
+@pytest.mark.parametrize("rel", ["src/main.c", "src/main.c.tool.json", "src", ""])
+def test_extended_attributes_are_not_supported(mnt, rel):
+    # EOPNOTSUPP, not ENODATA: `ls -l` then stops asking for ACLs after the first name of the
+    # mount (coreutils remembers a device without support) instead of looking every sibling up
+    # a second time for its getxattr.
+    path = mnt / rel
+    for name in ("system.posix_acl_access", "system.posix_acl_default", "security.selinux",
+                 "security.capability", "user.test"):
+        with pytest.raises(OSError) as info:
+            os.getxattr(path, name)
+        assert info.value.errno == errno.EOPNOTSUPP, (rel, name, info.value)
+    with pytest.raises(OSError) as info:
+        os.listxattr(path)
+    assert info.value.errno == errno.EOPNOTSUPP
+
+
 def test_mount_options(mnt, tree):
     source, fstype, options = mounts()[os.path.realpath(mnt)]
     assert (fstype, source) == ("fuse.toolfs", "toolfs:" + os.path.realpath(tree))
