@@ -1,5 +1,5 @@
-/* dir.c - directory handles of the daemon: listings snapshotted at offset 0, real entries then
- * the siblings of regular files and symlinks, served by readdir and readdirplus. */
+/* dir.c - the directory handlers of the daemon: listings (listing.h) served by readdir and
+ * readdirplus, from a directory handle or, where the kernel keeps listings, without one. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,147 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "names.h"
+#include "listing.h"
 #include "ops.h"
-#include "sibling.h"
 #include "toolfs.h"
 
-/* A directory listing, snapshotted when it is read from offset 0: the real entries in SOURCE's
- * order, then the siblings of its regular files and symlinks. Offsets are indexes + 1. */
-struct list_entry {
-	char *name;
-	ino_t ino;
-	mode_t type; /* S_IFMT bits; 0 when unknown */
-	bool sibling;
-};
-
+/* Directory handles (cache=strict and cache=watch): the listing is snapshotted on the handle
+ * at offset 0 and served by index (offsets are indexes + 1). */
 struct dir_handle {
 	DIR *dp;
-	struct list_entry *entries;
-	size_t n, cap;
-	bool built; /* a listing was snapshotted on this handle */
+	struct tfs_listing listing;
+	bool built;	   /* a listing was snapshotted on this handle */
+	bool kernel_keeps; /* opened with cache_readdir: the kernel may keep its listing */
 };
-
-static void listing_clear(struct dir_handle *d)
-{
-	for (size_t i = 0; i < d->n; i++)
-		free(d->entries[i].name);
-	d->n = 0;
-}
-
-/* Makes room for n entries in all. Returns 0 or -1 (out of memory). */
-static int listing_reserve(struct dir_handle *d, size_t n)
-{
-	struct list_entry *grown;
-	size_t cap = d->cap ? d->cap : 64;
-
-	if (n <= d->cap)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	grown = realloc(d->entries, cap * sizeof(*grown));
-	if (!grown)
-		return -1;
-	d->entries = grown;
-	d->cap = cap;
-	return 0;
-}
-
-/* Appends an entry that takes name. Returns 0 or -1 (out of memory; name freed). */
-static int listing_push(struct dir_handle *d, char *name, ino_t ino, mode_t type, bool sibling)
-{
-	if (listing_reserve(d, d->n + 1) < 0) {
-		free(name);
-		return -1;
-	}
-	d->entries[d->n++] = (struct list_entry){name, ino, type, sibling};
-	return 0;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Appends the sibling of real entry e (in dir) unless hidden, unnamable or shadowed by a real
- * entry of that name (real_names: sorted, n_real). Returns 0 or -1 (out of memory). */
-static int push_sibling(struct tfs_fs *fs, struct tfs_inode *dir, struct dir_handle *d,
-			const struct list_entry *e, char **real_names, size_t n_real)
-{
-	static const struct tr_selector no_sel = {.present = false};
-	char *name;
-
-	if (fs->opts.hide_siblings || !e->type || !tfs_name_has_sibling(e->type, &fs->opts))
-		return 0;
-	if (asprintf(&name, "%s" TFS_SIBLING_SUFFIX, e->name) < 0)
-		return -1;
-	/* Longer names stay resolvable but are not listed: most tools cannot hold them. */
-	if (strlen(name) > NAME_MAX ||
-	    bsearch(&name, real_names, n_real, sizeof(*real_names), compare_names)) {
-		free(name);
-		return 0;
-	}
-	return listing_push(d, name,
-			    tfs_sibling_ino(dir->dev, dir->ino, e->name, &no_sel, TR_FORMAT_TOOL),
-			    S_IFREG, true);
-}
-
-static int listing_build(struct tfs_fs *fs, struct tfs_inode *dir, struct dir_handle *d)
-{
-	char **real_names = NULL;
-	size_t n_real;
-	int err = ENOMEM;
-
-	listing_clear(d);
-	rewinddir(d->dp);
-	for (;;) {
-		struct dirent *de;
-		mode_t type;
-		char *name;
-
-		errno = 0;
-		de = readdir(d->dp);
-		if (!de) {
-			if (errno) {
-				err = errno;
-				goto fail;
-			}
-			break;
-		}
-		type = de->d_type == DT_UNKNOWN ? 0 : DTTOIF(de->d_type);
-		if (!type) {
-			struct stat st;
-
-			if (fstatat(dirfd(d->dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-				type = st.st_mode & S_IFMT;
-		}
-		name = strdup(de->d_name);
-		if (!name || listing_push(d, name, de->d_ino, type, false) < 0)
-			goto fail;
-	}
-	n_real = d->n;
-	real_names = malloc((n_real ? n_real : 1) * sizeof(*real_names));
-	if (!real_names)
-		goto fail;
-	for (size_t i = 0; i < n_real; i++)
-		real_names[i] = d->entries[i].name;
-	qsort(real_names, n_real, sizeof(*real_names), compare_names);
-
-	/* The siblings follow the real entries; room for all is made first, so that pushing never
-	 * moves the entry it reads from. */
-	if (listing_reserve(d, 2 * n_real) < 0)
-		goto fail;
-	for (size_t i = 0; i < n_real; i++) {
-		if (push_sibling(fs, dir, d, &d->entries[i], real_names, n_real) < 0)
-			goto fail;
-	}
-	free(real_names);
-	return 0;
-fail:
-	free(real_names);
-	listing_clear(d);
-	return err;
-}
 
 void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -158,6 +29,13 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct dir_handle *d;
 	int path_fd, fd, err;
 
+	/* Where the kernel may keep every listing (tfs_fs.no_opendir), ENOSYS tells it to open
+	 * directories without asking, for the rest of the session: a walk then costs no OPENDIR
+	 * and RELEASEDIR per directory, and readdir serves kept listings (do_readdir). */
+	if (fs->no_opendir) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	if (inode->is_sibling || inode->type != S_IFDIR) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
@@ -197,6 +75,7 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (fs->cache_attrs && tfs_watch_covers(fs->watch, inode)) {
 		fi->cache_readdir = 1;
 		fi->keep_cache = 1;
+		d->kernel_keeps = true;
 	}
 	if (fuse_reply_open(req, fi) == -ENOENT) {
 		closedir(d->dp);
@@ -214,42 +93,56 @@ static bool is_dot_or_dotdot(const char *name)
 	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi, bool plus)
+/* Snapshots directory dir's listing into l from a descriptor of its own. Returns 0 or an
+ * errno. */
+static int build_unopened(struct tfs_fs *fs, struct tfs_inode *dir, struct tfs_listing *l)
 {
-	struct tfs_fs *fs = tfs_fs_of(req);
-	struct tfs_inode *dir = tfs_inode_of(req, ino);
-	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
-	char *buf, *p;
+	int path_fd = tfs_inode_fd(&fs->inodes, dir);
+	int fd, err;
+	DIR *dp;
+
+	if (path_fd < 0)
+		return -path_fd;
+	fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	tfs_inode_fd_put(&fs->inodes, dir);
+	if (fd < 0)
+		return err;
+	dp = fdopendir(fd);
+	if (!dp) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	err = tfs_listing_build(fs, dir, dp, l);
+	closedir(dp);
+	return err;
+}
+
+/* One readdir(plus) reply: the entries of l from index first, entry i at offset
+ * (gen << 32) + i + 1; dir_fd (O_PATH) resolves the plain entries readdirplus describes. */
+static void reply_entries(fuse_req_t req, struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd,
+			  const struct tfs_listing *l, size_t first, uint64_t gen, uint64_t seen,
+			  size_t size, bool plus)
+{
+	char *buf = malloc(size), *p;
 	size_t rem = size;
-	uint64_t seen = tfs_watch_sync(fs->watch);
 	int err;
 
-	/* A kernel that keeps listings (cache_readdir) may serve the start of one from its cache
-	 * and ask this handle for the rest when its cache is dropped midway: the handle then
-	 * snapshots the listing first, in the same order (SOURCE's, then the siblings'). */
-	if (off == 0 || !d->built) {
-		err = listing_build(fs, dir, d);
-		d->built = err == 0;
-		if (err) {
-			fuse_reply_err(req, err);
-			return;
-		}
-	}
-	buf = malloc(size);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	p = buf;
-	for (size_t i = off; i < d->n; i++) {
-		const struct list_entry *ent = &d->entries[i];
+	for (size_t i = first; i < l->n; i++) {
+		const struct tfs_listing_entry *ent = &l->entries[i];
+		off_t next = (off_t)((gen << 32) + i + 1);
 		size_t entsize;
 
 		if (!plus) {
 			struct stat st = {.st_ino = ent->ino, .st_mode = ent->type};
 
-			entsize = fuse_add_direntry(req, p, rem, ent->name, &st, i + 1);
+			entsize = fuse_add_direntry(req, p, rem, ent->name, &st, next);
 		} else {
 			struct fuse_entry_param e = {.attr.st_ino = ent->ino,
 						     .attr.st_mode = ent->type};
@@ -263,8 +156,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			if (!ent->sibling && !is_dot_or_dotdot(ent->name) &&
 			    tfs_watch_covers(fs->watch, dir) &&
 			    (ent->type == S_IFDIR || fs->cache_attrs)) {
-				int fd = openat(dirfd(d->dp), ent->name,
-						O_PATH | O_NOFOLLOW | O_CLOEXEC);
+				int fd = openat(dir_fd, ent->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 				if (fd < 0)
 					continue; /* gone since the snapshot */
@@ -272,7 +164,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				if (err)
 					continue;
 			}
-			entsize = fuse_add_direntry_plus(req, p, rem, ent->name, &e, i + 1);
+			entsize = fuse_add_direntry_plus(req, p, rem, ent->name, &e, next);
 			if (entsize > rem && e.ino)
 				tfs_inodes_forget(&fs->inodes, tfs_inode_of(req, e.ino), 1);
 		}
@@ -283,6 +175,113 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	fuse_reply_buf(req, buf, size - rem);
 	free(buf);
+}
+
+/* Before the empty reply that ends a listing the kernel keeps: it must not keep one that may
+ * be stale. Its pages are dropped now (the kernel then reads the directory again at the next
+ * open) when dir is not watched, or when a change to its names was taken in since l was read:
+ * that change's own invalidation may have reached the kernel before the listing's first entries
+ * did, and so have dropped nothing. Inode invalidation takes no lock that a readdir holds. */
+static void drop_kept_if_unsure(struct tfs_fs *fs, fuse_ino_t ino, struct tfs_inode *dir,
+				const struct tfs_listing *l)
+{
+	if (!tfs_watch_covers(fs->watch, dir) ||
+	    tfs_watch_listing_version(fs->watch, dir) != l->version)
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
+}
+
+/* readdir(plus) on a directory handle (fi->fh). */
+static void readdir_handle(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi, bool plus, uint64_t seen)
+{
+	struct tfs_fs *fs = tfs_fs_of(req);
+	struct tfs_inode *dir = tfs_inode_of(req, ino);
+	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
+	size_t first = (size_t)off;
+
+	/* A kernel that keeps listings (cache_readdir) may serve the start of one from its cache
+	 * and ask this handle for the rest when its cache is dropped midway: the handle then
+	 * snapshots the listing first, in the same order (SOURCE's, then the siblings'). */
+	if (off == 0 || !d->built) {
+		int err = tfs_listing_build(fs, dir, d->dp, &d->listing);
+
+		d->built = err == 0;
+		if (err) {
+			fuse_reply_err(req, err);
+			return;
+		}
+	}
+	if (first >= d->listing.n && d->kernel_keeps)
+		drop_kept_if_unsure(fs, ino, dir, &d->listing);
+	reply_entries(req, fs, dir, dirfd(d->dp), &d->listing, first, 0, seen, size, plus);
+}
+
+/* readdir(plus) without a handle (tfs_fs.no_opendir): a listing is snapshotted at offset 0 and
+ * kept in tfs_fs.listings under a generation that its offsets carry, so that the rest of the
+ * pass reads the same snapshot; a pass whose listing was dropped (a reader that paused over a
+ * second, or came again at an offset the kernel kept) is served from a new one. */
+static void readdir_unopened(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus,
+			     uint64_t seen)
+{
+	struct tfs_fs *fs = tfs_fs_of(req);
+	struct tfs_inode *dir = tfs_inode_of(req, ino);
+	struct tfs_kept_listing *kept = NULL;
+	size_t first = (size_t)((uint64_t)off & 0xffffffffu);
+	int dir_fd, err;
+
+	if (dir->is_sibling || dir->type != S_IFDIR) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	/* Checked where an opendir would have checked it: at the start of a pass. */
+	if (off == 0 && fs->watch && !tfs_inodes_reachable(&fs->inodes, dir)) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	if (off != 0)
+		kept = tfs_listing_find(&fs->listings, ino, (uint32_t)((uint64_t)off >> 32));
+	if (!kept) {
+		struct tfs_listing l = {.entries = NULL};
+
+		err = build_unopened(fs, dir, &l);
+		if (err) {
+			tfs_listing_destroy(&l);
+			fuse_reply_err(req, err);
+			return;
+		}
+		kept = tfs_listing_keep(&fs->listings, ino, &l);
+		if (!kept) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+	}
+	if (first >= kept->listing.n) {
+		drop_kept_if_unsure(fs, ino, dir, &kept->listing);
+		tfs_listing_put(&fs->listings, kept, true);
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	dir_fd = plus ? tfs_inode_fd(&fs->inodes, dir) : -1;
+	if (plus && dir_fd < 0) {
+		tfs_listing_put(&fs->listings, kept, false);
+		fuse_reply_err(req, -dir_fd);
+		return;
+	}
+	reply_entries(req, fs, dir, dir_fd, &kept->listing, first, kept->gen, seen, size, plus);
+	if (plus)
+		tfs_inode_fd_put(&fs->inodes, dir);
+	tfs_listing_put(&fs->listings, kept, false);
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi, bool plus)
+{
+	uint64_t seen = tfs_watch_sync(tfs_fs_of(req)->watch);
+
+	if (fi->fh)
+		readdir_handle(req, ino, size, off, fi, plus, seen);
+	else
+		readdir_unopened(req, ino, size, off, plus, seen);
 }
 
 void tfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -302,9 +301,10 @@ void tfs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
 
 	(void)ino;
-	listing_clear(d);
-	free(d->entries);
-	closedir(d->dp);
-	free(d);
+	if (d) {
+		tfs_listing_destroy(&d->listing);
+		closedir(d->dp);
+		free(d);
+	}
 	fuse_reply_err(req, 0);
 }

@@ -60,6 +60,9 @@ struct tfs_inode {
 	 * none: their kernel entries are never cached past a change (ops.c). */
 	uint64_t moved_until;
 	uint64_t moved_seq;    /* the change event that set the mark (tfs_inodes.events) */
+	/* Directories: events taken in that may change its listing (names created, deleted or
+	 * moved in it; itself moved or unwatched). Atomic. */
+	uint64_t listing_changes;
 	bool opened;           /* regular files: opened_st is the state at the previous open */
 	struct stat opened_st; /* its size, mtime and ctime count; under the table lock */
 
@@ -93,6 +96,7 @@ struct tfs_inodes {
 	size_t n_fds, fd_cap; /* open pool descriptors (used or not); the most kept unused */
 	bool use_handles;     /* the daemon may reopen file handles (CAP_DAC_READ_SEARCH) */
 	uint64_t events;      /* change events taken in so far (watch.c); under the lock */
+	uint64_t events_lost; /* inotify queue overflows (watch.c): every listing may differ; atomic */
 	int mount_id;         /* of the root: handles of other mounts are not kept */
 	/* Called (outside the lock) for each real inode about to be freed, e.g. to drop its
 	 * watch; NULL when none. */

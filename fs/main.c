@@ -489,9 +489,11 @@ int main(int argc, char **argv)
 	ensure_std_fds();
 	memset(&fs, 0, sizeof(fs));
 	tr_options_init(&fs.opts);
+	tfs_listing_store_init(&fs.listings);
 	rc = parse_args(argc, argv, &fs.opts, &cmd);
 	if (rc >= 0) {
 		free(cmd.fuse_opts);
+		tfs_listing_store_destroy(&fs.listings);
 		return rc;
 	}
 	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
@@ -526,6 +528,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toolfs: cannot start a FUSE session (see above)\n");
 		goto out_args;
 	}
+	fs.se = se;
 	if (fuse_set_signal_handlers(se) != 0) {
 		fprintf(stderr, "toolfs: cannot set signal handlers\n");
 		goto out_session;
@@ -568,6 +571,7 @@ out_inodes:
 out_cache:
 	tfs_cache_free(fs.cache);
 out_paths:
+	tfs_listing_store_destroy(&fs.listings);
 	if (root_fd >= 0)
 		close(root_fd);
 	free(mnt_real);

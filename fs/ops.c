@@ -54,7 +54,12 @@ struct tfs_inode *tfs_inode_of(fuse_req_t req, fuse_ino_t ino)
 
 static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	struct tfs_fs *fs = userdata;
+
+	/* Listings kept by the kernel need every change to reach it as an invalidation: only
+	 * cache=relaxed with a watch (directories the watch does not cover are handled in dir.c). */
+	fs->no_opendir = fs->cache_attrs && fs->watch &&
+			 (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT);
 	/* No FUSE_CAP_AUTO_INVAL_DATA (libfuse asks for it by default): with attribute timeouts of
 	 * 0 it makes the kernel send a GETATTR before every read() of a cached real file, which
 	 * quadruples the cost of a warm `cat`. Freshness does not need it: an open of a changed

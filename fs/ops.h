@@ -26,8 +26,9 @@ struct tfs_inode *tfs_inode_of(fuse_req_t req, fuse_ino_t ino);
 int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, int fd,
 		    uint64_t seen, struct fuse_entry_param *e);
 
-/* Directory handlers (dir.c): opendir snapshots nothing; readdir and readdirplus build the
- * listing at offset 0 and serve it by index; releasedir frees it. */
+/* Directory handlers (dir.c): opendir makes a handle, or answers ENOSYS where the kernel keeps
+ * every listing (tfs_fs.no_opendir); readdir and readdirplus snapshot the listing at offset 0,
+ * on the handle or kept in tfs_fs.listings, and serve it by index; releasedir frees a handle. */
 void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void tfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi);

@@ -7,6 +7,7 @@
 #include "cache.h"
 #include "heap.h"
 #include "inode.h"
+#include "listing.h"
 #include "tr_options.h"
 #include "watch.h"
 
@@ -26,6 +27,11 @@ struct tfs_fs {
 	struct tfs_cache *cache; /* owned */
 	struct tfs_watch *watch; /* owned; NULL: every plain entry served uncached (cache=strict) */
 	bool cache_attrs; /* cache=relaxed: plain attributes cached too, fresh within the delay */
+	/* The kernel opens directories without the daemon and keeps every listing (cache=relaxed
+	 * on a kernel that allows it, set by init): readdir serves listings kept in listings. */
+	bool no_opendir;
+	struct tfs_listing_store listings;
+	struct fuse_session *se; /* borrowed; set before the session runs */
 	struct tfs_trimmer
 		*trimmer; /* owned; NULL before the session runs or when it could not start */
 };

@@ -344,6 +344,7 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 	tab->events++;
 	pthread_mutex_unlock(&tab->lock);
 	if (ev->mask & IN_Q_OVERFLOW) {
+		__atomic_add_fetch(&tab->events_lost, 1, __ATOMIC_RELAXED);
 		fprintf(stderr, "toolfs: change events were lost; every cached entry is dropped\n");
 		tfs_inodes_mark_all(tab, queue_entry, w);
 		return;
@@ -351,6 +352,8 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 	dir = map_find(w, ev->wd);
 	if (!dir || !tfs_inodes_ref(tab, dir))
 		return;
+	if (ev->mask & (NAME_CHANGES | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))
+		__atomic_add_fetch(&dir->listing_changes, 1, __ATOMIC_RELAXED);
 	if (ev->mask & IN_IGNORED) { /* the directory is gone, or its file system unmounted */
 		map_remove(w, ev->wd);
 		__atomic_store_n(&dir->wd, -1, __ATOMIC_RELAXED);
@@ -586,4 +589,12 @@ void tfs_watch_free(struct tfs_watch *w)
 	close(w->wake_fd);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
+}
+
+uint64_t tfs_watch_listing_version(const struct tfs_watch *w, const struct tfs_inode *dir)
+{
+	if (!w)
+		return 0;
+	return __atomic_load_n(&dir->listing_changes, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&w->tab->events_lost, __ATOMIC_RELAXED);
 }

@@ -40,6 +40,11 @@ void tfs_watch_dir(struct tfs_watch *w, struct tfs_inode *dir, int fd);
  * watch takes nothing and returns UINT64_MAX. */
 uint64_t tfs_watch_sync(struct tfs_watch *w);
 
+/* A count that grows whenever an event taken in (tfs_watch_sync) may have changed dir's
+ * listing: names created, deleted or moved in it, dir moved or no longer watched, events lost.
+ * 0 for a NULL watch. */
+uint64_t tfs_watch_listing_version(const struct tfs_watch *w, const struct tfs_inode *dir);
+
 /* Whether dir's entries are kept correct by a watch (else they must be served uncached). */
 bool tfs_watch_covers(const struct tfs_watch *w, const struct tfs_inode *dir);
 

@@ -5,6 +5,7 @@ the watch limit fall back to uncached, with one line on stderr, and nothing is s
 
 Oracles: the bytes the test wrote (size and SHA-256 in the sibling's metadata), os.stat of
 SOURCE."""
+import ctypes
 import hashlib
 import json
 import os
@@ -12,6 +13,7 @@ import pathlib
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -155,6 +157,32 @@ def test_plain_entry_staleness_is_measured(build_dir, tmp_path, mode):
           f"max {max(us):.0f} us (stat calls that saw the old size: {spins})")
 
 
+def getdents_names(path) -> list:
+    """The names in directory path as getdents64 gives them, sorted, with no stat of the
+    directory in between (glibc's opendir makes one, which refreshes the kernel's attributes)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    names = []
+    try:
+        buf = ctypes.create_string_buffer(1 << 16)
+        while True:
+            n = libc.syscall(217, fd, buf, len(buf))  # SYS_getdents64 on x86-64
+            if n < 0:
+                raise OSError(ctypes.get_errno(), "getdents64")
+            if n == 0:
+                break
+            pos = 0
+            while pos < n:
+                reclen = int.from_bytes(buf.raw[pos + 16:pos + 18], "little")
+                name = buf.raw[pos + 19:pos + reclen].split(b"\0", 1)[0]
+                names.append(os.fsdecode(name))
+                pos += reclen
+    finally:
+        os.close(fd)
+    return sorted(n for n in names if n not in (".", ".."))
+
+
 def test_watch_limit_falls_back_to_uncached(build_dir, tmp_path):
     """With room for the root's watch only, every other directory is served uncached: changes
     in them show at once even with cache=relaxed, and stderr says so once."""
@@ -174,6 +202,25 @@ def test_watch_limit_falls_back_to_uncached(build_dir, tmp_path):
             (real / "a.txt").write_text(f"dir {d} again, longer\n")
             assert os.stat(view / "a.txt").st_size == os.stat(real / "a.txt").st_size
             assert (view / "a.txt").read_text() == f"dir {d} again, longer\n"
+            # Listings of an unwatched directory are never kept stale, read once or twice:
+            # one whose own entry the kernel keeps (in the watched root), and one under it.
+            for real_dir, view_dir, names in ((src / f"d{d}", m.path / f"d{d}", ["sub"]),
+                                              (real, view, ["a.txt", "a.txt.tool.json"])):
+                for _ in range(2):
+                    assert getdents_names(view_dir) == names
+                # The directory's mtime put back as it was: a file system with coarse
+                # timestamps can show a name created with the mtime unchanged, and the
+                # kernel's check of a kept listing against the mtime must not be needed.
+                before = os.stat(real_dir)
+                (real_dir / "b.txt").write_text("b\n")
+                os.utime(real_dir, ns=(before.st_atime_ns, before.st_mtime_ns))
+                for _ in range(2):
+                    assert getdents_names(view_dir) == sorted(
+                        names + ["b.txt", "b.txt.tool.json"])
+                    assert sorted(os.listdir(view_dir)) == getdents_names(view_dir)
+                (real_dir / "b.txt").unlink()
+                for _ in range(2):
+                    assert getdents_names(view_dir) == names
             os.rename(real, src / f"d{d}" / "moved")
             assert not os.path.lexists(view)
             assert not os.path.lexists(view / "a.txt")
@@ -238,3 +285,43 @@ def test_kept_listings_are_whole_and_follow_changes(build_dir, tmp_path):
             time.sleep(0.001)
         assert sorted(os.listdir(m.path)) == want
         assert sorted(os.listdir(m.path)) == want  # and again, from the kept listing
+
+
+def test_listings_read_while_names_change_settle(build_dir, tmp_path):
+    """A listing the kernel keeps is never left stale by a change made while it was read: names
+    are created and deleted in SOURCE while another thread lists the view over and over; once
+    the changes stop, the view lists exactly SOURCE's names (with their siblings) within the
+    invalidation delay, and keeps doing so."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(5000):
+        (src / f"f{i:05d}.txt").write_text("x\n")
+
+    def expected() -> list:
+        names = os.listdir(src)
+        return sorted(names + [n + ".tool.json" for n in names])
+
+    with mounted(build_dir / "fs" / "toolfs", src, tmp_path / "mnt") as m:
+        stop = threading.Event()
+
+        def lister():
+            while not stop.is_set():
+                os.listdir(m.path)
+
+        for round_ in range(30):
+            stop.clear()
+            thread = threading.Thread(target=lister)
+            thread.start()
+            for k in range(40):
+                name = src / f"r{round_}-{k}.txt"
+                name.write_text("y\n")
+                if k % 2:
+                    name.unlink()
+            stop.set()
+            thread.join()
+            want = expected()
+            deadline = time.monotonic() + 2
+            while sorted(os.listdir(m.path)) != want and time.monotonic() < deadline:
+                time.sleep(0.001)
+            for _ in range(3):
+                assert sorted(os.listdir(m.path)) == want, f"round {round_}"
