@@ -11,6 +11,9 @@ import tempfile
 import time
 
 MOUNT_TIMEOUT = 30  # seconds; a hang guard, never a measurement
+# How long a plain entry may take to show a change in cache=relaxed before a test calls it stale:
+# the invalidation delay is far below (README), this only bounds a loaded machine.
+PLAIN_SETTLE = 2.0
 
 
 def _unescape(field: str) -> str:
@@ -183,3 +186,22 @@ def mounted(binary, source, mnt, *options, foreground: bool = False, wrapper=())
             print(f"the toolfs daemon's sanitizer report:\n{reports}", file=sys.stderr)
     # A sanitizer report from the daemon (memory error, UB, leak at exit) fails the test.
     assert not reports, f"the toolfs daemon's sanitizer report:\n{reports}"
+
+
+def settled(cache_mode: str, check) -> bool:
+    """check() now; in cache=relaxed, where a plain entry may lag a change by the invalidation
+    delay (docs/SPEC.md §4), once it has had PLAIN_SETTLE seconds to come true."""
+    def holds() -> bool:
+        try:
+            return bool(check())
+        except OSError:  # e.g. a read of what the kernel still takes for a directory
+            if cache_mode != "relaxed":
+                raise
+            return False
+
+    deadline = time.monotonic() + PLAIN_SETTLE
+    while not holds():
+        if cache_mode != "relaxed" or time.monotonic() > deadline:
+            return False
+        time.sleep(0.0002)
+    return True

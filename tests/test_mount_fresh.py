@@ -15,12 +15,9 @@ import time
 import pytest
 
 from conftest import validate_result
-from mount_util import mounted
+from mount_util import mounted, settled
 
 REWRITES = 500
-# How long a plain entry may take to show a change in cache=relaxed before a test calls it stale:
-# the invalidation delay is far below (README), this only bounds a loaded machine.
-PLAIN_SETTLE = 2.0
 
 
 @pytest.fixture
@@ -82,25 +79,6 @@ def check_sibling(path: pathlib.Path, data: bytes, tag: str, line: int = 1) -> l
     if os.stat(path).st_size != len(raw):
         problems.append(f"{tag}: stat size differs from the bytes read")
     return problems
-
-
-def settled(cache_mode: str, check) -> bool:
-    """check() now; in cache=relaxed, where a plain entry may lag a change by the invalidation
-    delay (docs/SPEC.md §4), once it has had PLAIN_SETTLE seconds to come true."""
-    def holds() -> bool:
-        try:
-            return bool(check())
-        except OSError:  # e.g. a read of what the kernel still takes for a directory
-            if cache_mode != "relaxed":
-                raise
-            return False
-
-    deadline = time.monotonic() + PLAIN_SETTLE
-    while not holds():
-        if cache_mode != "relaxed" or time.monotonic() > deadline:
-            return False
-        time.sleep(0.0002)
-    return True
 
 
 @pytest.mark.slow
