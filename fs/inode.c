@@ -917,16 +917,17 @@ char *tfs_inodes_child_path(struct tfs_inodes *tab, struct tfs_inode *dir, const
 bool tfs_inodes_reopen_unchanged(struct tfs_inodes *tab, struct tfs_inode *inode,
 				 const struct stat *st)
 {
-	const struct stat *was = &inode->opened_st;
 	bool same;
 
 	pthread_mutex_lock(&tab->lock);
-	same = inode->opened && st->st_size == was->st_size &&
-	       st->st_mtim.tv_sec == was->st_mtim.tv_sec &&
-	       st->st_mtim.tv_nsec == was->st_mtim.tv_nsec &&
-	       st->st_ctim.tv_sec == was->st_ctim.tv_sec &&
-	       st->st_ctim.tv_nsec == was->st_ctim.tv_nsec;
-	inode->opened_st = *st;
+	same = inode->opened && st->st_size == inode->opened_size &&
+	       st->st_mtim.tv_sec == inode->opened_mtime.tv_sec &&
+	       st->st_mtim.tv_nsec == inode->opened_mtime.tv_nsec &&
+	       st->st_ctim.tv_sec == inode->opened_ctime.tv_sec &&
+	       st->st_ctim.tv_nsec == inode->opened_ctime.tv_nsec;
+	inode->opened_size = st->st_size;
+	inode->opened_mtime = st->st_mtim;
+	inode->opened_ctime = st->st_ctim;
 	inode->opened = true;
 	pthread_mutex_unlock(&tab->lock);
 	return same;

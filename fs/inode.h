@@ -27,60 +27,80 @@ struct tfs_inode {
 	 * under the table lock. */
 	uint64_t refs;
 	bool is_sibling;
-	bool dead; /* out of the table, about to be freed; under the table lock */
-
-	/* Real inodes. */
-	dev_t dev;
-	ino_t ino;
-	mode_t type; /* S_IFMT bits */
-	char *path;  /* directories: path from the root ("" for it); owned; under the table lock */
-	struct file_handle *handle;  /* owned; NULL when it cannot be reopened by handle */
-	struct tfs_inode *parent;    /* directory of its latest lookup (a reference); NULL: root */
-	char *name;                  /* its name there; owned; both under the table lock */
-	struct tfs_inode *name_next; /* the table's (parent, name) index */
-	/* The descriptor pool: fd is an O_PATH | O_NOFOLLOW descriptor (owned) or -1, fd_users the
-	 * requests using it; unused open descriptors are on the table's LRU list. fd_unpooled: the
-	 * file left the name the kernel knows it by (tfs_inode_fd_drop), so its unused descriptor
-	 * is on the retire list instead, closed TFS_FD_RETIRE_MS after its last use, until a lookup
-	 * finds it by a name again. Under the lock. */
+	bool dead;   /* out of the table, about to be freed; under the table lock */
+	mode_t type; /* real inodes: S_IFMT bits; siblings: 0 */
+	/* Real inodes: the descriptor pool's O_PATH | O_NOFOLLOW descriptor (owned) or -1;
+	 * siblings: -1. */
 	int fd;
-	unsigned fd_users;
-	bool fd_unpooled;
-	uint64_t fd_retire_ms; /* on the retire list: when its descriptor closes (CLOCK_MONOTONIC) */
-	struct tfs_inode *fd_older, *fd_newer;
-	/* Change notification (watch.c). Directories: the inotify watch descriptor (> 0), 0 before
-	 * one was tried, -1 when the directory is not watched (its entries are served uncached).
-	 * Atomic. */
-	int wd;
-	/* Directories: set when a change event said the entry (parent, name) no longer names this
-	 * directory: until a lookup finds it again (the kernel has one entry for a directory, which
-	 * that lookup moves) or a second after its kernel entry was invalidated, requests that reach
-	 * it or anything under it get ESTALE (see tfs_inodes_reachable). UINT64_MAX until the
-	 * invalidation is done, then a CLOCK_MONOTONIC deadline in ns. Under the lock. Files need
-	 * none: their kernel entries are never cached past a change (ops.c). */
-	uint64_t moved_until;
-	uint64_t moved_seq;    /* the change event that set the mark (tfs_inodes.events) */
-	/* Directories: events taken in that may change its listing (names created, deleted or
-	 * moved in it; itself moved or unwatched). Atomic. */
-	uint64_t listing_changes;
-	bool opened;           /* regular files: opened_st is the state at the previous open */
-	struct stat opened_st; /* its size, mtime and ctime count; under the table lock */
 
-	/* Sibling inodes. */
-	struct tfs_inode *dir;  /* the directory holding the source; a reference */
-	struct tfs_doc_key key; /* owned */
-	struct stat attr;       /* the virtual file's attributes; st_size = its document's size */
-	struct tr_doc *pinned;  /* its document when the cache could not keep it (larger than the
-				 * whole cache), so that the open after the lookup finds it; owned
-				 * reference, set once under the table lock */
-	/* The document of the latest lookup, held (owned reference) until the opens that follow
-	 * the lookups have taken it, the inode is forgotten, or newer holds push it out of the
-	 * table's bounded list. The cache may evict a version at any time (a newer one supersedes
-	 * it); the hold is what lets the open after a lookup find the version that lookup made.
-	 * All under the table lock. */
-	struct tr_doc *held;
-	uint64_t held_opens;                       /* lookups not yet followed by an open */
-	struct tfs_inode *held_older, *held_newer; /* the table's list of holding inodes */
+	/* The rest is one kind's: is_sibling says which member of the union is in use (a table of
+	 * 100,000 files holds 200,000 inodes, and each kind would otherwise carry the other's
+	 * fields). */
+	union {
+		struct { /* Real inodes. */
+			dev_t dev;
+			ino_t ino;
+			char *path; /* directories: path from the root ("" for it); owned; under
+				     * the table lock */
+			struct file_handle *handle; /* owned; NULL when it cannot be reopened by
+						     * handle */
+			struct tfs_inode *parent; /* directory of its latest lookup (a
+						   * reference); NULL: root */
+			char *name;               /* its name there; owned; both under the lock */
+			struct tfs_inode *name_next; /* the table's (parent, name) index */
+			/* The descriptor pool: fd_users counts the requests using fd; unused open
+			 * descriptors are on the table's LRU list. fd_unpooled: the file left the
+			 * name the kernel knows it by (tfs_inode_fd_drop), so its unused
+			 * descriptor is on the retire list instead, closed TFS_FD_RETIRE_MS after
+			 * its last use, until a lookup finds it by a name again. Under the lock. */
+			unsigned fd_users;
+			bool fd_unpooled;
+			uint64_t fd_retire_ms; /* on the retire list: when its descriptor closes
+						* (CLOCK_MONOTONIC) */
+			struct tfs_inode *fd_older, *fd_newer;
+			/* Change notification (watch.c). Directories: the inotify watch descriptor
+			 * (> 0), 0 before one was tried, -1 when the directory is not watched (its
+			 * entries are served uncached). Atomic. */
+			int wd;
+			/* Directories: set when a change event said the entry (parent, name) no
+			 * longer names this directory: until a lookup finds it again (the kernel
+			 * has one entry for a directory, which that lookup moves) or a second
+			 * after its kernel entry was invalidated, requests that reach it or
+			 * anything under it get ESTALE (see tfs_inodes_reachable). UINT64_MAX
+			 * until the invalidation is done, then a CLOCK_MONOTONIC deadline in ns.
+			 * Under the lock. Files need none: their kernel entries are never cached
+			 * past a change (ops.c). */
+			uint64_t moved_until;
+			uint64_t moved_seq; /* the change event that set the mark (tfs_inodes.events) */
+			/* Directories: events taken in that may change its listing (names
+			 * created, deleted or moved in it; itself moved or unwatched). Atomic. */
+			uint64_t listing_changes;
+			/* Regular files: opened says the state at the previous open is known:
+			 * its size, mtime and ctime; under the table lock. */
+			bool opened;
+			off_t opened_size;
+			struct timespec opened_mtime, opened_ctime;
+		};
+		struct { /* Sibling inodes. */
+			struct tfs_inode *dir;  /* the directory holding the source; a reference */
+			struct tfs_doc_key key; /* owned */
+			struct stat attr; /* the virtual file's attributes; st_size = its
+					   * document's size */
+			/* Its document when the cache could not keep it (larger than the whole
+			 * cache), so that the open after the lookup finds it; owned reference,
+			 * set once under the table lock. */
+			struct tr_doc *pinned;
+			/* The document of the latest lookup, held (owned reference) until the
+			 * opens that follow the lookups have taken it, the inode is forgotten, or
+			 * newer holds push it out of the table's bounded list. The cache may
+			 * evict a version at any time (a newer one supersedes it); the hold is
+			 * what lets the open after a lookup find the version that lookup made.
+			 * All under the table lock. */
+			struct tr_doc *held;
+			uint64_t held_opens; /* lookups not yet followed by an open */
+			struct tfs_inode *held_older, *held_newer; /* the table's list of holders */
+		};
+	};
 };
 
 struct tfs_inodes {
