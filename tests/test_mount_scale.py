@@ -49,8 +49,9 @@ def plain_lines(out: str) -> list:
     return keep
 
 
-def read_either(path: pathlib.Path, before: bytes, after: bytes) -> bytes:
-    """The bytes at path, which must be before's or after's, never another file's or a mix."""
+def read_either(path: pathlib.Path, before, after: bytes) -> bytes:
+    """The bytes at path, which must be before's or after's (before None: the name was free, so
+    only after's), never another file's or a mix."""
     data = path.read_bytes()
     assert data in (before, after), f"{path}: {data[:40]!r} is neither version"
     return data
@@ -81,8 +82,8 @@ class FdSampler(threading.Thread):
 
 
 @pytest.mark.parametrize("cache_mode, options", [
-    ("relaxed", ["-o", "inode_handles=yes"]),
-    ("relaxed", ["-o", "inode_handles=no"]),  # parent + name, re-resolved, checked by dev/ino
+    ("relaxed", ["-o", "cache=relaxed", "-o", "inode_handles=yes"]),
+    ("relaxed", ["-o", "cache=relaxed", "-o", "inode_handles=no"]),  # parent + name
     ("watch", ["-o", "cache=watch"]),
     ("strict", ["-o", "cache=strict"]),
 ], ids=["handles", "names", "watch", "strict"])
@@ -110,31 +111,25 @@ def test_walks_beyond_the_descriptor_limit(build_dir, tmp_path, cache_mode, opti
                 (sub / "f02.txt").unlink()
                 (sub / "f02.txt").write_bytes(body(d, 2, "recreated"))
                 os.rename(sub / "f03.txt", sub / "f04.txt")  # over another file
+                # name: its bytes before the change (None: no such file) and after it.
+                changed = {"moved.txt": (None, body(d, 0)),
+                           "f02.txt": (body(d, 2), body(d, 2, "recreated")),
+                           "f04.txt": (body(d, 4), body(d, 3))}
                 # Siblings at once, in every mode.
                 assert not (view / "f00.txt.tool.json").exists()
                 assert not (view / "f01.txt.tool.json").exists()
-                for name, want in (("moved.txt", body(d, 0)),
-                                   ("f02.txt", body(d, 2, "recreated")),
-                                   ("f04.txt", body(d, 3))):
+                for name, (_, after) in changed.items():
                     doc = json.loads((view / f"{name}.tool.json").read_bytes())
-                    assert doc["metadata"]["size"] == len(want), (d, name)
+                    assert doc["metadata"]["size"] == len(after), (d, name)
                 # Plain entries at once, but in cache=relaxed within the invalidation delay;
                 # a read is never of another file than the name's before or after the change.
-                def now_holds(name, before, after):
-                    return lambda: read_either(view / name, before, after) == after
-
-                assert settled(cache_mode, lambda: (view / "moved.txt").read_bytes()
-                               == body(d, 0)), d
                 assert settled(cache_mode, lambda: not (view / "f00.txt").exists()), d
                 assert settled(cache_mode, lambda: not (view / "f01.txt").exists()), d
-                assert settled(cache_mode, now_holds("f02.txt", body(d, 2),
-                                                     body(d, 2, "recreated"))), d
-                assert settled(cache_mode, now_holds("f04.txt", body(d, 4), body(d, 3))), d
-                for name, want in (("moved.txt", body(d, 0)),
-                                   ("f02.txt", body(d, 2, "recreated")),
-                                   ("f04.txt", body(d, 3))):
+                for name, (before, after) in changed.items():
+                    assert settled(cache_mode, lambda: read_either(view / name, before, after)
+                                   == after), (d, name)
                     assert settled(cache_mode,
-                                   lambda: os.stat(view / name).st_size == len(want)), (d, name)
+                                   lambda: os.stat(view / name).st_size == len(after)), (d, name)
             # Every other file still reads as itself after the pool cycled many times.
             for d in range(DIRS):
                 for f in range(5, FILES, 9):
