@@ -16,16 +16,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char tree[64];
+static char tree[512];
 
 /* A tree to read: text, a notebook-ish JSON, a binary, a folder, a link out of it. */
 static void make_tree(void)
 {
 	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\1\0\0\0\1\x08\x02\0\0\0";
-	char path[128];
+	const char *tmp = getenv("TMPDIR");
+	char path[sizeof(tree) + 16];
 	FILE *f;
 
-	snprintf(tree, sizeof(tree), "/tmp/fuzz_mcp.XXXXXX");
+	/* Under TMPDIR, which tests/fuzz/run.sh removes when it ends. */
+	if ((size_t)snprintf(tree, sizeof(tree), "%s/fuzz_mcp.XXXXXX",
+			     tmp && *tmp ? tmp : "/tmp") >= sizeof(tree))
+		fuzz_fail("TMPDIR is too long");
 	if (!mkdtemp(tree))
 		fuzz_fail("mkdtemp");
 	snprintf(path, sizeof(path), "%s/a.txt", tree);

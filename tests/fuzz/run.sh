@@ -17,6 +17,10 @@ seconds=${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}
 shift
 build=${TOOLFS_FUZZ_BUILD:-build-fuzz}
 case $build in /*) ;; *) build="$repo/$build" ;; esac
+# What the targets write (fuzz_mcp's tree) goes to a folder of this run's, removed at the end.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 
 all_targets=(fuzz_png fuzz_jpeg fuzz_gif fuzz_webp fuzz_names fuzz_render fuzz_text
   fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office)
