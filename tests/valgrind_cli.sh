@@ -17,6 +17,10 @@ out = pathlib.Path(sys.argv[1])
 (out / "latin1.txt").write_bytes("caf\xe9 na\xefve\n".encode("latin-1") * 50)
 Image.new("RGB", (64, 48), (1, 2, 3)).save(out / "small.png")
 Image.new("RGB", (3000, 1200), (200, 10, 10)).save(out / "big.png")
+# Twice the fit's 2000 px and more: shrunk by 2 as it is decoded (ISA-L, png_shrink.c).
+wide = Image.new("RGBA", (4200, 300), (200, 10, 10, 255))
+wide.paste((10, 200, 10, 90), (0, 0, 2000, 100))
+wide.save(out / "wide.png")
 Image.new("RGB", (300, 200), (9, 9, 9)).save(out / "photo.jpg", quality=80)
 (out / "nb.ipynb").write_text(json.dumps({
     "cells": [{"cell_type": "markdown", "source": "# T", "metadata": {}},
@@ -68,6 +72,7 @@ run --select 2990- hello.py
 run latin1.txt
 run small.png
 run big.png
+run wide.png
 run photo.jpg
 run --format anthropic big.png
 run nb.ipynb

@@ -205,6 +205,31 @@ bool tr_fit_has_loader(const char *nickname);
 enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
 			   struct tr_fit *out, char *err, size_t err_size);
 
+/* A PNG decoded at a fraction of its size (tr_png_shrink). */
+struct tr_png_shrunk {
+	unsigned char *pixels; /* owned (malloc): height rows of width x bands 8-bit samples */
+	uint32_t width, height;
+	int bands; /* 1 grey, 2 grey + alpha, 3 RGB, 4 RGBA */
+};
+
+/* Decodes the PNG data[0..len) and averages each factor x factor block of its pixels as they
+ * are inflated (alpha-weighted where there is alpha; the blocks at the right and bottom edges
+ * are partial), so width and height are the source's divided by factor, rounded up. Takes 8-bit
+ * grey, grey + alpha, RGB and RGBA, and palettes of 1 to 8 bits (expanded to RGB, or RGBA when
+ * there is a tRNS chunk, as libvips loads them), not interlaced; chunk CRCs are not checked
+ * (the validator did). Returns 0 and fills out (caller frees out->pixels), or -1 with nothing
+ * allocated for any other kind of PNG, damaged or short pixel data, or no memory: the caller
+ * then decodes it with libvips, which says what is wrong. Part of toolfs-vips.so. */
+int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor,
+		  struct tr_png_shrunk *out);
+
+/* Encodes height rows of width x bands 8-bit samples (rows stride bytes apart; bands 1 grey,
+ * 2 grey + alpha, 3 RGB, 4 RGBA) as a PNG with IHDR, one IDAT and IEND only: filter type 0,
+ * deflated by libdeflate at level 6. Returns a new blob (caller owns), or NULL when out of
+ * memory or the arguments are out of range. Part of toolfs-vips.so. */
+struct tr_blob *tr_png_encode(const unsigned char *pixels, size_t stride, uint32_t width,
+			      uint32_t height, int bands);
+
 /* The interface table toolfs-vips.so (fit.c) exports (util/module.c loads it); abi first.
  * tr_fit_has_loader and tr_fit_image call through it. */
 #define TR_VIPS_ABI 1
