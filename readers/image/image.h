@@ -216,8 +216,8 @@ struct tr_png_shrunk {
  * are inflated (alpha-weighted where there is alpha; the blocks at the right and bottom edges
  * are partial), so width and height are the source's divided by factor, rounded up. Takes 8-bit
  * grey, grey + alpha, RGB and RGBA, and palettes of 1 to 8 bits (expanded to RGB, or RGBA when
- * there is a tRNS chunk, as libvips loads them), not interlaced; chunk CRCs are not checked
- * (the validator did). Returns 0 and fills out (caller frees out->pixels), or -1 with nothing
+ * there is a tRNS chunk, as libvips loads them), not interlaced, IHDR first, rows of at most
+ * 2^22 pixels, factor 1 to 4096; chunk CRCs are not checked (the validator did). Returns 0 and fills out (caller frees out->pixels), or -1 with nothing
  * allocated for any other kind of PNG, damaged or short pixel data, or no memory: the caller
  * then decodes it with libvips, which says what is wrong. Part of toolfs-vips.so. */
 int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor,

@@ -6,6 +6,7 @@
 #include <isa-l/igzip_lib.h>
 
 #include "image.h"
+#include "tr_worker.h"
 
 /* The loops below are what the fit of a large PNG spends its time in (sums of byte rows); GCC's
  * -O2 leaves them scalar. */
@@ -14,6 +15,10 @@
 #endif
 
 #define INFLATE_CHUNK (256u * 1024u) /* decoded bytes asked of the inflater at a time */
+/* Bounds that keep the 32-bit column sums from overflowing (255 x 255 x 4096 rows with alpha)
+ * and their memory (4 bytes a sample of one row) small; past them libvips decodes it. */
+#define MAX_FACTOR 4096u
+#define MAX_ROW_SAMPLES (1u << 24)
 #define PNG_SIGNATURE_LEN 8
 
 /* What the chunks before the pixels say. */
@@ -45,9 +50,11 @@ static size_t read_layout(const unsigned char *data, size_t len, struct png_layo
 
 		if (clen > len - pos - 12)
 			return 0;
+		if (!have_header && (memcmp(type, "IHDR", 4) || clen != 13))
+			return 0; /* IHDR comes first */
 		if (!memcmp(type, "IDAT", 4))
 			break;
-		if (!memcmp(type, "IHDR", 4) && clen == 13) {
+		if (!memcmp(type, "IHDR", 4) && !have_header) {
 			p->width = tr_be32(body);
 			p->height = tr_be32(body + 4);
 			p->depth = body[8];
@@ -67,6 +74,8 @@ static size_t read_layout(const unsigned char *data, size_t len, struct png_layo
 		pos += 12 + (size_t)clen;
 	}
 	if (!have_header || pos + 12 > len || p->width == 0 || p->height == 0)
+		return 0;
+	if ((uint64_t)p->width * 4 > MAX_ROW_SAMPLES)
 		return 0;
 	switch (p->color) {
 	case 0: /* grey */
@@ -307,47 +316,129 @@ static int inflate_fill(struct idat_stream *s, unsigned char *out, size_t want)
 	return 0;
 }
 
+/* Rows pass from the inflater (a thread of their own) to the caller, which unfilters and sums
+ * them, through a ring of slots of rows: inflating is most of a large PNG's decoding, and the
+ * other core does the rest meanwhile. */
+#define RING_SLOTS 4
+
+struct row_ring {
+	struct tr_worker worker; /* its lock and wake guard filled, drained, broken and stop */
+	struct idat_stream stream;
+	unsigned char *slot[RING_SLOTS];
+	size_t slot_rows[RING_SLOTS];
+	size_t stride, rows_per_slot;
+	uint32_t height;
+	uint64_t filled, drained; /* slots the inflater wrote, slots the caller gave back */
+	bool broken;              /* the pixel data ended early or is not deflate */
+};
+
+static void *inflater(void *arg)
+{
+	struct row_ring *ring = arg;
+	struct tr_worker *w = &ring->worker;
+
+	for (uint32_t y = 0; y < ring->height;) {
+		size_t rows = ring->height - y < ring->rows_per_slot ? ring->height - y
+								     : ring->rows_per_slot;
+		unsigned char *slot;
+		bool stop;
+		int rc;
+
+		pthread_mutex_lock(&w->lock);
+		while (ring->filled - ring->drained == RING_SLOTS && !w->stop)
+			pthread_cond_wait(&w->wake, &w->lock);
+		slot = ring->slot[ring->filled % RING_SLOTS];
+		stop = w->stop;
+		pthread_mutex_unlock(&w->lock);
+		if (stop)
+			return NULL;
+		rc = inflate_fill(&ring->stream, slot, rows * ring->stride);
+		pthread_mutex_lock(&w->lock);
+		if (rc < 0)
+			ring->broken = true;
+		else
+			ring->slot_rows[ring->filled++ % RING_SLOTS] = rows;
+		pthread_cond_broadcast(&w->wake);
+		pthread_mutex_unlock(&w->lock);
+		if (rc < 0)
+			return NULL;
+		y += (uint32_t)rows;
+	}
+	return NULL;
+}
+
+/* Waits for the inflater's slot number n; returns its rows, or 0 when the data broke first. */
+static size_t wait_for_slot(struct row_ring *ring, uint64_t n)
+{
+	size_t rows = 0;
+
+	pthread_mutex_lock(&ring->worker.lock);
+	while (ring->filled == n && !ring->broken)
+		pthread_cond_wait(&ring->worker.wake, &ring->worker.lock);
+	if (ring->filled > n)
+		rows = ring->slot_rows[n % RING_SLOTS];
+	pthread_mutex_unlock(&ring->worker.lock);
+	return rows;
+}
+
+static void give_back_slot(struct row_ring *ring)
+{
+	pthread_mutex_lock(&ring->worker.lock);
+	ring->drained++;
+	pthread_cond_broadcast(&ring->worker.wake);
+	pthread_mutex_unlock(&ring->worker.lock);
+}
+
 int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor, struct tr_png_shrunk *out)
 {
 	struct png_layout *p = malloc(sizeof(*p));
-	struct idat_stream *stream = malloc(sizeof(*stream));
+	struct row_ring *ring = calloc(1, sizeof(*ring));
 	struct band_sums sums = {0};
-	unsigned char *chunk = NULL, *prior = NULL, *expanded = NULL, *pixels = NULL;
-	size_t stride, rows_per_chunk, first_idat;
+	unsigned char *prior = NULL, *expanded = NULL, *pixels = NULL;
+	size_t stride, first_idat;
 	uint32_t out_width, out_height, y = 0;
+	bool started = false;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (!p || !stream || factor < 1 || len < PNG_SIGNATURE_LEN)
+	if (!p || !ring || factor < 1 || factor > MAX_FACTOR || len < PNG_SIGNATURE_LEN)
 		goto out;
 	first_idat = read_layout(data, len, p);
 	if (!first_idat)
 		goto out;
-	out_width = (p->width + factor - 1) / factor;
-	out_height = (p->height + factor - 1) / factor;
+	out_width = (uint32_t)(((uint64_t)p->width + factor - 1) / factor);
+	out_height = (uint32_t)(((uint64_t)p->height + factor - 1) / factor);
 	stride = p->row_bytes + 1;
-	rows_per_chunk = INFLATE_CHUNK / stride ? INFLATE_CHUNK / stride : 1;
-	chunk = malloc(rows_per_chunk * stride);
+	ring->stride = stride;
+	ring->height = p->height;
+	ring->rows_per_slot = INFLATE_CHUNK / stride ? INFLATE_CHUNK / stride : 1;
+	for (int i = 0; i < RING_SLOTS; i++)
+		if (!(ring->slot[i] = malloc(ring->rows_per_slot * stride)))
+			goto out;
 	prior = calloc(1, p->row_bytes);
 	sums.column = calloc((size_t)p->width * p->bands, sizeof(uint32_t));
 	pixels = malloc((size_t)out_width * out_height * p->bands);
 	if (p->indexed)
 		expanded = malloc((size_t)p->width * p->bands);
-	if (!chunk || !prior || !sums.column || !pixels || (p->indexed && !expanded))
+	if (!prior || !sums.column || !pixels || (p->indexed && !expanded))
 		goto out;
 
-	isal_inflate_init(&stream->state);
-	stream->state.crc_flag = ISAL_ZLIB;
-	stream->data = data;
-	stream->len = len;
-	stream->next = first_idat;
-	while (y < p->height) {
-		size_t rows = p->height - y < rows_per_chunk ? p->height - y : rows_per_chunk;
+	isal_inflate_init(&ring->stream.state);
+	ring->stream.state.crc_flag = ISAL_ZLIB;
+	ring->stream.data = data;
+	ring->stream.len = len;
+	ring->stream.next = first_idat;
+	if (tr_worker_start(&ring->worker, inflater, ring) < 0)
+		goto out;
+	started = true;
+	for (uint64_t n = 0; y < p->height; n++) {
+		size_t rows = wait_for_slot(ring, n);
+		unsigned char *slot = ring->slot[n % RING_SLOTS];
 
-		if (inflate_fill(stream, chunk, rows * stride) < 0)
+		if (rows == 0)
 			goto out;
 		for (size_t r = 0; r < rows; r++, y++) {
-			unsigned char *row = chunk + r * stride + 1;
+			unsigned char *row = slot + r * stride + 1;
 			const unsigned char *above = r ? row - stride : prior;
 
 			if (unfilter(row[-1], row, above, p->row_bytes, p->filter_step) < 0)
@@ -360,7 +451,8 @@ int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor, struct
 					 pixels + (size_t)(y / factor) * out_width * p->bands,
 					 p->width, p->bands, factor);
 		}
-		memcpy(prior, chunk + (rows - 1) * stride + 1, p->row_bytes);
+		memcpy(prior, slot + (rows - 1) * stride + 1, p->row_bytes);
+		give_back_slot(ring);
 	}
 	*out = (struct tr_png_shrunk){
 		.pixels = pixels,
@@ -371,12 +463,16 @@ int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor, struct
 	pixels = NULL;
 	rc = 0;
 out:
+	if (started)
+		tr_worker_stop(&ring->worker);
 	free(pixels);
 	free(expanded);
 	free(sums.column);
 	free(prior);
-	free(chunk);
-	free(stream);
+	if (ring)
+		for (int i = 0; i < RING_SLOTS; i++)
+			free(ring->slot[i]);
+	free(ring);
 	free(p);
 	return rc;
 }

@@ -1,7 +1,8 @@
 """Generates the seed corpora of the libFuzzer targets in tests/fuzz: small valid inputs of each
 kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
 
-    png, jpeg, gif, webp   small images in several modes made with Pillow (still and animated)
+    png, jpeg, gif, webp   small images in several modes made with Pillow (still and animated);
+                           png_shrink: the PNGs behind a factor byte
     notebook               nbformat 4 notebooks (nbformat.v4) with every output type, an image
                            output and an attachment, an nbformat 3 notebook, an empty one
     text                   UTF-8 (LF, CRLF, CR, mixed, long lines), UTF-8/16/32 with BOMs and
@@ -342,6 +343,8 @@ def generate(outdir: pathlib.Path) -> None:
               "fuzz_webp": webp_seeds()}
     for target, files in images.items():
         write(outdir / target, files)
+    # fuzz_png_shrink: a factor byte, then a PNG (every kind it takes, and some it declines).
+    write(outdir / "fuzz_png_shrink", images["fuzz_png"], [bytes([1]), bytes([3])])
     notebooks = notebook_seeds()
     texts = text_seeds()
     write(outdir / "fuzz_notebook", notebooks, HEADERS)

@@ -23,7 +23,7 @@ trap 'rm -rf "$scratch"' EXIT
 export TMPDIR=$scratch
 
 all_targets=(fuzz_png fuzz_jpeg fuzz_gif fuzz_webp fuzz_names fuzz_render fuzz_text
-  fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office)
+  fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office fuzz_png_shrink)
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
