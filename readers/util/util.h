@@ -1,5 +1,6 @@
-/* util.h - the shared helpers of the reader core (private to readers/): file I/O, SHA-256, the
- * hash pipe, libmagic and its memo, base64, UTF-8, charsets, and the GLib/libvips start-up glue. */
+/* util.h - the shared helpers of the reader core (private to readers/): file I/O, SHA-256, CRC-32,
+ * the hash pipe, libmagic and its memo, base64, UTF-8, charsets, and the GLib/libvips start-up
+ * glue. */
 #ifndef TR_UTIL_PRIVATE_H
 #define TR_UTIL_PRIVATE_H
 
@@ -30,6 +31,12 @@ void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len);
 /* Writes the hex digest and frees ctx. NULL ctx is a no-op. */
 void tr_sha256_finish(struct tr_sha256 *ctx, char *hex);
 void tr_sha256_free(struct tr_sha256 *ctx);
+
+/* --- crc32 --- */
+/* CRC-32 as ISO 3309, PNG and zlib define it (PCLMULQDQ where the CPU has it: about 20 GB/s). */
+
+/* Continues crc (0 to start) over data[0..len): tr_crc32(0, p, n) equals zlib's crc32(0, p, n). */
+uint32_t tr_crc32(uint32_t crc, const void *data, size_t len);
 
 /* --- sha_memo --- */
 /* a file's SHA-256 remembered for its version, process-wide. */
