@@ -55,6 +55,21 @@ void tr_sha_memo_put(const struct stat *st, const char *hex);
  * (tr_sha_memo_put) when it is done; st is copied, NULL remembers nothing. */
 struct tr_digest *tr_digest_start_for(struct tr_blob *blob, const struct stat *st);
 
+/* tr_digest_start_for a blob still being written, of which the first ready bytes are: the thread
+ * hashes each piece as tr_digest_advance publishes it, while it is still in the cache, instead
+ * of reading the whole blob back from memory once it is written. Returns as tr_digest_start. */
+struct tr_digest *tr_digest_start_filling(struct tr_blob *blob, uint64_t ready,
+					  const struct stat *st);
+
+/* Publishes that the first ready bytes of the blob (up to its len) are written; the writer
+ * must not change them afterwards. NULL is a no-op. */
+void tr_digest_advance(struct tr_digest *digest, uint64_t ready);
+
+/* The writer gave up before the blob was whole: the thread stops without a digest (nothing is
+ * remembered) and the caller's reference is dropped. Its hex must never be asked for. NULL is
+ * a no-op. */
+void tr_digest_abandon(struct tr_digest *digest);
+
 /* --- file_io --- */
 /* Positional reads, whole-file loads, file digests and name helpers shared by the readers. */
 

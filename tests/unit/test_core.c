@@ -495,6 +495,26 @@ static void test_deferred_digest(void)
 	EXPECT(!large.sha256_later);
 	EXPECT(tr_load_file(fileno(tmp), len + 1, &loaded, &large) == -1); /* shrank: EIO */
 	fclose(tmp);
+
+	/* A blob hashed while it is written, in uneven pieces, has the same digest; an abandoned
+	 * one stops its thread. */
+	struct tr_blob *filling = tr_blob_new_writable(len), *dropped = tr_blob_new_writable(len);
+	struct tr_digest *follow = tr_digest_start_filling(filling, 0, NULL);
+	struct tr_digest *gone = tr_digest_start_filling(dropped, 0, NULL);
+
+	EXPECT(follow && gone);
+	for (size_t at = 0, step = 1; at < len; at += step, step = step * 5 + 3) {
+		size_t n = len - at < step ? len - at : step;
+
+		memcpy(filling->data + at, bytes + at, n);
+		tr_digest_advance(follow, at + n);
+	}
+	tr_digest_advance(gone, 4096);
+	tr_digest_abandon(gone);
+	EXPECT_STR(tr_digest_hex(follow), inline_hex);
+	tr_digest_unref(follow);
+	tr_blob_unref(filling);
+	tr_blob_unref(dropped);
 	free(bytes);
 }
 
