@@ -147,6 +147,15 @@ def test_virtual_inode_numbers_are_distinct(tree, mnt):
     assert listed["long.txt.tool.json"] == os.stat(mnt / "text" / "long.txt.tool.json").st_ino
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may set a mount's readahead")
+def test_readahead_is_raised_to_a_mebibyte(mnt):
+    """The daemon raises the mount's readahead from the kernel's 128 KiB to its max_readahead of
+    1 MiB, so that large siblings are read in requests of 1 MiB."""
+    st = os.stat(mnt)
+    bdi = pathlib.Path(f"/sys/class/bdi/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+    assert (bdi / "read_ahead_kb").read_text().strip() == "1024"
+
+
 def test_fstat_of_a_handle_equals_what_it_reads(mnt):
     for rel in ["src/main.c", "media/logo.png", "media/wide.png", "notebooks/analysis.ipynb",
                 "bin/true", "text/empty.txt", "links/dangling"]:

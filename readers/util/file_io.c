@@ -31,7 +31,7 @@ ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset)
 int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta)
 {
 	enum {
-		CHUNK = 1 << 20,      /* hashed inline while it is still in the CPU's cache */
+		CHUNK = 1 << 20,      /* hashed while it is still in the CPU's cache */
 		DEFER_FROM = 4 << 20, /* from here on, hashed in a thread beside the caller's work */
 	};
 	struct stat version;
@@ -39,7 +39,7 @@ int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata
 	 * newer version, which the memo never answers with these bytes' digest. */
 	bool versioned = meta && fstat(fd, &version) == 0 && (uint64_t)version.st_size == size;
 	bool known = versioned && tr_sha_memo_get(&version, meta->sha256);
-	bool defer = meta && !known && size >= DEFER_FROM;
+	struct tr_digest *later = NULL;
 	struct tr_sha256 *sha = NULL;
 	struct tr_blob *blob;
 	uint64_t at = 0;
@@ -49,7 +49,11 @@ int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata
 		return -1;
 	}
 	blob = tr_blob_new_writable((size_t)size);
-	if (!blob || (meta && !known && !defer && !(sha = tr_sha256_new()))) {
+	/* A large file is hashed by a thread that follows the reads chunk by chunk, on the other
+	 * core, and goes on once this returns; a small one inline. */
+	if (blob && meta && !known && size >= DEFER_FROM)
+		later = tr_digest_start_filling(blob, 0, versioned ? &version : NULL);
+	if (!blob || (meta && !known && !later && !(sha = tr_sha256_new()))) {
 		tr_blob_unref(blob);
 		errno = ENOMEM;
 		return -1;
@@ -61,6 +65,7 @@ int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata
 		if (n < 0 || (size_t)n != want) {
 			int err = n < 0 ? errno : EIO; /* EIO: the file shrank while it was read */
 
+			tr_digest_abandon(later);
 			tr_sha256_free(sha);
 			tr_blob_unref(blob);
 			errno = err;
@@ -68,16 +73,14 @@ int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata
 		}
 		tr_sha256_update(sha, blob->data + at, want);
 		at += want;
+		tr_digest_advance(later, at);
 	}
 	if (meta) {
 		tr_digest_unref(meta->sha256_later);
-		meta->sha256_later = defer ? tr_digest_start_for(blob, versioned ? &version : NULL)
-					   : NULL;
-		if (defer && !meta->sha256_later)
-			tr_sha256_hex(blob->data, blob->len, meta->sha256);
+		meta->sha256_later = later;
 		if (sha)
 			tr_sha256_finish(sha, meta->sha256);
-		if (versioned && !known && !meta->sha256_later)
+		if (versioned && !known && !later)
 			tr_sha_memo_put(&version, meta->sha256);
 		meta->has_sha256 = true;
 	}

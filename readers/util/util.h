@@ -1,5 +1,6 @@
-/* util.h - the shared helpers of the reader core (private to readers/): file I/O, SHA-256, the
- * hash pipe, libmagic and its memo, base64, UTF-8, charsets, and the GLib/libvips start-up glue. */
+/* util.h - the shared helpers of the reader core (private to readers/): file I/O, SHA-256, CRC-32,
+ * the hash pipe, libmagic and its memo, base64, UTF-8, charsets, and the GLib/libvips start-up
+ * glue. */
 #ifndef TR_UTIL_PRIVATE_H
 #define TR_UTIL_PRIVATE_H
 
@@ -31,6 +32,12 @@ void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len);
 void tr_sha256_finish(struct tr_sha256 *ctx, char *hex);
 void tr_sha256_free(struct tr_sha256 *ctx);
 
+/* --- crc32 --- */
+/* CRC-32 as ISO 3309, PNG and zlib define it (PCLMULQDQ where the CPU has it: about 20 GB/s). */
+
+/* Continues crc (0 to start) over data[0..len): tr_crc32(0, p, n) equals zlib's crc32(0, p, n). */
+uint32_t tr_crc32(uint32_t crc, const void *data, size_t len);
+
 /* --- sha_memo --- */
 /* a file's SHA-256 remembered for its version, process-wide. */
 
@@ -47,6 +54,21 @@ void tr_sha_memo_put(const struct stat *st, const char *hex);
 /* tr_digest_start (include/tr_digest.h) that also remembers the digest for st's version
  * (tr_sha_memo_put) when it is done; st is copied, NULL remembers nothing. */
 struct tr_digest *tr_digest_start_for(struct tr_blob *blob, const struct stat *st);
+
+/* tr_digest_start_for a blob still being written, of which the first ready bytes are: the thread
+ * hashes each piece as tr_digest_advance publishes it, while it is still in the cache, instead
+ * of reading the whole blob back from memory once it is written. Returns as tr_digest_start. */
+struct tr_digest *tr_digest_start_filling(struct tr_blob *blob, uint64_t ready,
+					  const struct stat *st);
+
+/* Publishes that the first ready bytes of the blob (up to its len) are written; the writer
+ * must not change them afterwards. NULL is a no-op. */
+void tr_digest_advance(struct tr_digest *digest, uint64_t ready);
+
+/* The writer gave up before the blob was whole: the thread stops without a digest (nothing is
+ * remembered) and the caller's reference is dropped. Its hex must never be asked for. NULL is
+ * a no-op. */
+void tr_digest_abandon(struct tr_digest *digest);
 
 /* --- file_io --- */
 /* Positional reads, whole-file loads, file digests and name helpers shared by the readers. */

@@ -9,6 +9,7 @@
 
 #include <magic.h>
 #include <openssl/evp.h>
+#include <zlib.h>
 
 #include "expect.h"
 #include "render.h"
@@ -331,6 +332,69 @@ static void test_base64_paths_agree(void)
 	}
 }
 
+/* Fills buf with len pseudo-random bytes from seed; NULL when buf is (a failed malloc). */
+static unsigned char *fill_random(unsigned char *buf, size_t len, unsigned seed)
+{
+	for (size_t i = 0; buf && i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(seed >> 16);
+	}
+	EXPECT(buf != NULL);
+	return buf;
+}
+
+/* tr_crc32 agrees with zlib's crc32 on every length from 0 to 300 at every alignment up to 16,
+ * on a few MiB, on the standard check value, and when continued from any split point. */
+static void test_crc32_matches_zlib(void)
+{
+	enum { BIG = 3 << 20 };
+	unsigned char *buf = fill_random(malloc(BIG), BIG, 777);
+
+	if (!buf)
+		return;
+	EXPECT_INT(tr_crc32(0, "123456789", 9), 0xcbf43926u);
+	for (size_t align = 0; align < 16; align++) {
+		for (size_t len = 0; len <= 300; len++)
+			EXPECT_INT(tr_crc32(0, buf + align, len),
+				   crc32(0, buf + align, (uInt)len));
+	}
+	for (size_t split = 0; split <= 300; split++)
+		EXPECT_INT(tr_crc32(tr_crc32(0, buf, split), buf + split, 300 - split),
+			   crc32(0, buf, 300));
+	EXPECT_INT(tr_crc32(0, buf + 1, BIG - 1), crc32(0, buf + 1, BIG - 1));
+	free(buf);
+}
+
+/* The SHA-256 that prefetches ahead in 16 KiB steps gives OpenSSL's own digest of the buffer at
+ * lengths around its steps, one-shot and fed in uneven pieces. */
+static void test_sha256_prefetched(void)
+{
+	static const size_t lens[] = {0, 1, 64, 16383, 16384, 16385, 32768, 49153, 1 << 20,
+				      (1 << 20) + 7};
+	size_t max = (1 << 20) + 7;
+	unsigned char *buf = fill_random(malloc(max), max, 4242), digest[32], raw[32];
+	unsigned dlen = 0;
+
+	if (!buf)
+		return;
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		char want[65], got[65], pieces[65];
+		struct tr_sha256 *ctx = tr_sha256_new();
+
+		EXPECT(EVP_Digest(buf, lens[i], digest, &dlen, EVP_sha256(), NULL) == 1);
+		for (unsigned b = 0; b < 32; b++)
+			snprintf(want + 2 * b, 3, "%02x", digest[b]);
+		tr_sha256_hex(buf, lens[i], got);
+		EXPECT_STR(got, want);
+		EXPECT(tr_sha256_raw(buf, lens[i], raw) && memcmp(raw, digest, 32) == 0);
+		for (size_t at = 0, step = 5000; at < lens[i]; at += step, step = step * 3 + 1)
+			tr_sha256_update(ctx, buf + at, lens[i] - at < step ? lens[i] - at : step);
+		tr_sha256_finish(ctx, pieces);
+		EXPECT_STR(pieces, want);
+	}
+	free(buf);
+}
+
 /* A digest still being computed: the document's size is known at once, and a read that reaches
  * it gets the hex of the bytes, the same as hashing inline. */
 /* The digest memo answers for the exact version it was given, and not for a fresh one. */
@@ -431,6 +495,26 @@ static void test_deferred_digest(void)
 	EXPECT(!large.sha256_later);
 	EXPECT(tr_load_file(fileno(tmp), len + 1, &loaded, &large) == -1); /* shrank: EIO */
 	fclose(tmp);
+
+	/* A blob hashed while it is written, in uneven pieces, has the same digest; an abandoned
+	 * one stops its thread. */
+	struct tr_blob *filling = tr_blob_new_writable(len), *dropped = tr_blob_new_writable(len);
+	struct tr_digest *follow = tr_digest_start_filling(filling, 0, NULL);
+	struct tr_digest *gone = tr_digest_start_filling(dropped, 0, NULL);
+
+	EXPECT(follow && gone);
+	for (size_t at = 0, step = 1; at < len; at += step, step = step * 5 + 3) {
+		size_t n = len - at < step ? len - at : step;
+
+		memcpy(filling->data + at, bytes + at, n);
+		tr_digest_advance(follow, at + n);
+	}
+	tr_digest_advance(gone, 4096);
+	tr_digest_abandon(gone);
+	EXPECT_STR(tr_digest_hex(follow), inline_hex);
+	tr_digest_unref(follow);
+	tr_blob_unref(filling);
+	tr_blob_unref(dropped);
 	free(bytes);
 }
 
@@ -510,6 +594,8 @@ int main(void)
 	test_base64_segments();
 	test_large_base64_matches_write();
 	test_base64_paths_agree();
+	test_crc32_matches_zlib();
+	test_sha256_prefetched();
 	test_deferred_digest();
 	test_sha_memo();
 	test_writable_blobs();
