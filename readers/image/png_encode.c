@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include <libdeflate.h>
-#include <zlib.h>
 
 #include "image.h"
+#include "util.h"
 
 /* The level libvips' pngsave was asked for before (zlib's 6): libdeflate's 6 is about as small
  * (smaller on screenshots) in 60% of the time. */
@@ -26,7 +26,7 @@ static unsigned char *seal_chunk(unsigned char *p, const char *type, size_t len)
 {
 	put_be32(p, (uint32_t)len);
 	memcpy(p + 4, type, 4);
-	put_be32(p + 8 + len, (uint32_t)crc32(0, p + 4, (uInt)(len + 4)));
+	put_be32(p + 8 + len, tr_crc32(0, p + 4, len + 4));
 	return p + 12 + len;
 }
 
