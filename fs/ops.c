@@ -154,6 +154,8 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 	base = strndup(name, parsed.base_len);
 	if (!base)
 		return ENOMEM;
+	if (!parsed.sel.present && parsed.fmt == TR_FORMAT_TOOL)
+		tfs_readahead_lookup(fs->readahead, dir, base); /* the listed name */
 	err = tfs_sibling_make(fs, dir, base, &parsed.sel, parsed.fmt, &sib);
 	free(base);
 	if (err)
