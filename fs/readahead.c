@@ -375,19 +375,25 @@ static bool fill_ring(struct tfs_readahead *ra, struct run *run)
 	return true;
 }
 
+/* The first entry of the ring from index first on that the thread has not started, or NULL. */
+static struct ra_entry *first_pending(struct tfs_readahead *ra, size_t first)
+{
+	for (size_t i = first; i < ra->n; i++) {
+		if (!ring_at(ra, i)->started)
+			return ring_at(ra, i);
+	}
+	return NULL;
+}
+
 /* Renders the first source of the ring not started, but for the very next one, which the next
  * lookup renders. Returns whether it rendered one. */
 static bool render_next(struct tfs_readahead *ra, struct run *run)
 {
 	static const struct tr_selector no_sel = {.present = false};
 	struct tfs_sibling sib;
-	struct ra_entry *e = NULL;
+	struct ra_entry *e = first_pending(ra, 1);
 	char *name;
 
-	for (size_t i = 1; i < ra->n && !e; i++) {
-		if (!ring_at(ra, i)->started)
-			e = ring_at(ra, i);
-	}
 	if (!e || !(name = strdup(e->name)))
 		return false;
 	e->started = true;
@@ -404,14 +410,15 @@ static bool render_next(struct tfs_readahead *ra, struct run *run)
 	return true;
 }
 
-/* Whether the run should end: no lookup for TFS_READAHEAD_IDLE_MS, or its directory's names
- * changed since the stream was opened. */
+/* Whether the run should end: its directory's names changed since the stream was opened, or no
+ * lookup came for TFS_READAHEAD_IDLE_MS and the window is rendered (a thread starved for that
+ * long still renders what the lookups before asked for). */
 static bool run_over(struct tfs_readahead *ra, const struct run *run)
 {
 	uint64_t now_ms = now_ns(CLOCK_MONOTONIC) / 1000000;
 
-	return now_ms - ra->used_ms >= TFS_READAHEAD_IDLE_MS ||
-	       tfs_watch_listing_version(ra->fs->watch, run->dir) != run->version;
+	return tfs_watch_listing_version(ra->fs->watch, run->dir) != run->version ||
+	       (now_ms - ra->used_ms >= TFS_READAHEAD_IDLE_MS && !first_pending(ra, 1));
 }
 
 static void *readahead_loop(void *arg)

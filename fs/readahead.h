@@ -12,7 +12,8 @@ struct tfs_readahead;
 #define TFS_READAHEAD_WINDOW 32
 /* The most entries of a directory read to find where a run of lookups starts. */
 #define TFS_READAHEAD_SCAN 65536
-/* A run with no lookup for this long ends: its directory and its place in it are let go. */
+/* A run with no lookup for this long ends, once its window is rendered: its directory and its
+ * place in it are let go. */
 #define TFS_READAHEAD_IDLE_MS 1000
 
 /* Starts the read-ahead of fs (borrowed; it must outlive the read-ahead) on a thread at the
