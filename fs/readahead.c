@@ -52,8 +52,8 @@ struct tfs_readahead {
 	char *latest;   /* owned: the run's latest lookup */
 	unsigned steps; /* lookups in the run before it was confirmed */
 	uint64_t used_ms; /* CLOCK_MONOTONIC of the run's latest lookup */
-	/* The latest lookup out of the run: with the next one in the same directory, it begins a
-	 * run there. cand_dir is compared, never used. */
+	/* The latest lookup out of the run that had to render its sibling: with the next such one
+	 * in the same directory, it begins a run there. cand_dir is compared, never used. */
 	const struct tfs_inode *cand_dir;
 	char *cand; /* owned */
 	/* Runs that the thread could not confirm make the next ones wait: skip lookups pairs
@@ -63,6 +63,8 @@ struct tfs_readahead {
 	struct ra_entry ring[TFS_READAHEAD_WINDOW];
 	size_t head, n;
 	bool at_end; /* the stream has no more entries */
+	unsigned unrendered; /* the thread's latest renders in a row that found the document
+			      * cached, or no source */
 	const char *busy; /* the source the thread renders now (its copy), or NULL */
 	const struct tfs_inode *busy_dir;
 };
@@ -128,6 +130,7 @@ static struct tfs_inode *end_run(struct tfs_readahead *ra, bool failed)
 	replace(&ra->latest, NULL);
 	ra->dir = NULL;
 	ra->at_end = false;
+	ra->unrendered = 0;
 	ra->gen++;
 	if (failed) {
 		ra->backoff = ra->backoff ? ra->backoff * 2 : 1;
@@ -191,21 +194,38 @@ static void wait_render(struct tfs_readahead *ra, const struct tfs_inode *dir, c
 	}
 }
 
-void tfs_readahead_lookup(struct tfs_readahead *ra, struct tfs_inode *dir, const char *base)
+bool tfs_readahead_lookup(struct tfs_readahead *ra, struct tfs_inode *dir, const char *base)
+{
+	bool ours;
+
+	if (!ra)
+		return false;
+	pthread_mutex_lock(&ra->worker.lock);
+	ours = dir == ra->dir && in_run(ra, base);
+	if (ours) {
+		char *latest = strdup(base);
+
+		if (latest)
+			replace(&ra->latest, latest);
+		ra->used_ms = now_ns(CLOCK_MONOTONIC) / 1000000;
+		/* The thread sleeps only when the window is rendered: woken once it is half used,
+		 * not at every lookup. */
+		if (ra->n <= TFS_READAHEAD_WINDOW / 2)
+			pthread_cond_broadcast(&ra->worker.wake);
+	}
+	wait_render(ra, dir, base);
+	pthread_mutex_unlock(&ra->worker.lock);
+	return ours;
+}
+
+void tfs_readahead_rendered(struct tfs_readahead *ra, struct tfs_inode *dir, const char *base)
 {
 	struct tfs_inode *dropped = NULL;
 
 	if (!ra)
 		return;
 	pthread_mutex_lock(&ra->worker.lock);
-	if (dir == ra->dir && in_run(ra, base)) {
-		char *latest = strdup(base);
-
-		if (latest)
-			replace(&ra->latest, latest);
-		ra->used_ms = now_ns(CLOCK_MONOTONIC) / 1000000;
-		pthread_cond_broadcast(&ra->worker.wake);
-	} else if (dir == ra->cand_dir && ra->cand && strcmp(ra->cand, base) != 0 && !ra->skip) {
+	if (dir == ra->cand_dir && ra->cand && strcmp(ra->cand, base) != 0 && !ra->skip) {
 		dropped = begin_run(ra, dir, base);
 		ra->used_ms = now_ns(CLOCK_MONOTONIC) / 1000000;
 		pthread_cond_broadcast(&ra->worker.wake);
@@ -215,7 +235,6 @@ void tfs_readahead_lookup(struct tfs_readahead *ra, struct tfs_inode *dir, const
 		ra->cand_dir = dir;
 		replace(&ra->cand, strdup(base));
 	}
-	wait_render(ra, dir, base);
 	pthread_mutex_unlock(&ra->worker.lock);
 	if (dropped)
 		tfs_inodes_forget(&ra->fs->inodes, dropped, 1);
@@ -392,6 +411,7 @@ static bool render_next(struct tfs_readahead *ra, struct run *run)
 	static const struct tr_selector no_sel = {.present = false};
 	struct tfs_sibling sib;
 	struct ra_entry *e = first_pending(ra, 1);
+	bool rendered;
 	char *name;
 
 	if (!e || !(name = strdup(e->name)))
@@ -400,9 +420,13 @@ static bool render_next(struct tfs_readahead *ra, struct run *run)
 	ra->busy = name;
 	ra->busy_dir = run->dir;
 	pthread_mutex_unlock(&ra->worker.lock);
-	if (tfs_sibling_make(ra->fs, run->dir, name, &no_sel, TR_FORMAT_TOOL, &sib) == 0)
+	rendered = tfs_sibling_make(ra->fs, run->dir, name, &no_sel, TR_FORMAT_TOOL, &sib) == 0;
+	if (rendered) {
+		rendered = sib.rendered;
 		tfs_sibling_destroy(&sib);
+	}
 	pthread_mutex_lock(&ra->worker.lock);
+	ra->unrendered = rendered ? 0 : ra->unrendered + 1;
 	ra->busy = NULL;
 	ra->busy_dir = NULL;
 	pthread_cond_broadcast(&ra->worker.wake);
@@ -410,14 +434,16 @@ static bool render_next(struct tfs_readahead *ra, struct run *run)
 	return true;
 }
 
-/* Whether the run should end: its directory's names changed since the stream was opened, or no
- * lookup came for TFS_READAHEAD_IDLE_MS and the window is rendered (a thread starved for that
- * long still renders what the lookups before asked for). */
+/* Whether the run should end: its directory's names changed since the stream was opened, the
+ * thread found a whole window of siblings cached (or gone) already, or no lookup came for
+ * TFS_READAHEAD_IDLE_MS and the window is rendered (a thread starved for that long still
+ * renders what the lookups before asked for). */
 static bool run_over(struct tfs_readahead *ra, const struct run *run)
 {
 	uint64_t now_ms = now_ns(CLOCK_MONOTONIC) / 1000000;
 
 	return tfs_watch_listing_version(ra->fs->watch, run->dir) != run->version ||
+	       ra->unrendered >= TFS_READAHEAD_WINDOW ||
 	       (now_ms - ra->used_ms >= TFS_READAHEAD_IDLE_MS && !first_pending(ra, 1));
 }
 

@@ -4,6 +4,8 @@
 #ifndef TFS_READAHEAD_H
 #define TFS_READAHEAD_H
 
+#include <stdbool.h>
+
 struct tfs_fs;
 struct tfs_inode;
 struct tfs_readahead;
@@ -26,14 +28,21 @@ struct tfs_readahead *tfs_readahead_start(struct tfs_fs *fs);
 void tfs_readahead_stop(struct tfs_readahead *ra);
 
 /* Tells the read-ahead that a lookup is about to make the listed sibling (base.tool.json) of the
- * source base in directory dir (borrowed, live for the call). Two such lookups in a row in one
- * directory start a run there, which the thread confirms in the directory's own order; a run
- * renders the siblings that follow the latest lookup, at most TFS_READAHEAD_WINDOW past it and
- * never the very next one (the lookup that wants it renders it, so two renders go at once). When
- * the thread is rendering this very sibling now, waits until it is done, or until the thread is
- * seen to get less than half a CPU (it runs at the lowest priority), so that the lookup finds
- * the document in the cache instead of rendering it a second time. Never waits otherwise. NULL
- * is a no-op. */
-void tfs_readahead_lookup(struct tfs_readahead *ra, struct tfs_inode *dir, const char *base);
+ * source base in directory dir (borrowed, live for the call): a run in dir moves on past base.
+ * When the thread is rendering this very sibling now, waits until it is done, or until the
+ * thread is seen to get less than half a CPU (it runs at the lowest priority), so that the
+ * lookup finds the document in the cache instead of rendering it a second time. Never waits
+ * otherwise. Returns whether the lookup belongs to the run. NULL is a no-op (false). */
+bool tfs_readahead_lookup(struct tfs_readahead *ra, struct tfs_inode *dir, const char *base);
+
+/* Tells the read-ahead that a lookup that does not belong to its run (tfs_readahead_lookup
+ * returned false) made the listed sibling of base in dir by rendering it (its document was not
+ * cached). Two such lookups in one directory, outside a run, begin a run
+ * there, which the thread confirms in the directory's own order; a run renders the siblings
+ * that follow the latest lookup, at most TFS_READAHEAD_WINDOW past it and never the very next
+ * one (the lookup that wants it renders it, so two renders go at once). Lookups of cached
+ * siblings begin nothing, and a run whose thread finds a whole window cached ends: a walk over
+ * cached siblings costs the thread nothing. NULL is a no-op. */
+void tfs_readahead_rendered(struct tfs_readahead *ra, struct tfs_inode *dir, const char *base);
 
 #endif
