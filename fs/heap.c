@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "heap.h"
@@ -27,27 +26,14 @@ void tfs_heap_set_policy(void)
 	mallopt(M_MMAP_THRESHOLD, TFS_HEAP_MMAP_THRESHOLD);
 }
 
-static void deadline_after(struct timespec *at, unsigned ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, at);
-	at->tv_sec += ms / 1000;
-	at->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (at->tv_nsec >= 1000000000L) {
-		at->tv_sec++;
-		at->tv_nsec -= 1000000000L;
-	}
-}
-
 static void *trim_loop(void *arg)
 {
 	struct tfs_trimmer *trimmer = arg;
 	uint64_t seen = 0;
-	struct timespec at;
 
 	pthread_mutex_lock(&trimmer->worker.lock);
 	while (!trimmer->worker.stop) {
-		deadline_after(&at, trimmer->interval_ms);
-		if (pthread_cond_timedwait(&trimmer->worker.wake, &trimmer->worker.lock, &at) == 0)
+		if (tr_worker_wait_ms(&trimmer->worker, trimmer->interval_ms) == 0)
 			continue; /* woken by stop (or spuriously): look again */
 		uint64_t notes = __atomic_load_n(&trimmer->notes, __ATOMIC_RELAXED);
 

@@ -585,7 +585,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toolfs: cannot start the change notification thread\n");
 		goto out_unmount;
 	}
+	/* Best effort too, and useless where siblings are not listed. */
+	if (!fs.opts.hide_siblings)
+		fs.readahead = tfs_readahead_start(&fs);
 	rc = run_session(se, &cmd);
+	tfs_readahead_stop(fs.readahead);
+	fs.readahead = NULL;
 	tfs_watch_free(fs.watch);
 	fs.watch = NULL;
 	tfs_trimmer_stop(fs.trimmer);

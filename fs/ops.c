@@ -145,6 +145,7 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 	struct tfs_sibling_name parsed;
 	struct tfs_sibling sib;
 	struct tfs_inode *inode;
+	bool listed, in_run = false;
 	char *base;
 	int err;
 
@@ -154,7 +155,12 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 	base = strndup(name, parsed.base_len);
 	if (!base)
 		return ENOMEM;
+	listed = !parsed.sel.present && parsed.fmt == TR_FORMAT_TOOL;
+	if (listed)
+		in_run = tfs_readahead_lookup(fs->readahead, dir, base);
 	err = tfs_sibling_make(fs, dir, base, &parsed.sel, parsed.fmt, &sib);
+	if (!err && listed && !in_run && sib.rendered)
+		tfs_readahead_rendered(fs->readahead, dir, base);
 	free(base);
 	if (err)
 		return err;

@@ -263,6 +263,7 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 		}
 		if (doc)
 			out->cached = tfs_cache_put(fs->cache, &key, doc);
+		out->rendered = doc != NULL;
 	} else {
 		out->cached = true;
 	}

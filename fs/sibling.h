@@ -12,6 +12,7 @@ struct tfs_sibling {
 	struct stat attr;       /* the virtual file's attributes; st_size is the document's size */
 	struct tr_doc *doc;     /* owned reference */
 	bool cached;            /* the cache keeps doc (else only the version's inode can) */
+	bool rendered;          /* doc was made by this call, not found in the cache */
 };
 
 /* Resolves the entry base of directory dir now (O_PATH | O_NOFOLLOW, so an edit that renames a

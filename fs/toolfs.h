@@ -8,6 +8,7 @@
 #include "heap.h"
 #include "inode.h"
 #include "listing.h"
+#include "readahead.h"
 #include "tr_options.h"
 #include "watch.h"
 
@@ -34,6 +35,8 @@ struct tfs_fs {
 	struct fuse_session *se; /* borrowed; set before the session runs */
 	struct tfs_trimmer
 		*trimmer; /* owned; NULL before the session runs or when it could not start */
+	struct tfs_readahead *readahead; /* owned; NULL before the session runs, with
+					  * hide_siblings, or when it could not start */
 };
 
 #endif

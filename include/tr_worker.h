@@ -18,6 +18,10 @@ struct tr_worker {
  * its lock cannot be made (w then holds nothing to release). */
 int tr_worker_start(struct tr_worker *w, void *(*fn)(void *), void *arg);
 
+/* Waits on w->wake, with w->lock held, for at most ms milliseconds. Returns 0 when woken
+ * (perhaps spuriously), ETIMEDOUT when the time ran out. */
+int tr_worker_wait_ms(struct tr_worker *w, unsigned ms);
+
 /* Sets stop under the lock, wakes the thread, joins it and destroys the lock and condition. */
 void tr_worker_stop(struct tr_worker *w);
 

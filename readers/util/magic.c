@@ -1,7 +1,10 @@
-/* magic.c - libmagic for the whole process: one cookie pair loaded on first use and shared under a
- * mutex (magic_t is not thread-safe). One pair, not one per thread: each loaded cookie maps the
- * whole compiled database (about 6 MB of resident pages), which a daemon with ten worker threads
- * would otherwise hold ten times over, and a new thread would pay the load again. */
+/* magic.c - libmagic for the whole process: a few cookies loaded on first use and lent to one
+ * thread at a time (a magic_t is not thread-safe). One description cookie, and up to
+ * MIME_COOKIES mime cookies, the second loaded only when a thread finds the first one lent:
+ * each cookie maps the whole compiled database (the file's pages, about 6 MB resident), which a
+ * daemon with ten worker threads would otherwise map ten times over, and a new thread would pay
+ * the load again. Two let two renders of text files (200-400 us of libmagic each, most of their
+ * time) run at once, on a daemon's request thread and its sibling read-ahead. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +14,21 @@
 
 #include "util.h"
 
+enum { MIME_COOKIES = 2 };
+
+/* The cookies of one kind of answer; under magic_lock. */
+struct cookie_pool {
+	int flags;
+	unsigned max;    /* the most it loads; lowered when a load fails */
+	unsigned loaded; /* cookies[0 .. loaded) are loaded */
+	magic_t cookies[MIME_COOKIES];
+	bool lent[MIME_COOKIES];
+};
+
 static pthread_mutex_t magic_lock = PTHREAD_MUTEX_INITIALIZER;
-static magic_t description_cookie, mime_cookie;
-static bool description_failed, mime_failed;
+static pthread_cond_t magic_returned = PTHREAD_COND_INITIALIZER;
+static struct cookie_pool description_pool = {.flags = MAGIC_NONE, .max = 1};
+static struct cookie_pool mime_pool = {.flags = MAGIC_MIME_TYPE, .max = MIME_COOKIES};
 
 static magic_t open_cookie(int flags)
 {
@@ -26,17 +41,47 @@ static magic_t open_cookie(int flags)
 	return cookie;
 }
 
-/* Returns the cookie for mime or description output, loading it once; call with magic_lock held. */
-static magic_t locked_cookie(bool mime)
+/* Lends a cookie of pool to the caller: an idle one, else a new one while fewer than max are
+ * loaded, else the next one returned. Returns its index, or -1 when none can be loaded. */
+static int borrow(struct cookie_pool *pool)
 {
-	magic_t *slot = mime ? &mime_cookie : &description_cookie;
-	bool *failed = mime ? &mime_failed : &description_failed;
+	int got = -1;
 
-	if (!*slot && !*failed) {
-		*slot = open_cookie(mime ? MAGIC_MIME_TYPE : MAGIC_NONE);
-		*failed = *slot == NULL;
+	pthread_mutex_lock(&magic_lock);
+	while (got < 0) {
+		for (unsigned i = 0; i < pool->loaded && got < 0; i++) {
+			if (!pool->lent[i])
+				got = (int)i;
+		}
+		if (got >= 0)
+			break;
+		if (pool->loaded < pool->max) {
+			/* Loaded under the lock: once per cookie for the life of the process. */
+			magic_t cookie = open_cookie(pool->flags);
+
+			if (cookie) {
+				pool->cookies[pool->loaded] = cookie;
+				got = (int)pool->loaded++;
+				break;
+			}
+			pool->max = pool->loaded;
+		}
+		if (pool->loaded == 0)
+			break;
+		pthread_cond_wait(&magic_returned, &magic_lock);
 	}
-	return *slot;
+	if (got >= 0)
+		pool->lent[got] = true;
+	pthread_mutex_unlock(&magic_lock);
+	return got;
+}
+
+static void give_back(struct cookie_pool *pool, int i)
+{
+	pthread_mutex_lock(&magic_lock);
+	pool->lent[i] = false;
+	pthread_cond_broadcast(&magic_returned);
+	pthread_mutex_unlock(&magic_lock);
 }
 
 static char *dup_result(const char *text)
@@ -45,27 +90,27 @@ static char *dup_result(const char *text)
 }
 
 /* libmagic reads through the descriptor and moves its offset; the readers use pread only. */
-static char *describe_fd(int fd, bool mime)
+static char *describe_fd(int fd, struct cookie_pool *pool)
 {
+	int i = borrow(pool);
 	char *out = NULL;
-	magic_t cookie;
 
-	pthread_mutex_lock(&magic_lock);
-	cookie = locked_cookie(mime);
-	if (cookie && lseek(fd, 0, SEEK_SET) == 0)
-		out = dup_result(magic_descriptor(cookie, fd));
-	pthread_mutex_unlock(&magic_lock);
+	if (i < 0)
+		return NULL;
+	if (lseek(fd, 0, SEEK_SET) == 0)
+		out = dup_result(magic_descriptor(pool->cookies[i], fd));
+	give_back(pool, i);
 	return out;
 }
 
 char *tr_magic_description_fd(int fd)
 {
-	return describe_fd(fd, false);
+	return describe_fd(fd, &description_pool);
 }
 
 char *tr_magic_mime_fd(int fd)
 {
-	return describe_fd(fd, true);
+	return describe_fd(fd, &mime_pool);
 }
 
 char *tr_magic_mime_buffer(const void *data, size_t len)
@@ -73,14 +118,15 @@ char *tr_magic_mime_buffer(const void *data, size_t len)
 	unsigned char key[TR_MIME_MEMO_KEY_LEN];
 	bool keyed = tr_mime_memo_key(data, len, key);
 	char *out;
-	magic_t cookie;
+	int i;
 
 	if (keyed && (out = tr_mime_memo_get(key)))
 		return out;
-	pthread_mutex_lock(&magic_lock);
-	cookie = locked_cookie(true);
-	out = cookie ? dup_result(magic_buffer(cookie, data, len)) : NULL;
-	pthread_mutex_unlock(&magic_lock);
+	i = borrow(&mime_pool);
+	if (i < 0)
+		return NULL;
+	out = dup_result(magic_buffer(mime_pool.cookies[i], data, len));
+	give_back(&mime_pool, i);
 	if (keyed && out)
 		tr_mime_memo_put(key, out);
 	return out;

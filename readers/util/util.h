@@ -94,8 +94,9 @@ bool tr_has_extension(const char *name, const char *ext);
 const char *tr_path_base_name(const char *path);
 
 /* --- magic --- */
-/* libmagic's answers: one shared pair of cookies (description, mime), loaded on first use and
- * used under a mutex; mime answers for a file's head go through the memo below. */
+/* libmagic's answers: cookies loaded on first use and lent to one thread at a time (one for
+ * descriptions, up to two for mime types, so two renders may ask at once); mime answers for a
+ * file's head go through the memo below. Thread-safe. */
 
 /* Return malloc'd strings, or NULL when libmagic has no answer or memory ran out. */
 char *tr_magic_description_fd(int fd);

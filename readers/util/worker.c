@@ -28,6 +28,20 @@ fail_lock:
 	return -1;
 }
 
+int tr_worker_wait_ms(struct tr_worker *w, unsigned ms)
+{
+	struct timespec at;
+
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	at.tv_sec += ms / 1000;
+	at.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (at.tv_nsec >= 1000000000L) {
+		at.tv_sec++;
+		at.tv_nsec -= 1000000000L;
+	}
+	return pthread_cond_timedwait(&w->wake, &w->lock, &at);
+}
+
 void tr_worker_stop(struct tr_worker *w)
 {
 	pthread_mutex_lock(&w->lock);
