@@ -84,6 +84,19 @@ ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
  * version's is remembered and remembered otherwise. Returns 0, or -1 with errno. */
 int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
 
+/* Work that follows a load piece by piece: piece(ctx, data, ready) runs after each read of
+ * tr_load_file_watched, when data[0, ready) hold the file's first ready bytes and the newest
+ * piece (at most 1 MiB) is still in the CPU's cache. data is the blob's, borrowed. */
+struct tr_load_watch {
+	void (*piece)(void *ctx, const unsigned char *data, size_t ready);
+	void *ctx;
+};
+
+/* tr_load_file, calling watch (borrowed; NULL for none) after each piece it reads. A failed
+ * load may have called it for some pieces. */
+int tr_load_file_watched(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta,
+			 const struct tr_load_watch *watch);
+
 /* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
 int tr_sha256_fd(int fd, uint64_t size, char *hex);
 
@@ -149,11 +162,25 @@ enum { TR_MIME_MEMO_SLOTS = 32768 }; /* 20 bytes each, touched only when used */
 /* standard base64 (RFC 4648, "+/") of whole 3-byte groups, as fast as the CPU allows. */
 
 /* Encodes groups whole 3-byte groups of in into 4 * groups characters at out (no padding, no
- * NUL). Uses AVX2 when the CPU has it; the output is the same either way. */
+ * NUL), reading and writing nothing outside them. Takes the fastest path the CPU and the OS
+ * support (asked of CPUID and XGETBV once); the output is the same on every path. */
 void tr_base64_groups(const unsigned char *in, size_t groups, unsigned char *out);
 
-/* The portable path alone, for tests that compare the two. */
-void tr_base64_groups_scalar(const unsigned char *in, size_t groups, unsigned char *out);
+/* The encoders, slowest first; tr_base64_groups takes the last usable one. */
+enum tr_base64_path {
+	TR_BASE64_SCALAR,     /* portable: two lookups in a 4096-entry table per group */
+	TR_BASE64_AVX2,       /* 8 groups per step */
+	TR_BASE64_AVX512VBMI, /* 16 groups per step: vpermb and vpmultishiftqb */
+	TR_BASE64_PATHS
+};
+
+/* Nonzero when path runs on this CPU under this OS; the scalar path always does. */
+int tr_base64_path_usable(enum tr_base64_path path);
+
+/* tr_base64_groups on the given path, for tests that compare them; an unusable path falls back
+ * to the scalar one. */
+void tr_base64_groups_path(enum tr_base64_path path, const unsigned char *in, size_t groups,
+			   unsigned char *out);
 
 /* --- utf8 --- */
 /* UTF-8 validation, code point counting, cutting and repair, for every reader and the JSON

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -304,29 +305,86 @@ static void test_options(void)
 	EXPECT_INT(tr_options_set(&o, "symlinks", "all"), -1);
 }
 
-/* The AVX2 and table encoders agree with each other and with OpenSSL's EVP_EncodeBlock on every
- * length from 0 to 300 groups (every alignment of the 8-group SIMD step and its tail) and on
- * every byte value. */
+static const char *const base64_path_names[TR_BASE64_PATHS] = {"scalar", "avx2", "avx512vbmi"};
+
+/* Every encoder this CPU can run agrees with OpenSSL's EVP_EncodeBlock on every length from 0 to
+ * 1000 groups (every alignment of the SIMD steps and their tails) and on every byte value. The
+ * input ends where an unreadable page begins and the output where an unwritable one does, so a
+ * read or a write past the groups faults; the byte before the output must stay as it was. */
 static void test_base64_paths_agree(void)
 {
-	enum { MAX_GROUPS = 300 };
-	unsigned char in[3 * MAX_GROUPS + 32], fast[4 * MAX_GROUPS + 1], slow[4 * MAX_GROUPS + 1];
+	enum { MAX_GROUPS = 1000 };
+	long page = sysconf(_SC_PAGESIZE);
+	size_t span = ((4 * MAX_GROUPS + 1 + (size_t)page - 1) / (size_t)page) * (size_t)page;
+	unsigned char *area = mmap(NULL, 4 * span, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned char oracle[4 * MAX_GROUPS + 1];
 	unsigned seed = 12345;
 
-	for (int round = 0; round < 4; round++) {
-		for (size_t i = 0; i < sizeof(in); i++) {
+	EXPECT(area != MAP_FAILED);
+	if (area == MAP_FAILED)
+		return;
+	/* [input span][guard][output span][guard] */
+	EXPECT_INT(mprotect(area + span, span, PROT_NONE), 0);
+	EXPECT_INT(mprotect(area + 3 * span, span, PROT_NONE), 0);
+	unsigned char *in_end = area + span, *out_end = area + 3 * span;
+
+	for (int p = 0; p < TR_BASE64_PATHS; p++) {
+		printf("base64 path %s: %s\n", base64_path_names[p],
+		       tr_base64_path_usable(p) ? "tested" : "not usable here");
+	}
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < span; i++) {
 			seed = seed * 1103515245u + 12345u;
-			in[i] = round == 0 ? (unsigned char)i : (unsigned char)(seed >> 16);
+			area[i] = round == 0 ? (unsigned char)i : (unsigned char)(seed >> 16);
 		}
 		for (size_t groups = 0; groups <= MAX_GROUPS; groups++) {
-			for (size_t shift = 0; shift < 3; shift++) {
-				tr_base64_groups(in + shift, groups, fast);
-				tr_base64_groups_scalar(in + shift, groups, slow);
-				EXPECT_INT(EVP_EncodeBlock(oracle, in + shift, (int)(3 * groups)),
-					   4 * groups);
-				EXPECT(memcmp(fast, slow, 4 * groups) == 0);
-				EXPECT(memcmp(fast, oracle, 4 * groups) == 0);
+			const unsigned char *in = in_end - 3 * groups;
+			unsigned char *out = out_end - 4 * groups;
+
+			EXPECT_INT(EVP_EncodeBlock(oracle, in, (int)(3 * groups)), 4 * groups);
+			for (int p = 0; p < TR_BASE64_PATHS; p++) {
+				if (!tr_base64_path_usable(p))
+					continue;
+				memset(out - 1, 0xa5, 4 * groups + 1);
+				tr_base64_groups_path(p, in, groups, out);
+				EXPECT(memcmp(out, oracle, 4 * groups) == 0);
+				EXPECT_INT(out[-1], 0xa5);
+			}
+			tr_base64_groups(in, groups, out);
+			EXPECT(memcmp(out, oracle, 4 * groups) == 0);
+		}
+	}
+	munmap(area, 4 * span);
+}
+
+/* Random buffers of random lengths at every alignment of input and output within 64 bytes:
+ * every encoder gives the scalar one's characters and writes nothing around them. */
+static void test_base64_paths_alignments(void)
+{
+	enum { MAX_GROUPS = 700, PAD = 64 };
+	static unsigned char in[3 * MAX_GROUPS + 2 * PAD], out[4 * MAX_GROUPS + 2 * PAD],
+		want[4 * MAX_GROUPS + 2 * PAD];
+	unsigned seed = 777;
+
+	for (size_t in_at = 0; in_at < PAD; in_at++) {
+		for (size_t out_at = 0; out_at < PAD; out_at++) {
+			size_t groups;
+
+			for (size_t i = 0; i < sizeof(in); i++) {
+				seed = seed * 1103515245u + 12345u;
+				in[i] = (unsigned char)(seed >> 16);
+			}
+			seed = seed * 1103515245u + 12345u;
+			groups = (seed >> 8) % (MAX_GROUPS + 1);
+			memset(want, 0x5a, sizeof(want));
+			tr_base64_groups_path(TR_BASE64_SCALAR, in + in_at, groups, want + out_at);
+			for (int p = 0; p < TR_BASE64_PATHS; p++) {
+				if (!tr_base64_path_usable(p))
+					continue;
+				memset(out, 0x5a, sizeof(out));
+				tr_base64_groups_path(p, in + in_at, groups, out + out_at);
+				EXPECT(memcmp(out, want, sizeof(out)) == 0);
 			}
 		}
 	}
@@ -594,6 +652,7 @@ int main(void)
 	test_base64_segments();
 	test_large_base64_matches_write();
 	test_base64_paths_agree();
+	test_base64_paths_alignments();
 	test_crc32_matches_zlib();
 	test_sha256_prefetched();
 	test_deferred_digest();
