@@ -32,12 +32,9 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		  const struct tr_image_format *fmt)
 {
 	uint64_t size = (uint64_t)file->st.st_size;
-	struct tr_png_crc_walk walk;
-	struct tr_load_watch watch = {tr_png_crc_walk_piece, &walk};
 	struct tr_image_info info;
 	struct tr_blob *blob = NULL;
 	char err[256];
-	int valid;
 
 	res->type = TR_TYPE_IMAGE;
 	/* mimeType comes from the bytes: a .png holding text is an image read that failed, but
@@ -58,17 +55,10 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		tr_result_fail_too_large(res, "Image", size, opts->max_image_size, NULL);
 		return 0;
 	}
-	tr_png_crc_walk_init(&walk);
-	if (tr_load_file_watched(file->fd, size, &blob, &res->meta, fmt->crc_walk ? &watch : NULL) <
-	    0)
+	if (tr_load_file(file->fd, size, &blob, &res->meta) < 0)
 		return tr_result_fail_load(res, errno);
 
-	if (fmt->crc_walk)
-		valid = tr_png_validate_walked(blob->data, blob->len, &walk, &info, err,
-					       sizeof(err));
-	else
-		valid = fmt->validate(blob->data, blob->len, &info, err, sizeof(err));
-	if (valid < 0) {
+	if (fmt->validate(blob->data, blob->len, &info, err, sizeof(err)) < 0) {
 		tr_blob_unref(blob);
 		tr_result_fail(res, TR_E_CORRUPT, "Failed to process image file: %s", err);
 		return 0;

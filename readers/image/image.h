@@ -46,30 +46,6 @@ int tr_png_validate(const unsigned char *data, size_t len, struct tr_image_info 
 int tr_jpeg_validate(const unsigned char *data, size_t len, struct tr_image_info *info, char *err,
 		     size_t err_size);
 
-/* The chunk CRCs of a PNG, summed while the file loads (tr_load_file_watched with
- * tr_png_crc_walk_piece), each piece while it is still in the CPU's cache, rather than read back
- * from memory by tr_png_validate afterwards: 19 MB cost 1.4 ms from memory, 0.7 ms from cache.
- * The walk follows the chunk lengths from offset 8 as tr_png_validate does, and stops at the
- * first CRC that does not match or length over 2^31-1. */
-struct tr_png_crc_walk {
-	size_t sound_to; /* every chunk walked below this offset has a matching CRC */
-	size_t summed;   /* bytes of the next chunk's type and data already in crc */
-	uint32_t crc;
-	bool stopped;
-};
-
-/* Starts a walk at the first chunk. */
-void tr_png_crc_walk_init(struct tr_png_crc_walk *walk);
-
-/* A struct tr_load_watch piece function; ctx is a struct tr_png_crc_walk. */
-void tr_png_crc_walk_piece(void *ctx, const unsigned char *data, size_t ready);
-
-/* tr_png_validate of data, once walk has followed all of it: the same result and the same error,
- * without summing again the chunks the walk found sound. */
-int tr_png_validate_walked(const unsigned char *data, size_t len,
-			   const struct tr_png_crc_walk *walk, struct tr_image_info *info,
-			   char *err, size_t err_size);
-
 /* Checks GIF87a/GIF89a, the logical screen descriptor, the global colour table, then image
  * descriptors (local colour table, LZW minimum code size 1..11, data sub-blocks to the
  * terminator) and extensions (sub-blocks) up to the 0x3B trailer; at least one image. Counts the
@@ -98,7 +74,6 @@ struct tr_image_format {
 	const char *const *extensions; /* NULL-terminated, without the dot */
 	bool (*signature)(const unsigned char *head, size_t len);
 	tr_image_validate_fn validate;
-	bool crc_walk; /* PNG: chunk CRCs summed while loading (struct tr_png_crc_walk) */
 };
 
 /* The formats of png.c, jpeg.c, gif.c and webp.c, which the one image reader (formats.c:

@@ -97,46 +97,8 @@ static int check_ihdr(const unsigned char *p, size_t off, uint32_t length, char 
 	return 0;
 }
 
-void tr_png_crc_walk_init(struct tr_png_crc_walk *walk)
-{
-	memset(walk, 0, sizeof(*walk));
-	walk->sound_to = sizeof(png_magic);
-}
-
-void tr_png_crc_walk_piece(void *ctx, const unsigned char *p, size_t ready)
-{
-	struct tr_png_crc_walk *walk = ctx;
-
-	/* sound_to <= ready always: it only moves past a chunk whose CRC field has arrived. */
-	while (!walk->stopped && ready - walk->sound_to >= 8) {
-		uint32_t length = tr_be32(p + walk->sound_to);
-		size_t from = walk->sound_to + 4 + walk->summed, end, to;
-
-		if (length > PNG_MAX_DIM) {
-			walk->stopped = true;
-			return;
-		}
-		end = walk->sound_to + 8 + length; /* the CRC covers [sound_to + 4, end) */
-		to = ready < end ? ready : end;
-		if (to > from) {
-			walk->crc = tr_crc32(walk->crc, p + from, to - from);
-			walk->summed += to - from;
-		}
-		if (ready - to < 4 || to < end)
-			return;
-		if (walk->crc != tr_be32(p + end)) {
-			walk->stopped = true;
-			return;
-		}
-		walk->sound_to = end + 4;
-		walk->summed = 0;
-		walk->crc = 0;
-	}
-}
-
-/* tr_png_validate, trusting the CRC of every chunk that ends at or below sound_to. */
-static int validate(const unsigned char *p, size_t len, size_t sound_to, struct tr_image_info *info,
-		    char *err, size_t es)
+int tr_png_validate(const unsigned char *p, size_t len, struct tr_image_info *info, char *err,
+		    size_t es)
 {
 	size_t sig_len = len < sizeof(png_magic) ? len : sizeof(png_magic);
 	bool seen_plte = false, seen_idat = false, idat_closed = false;
@@ -183,8 +145,7 @@ static int validate(const unsigned char *p, size_t len, size_t sound_to, struct 
 					      "PNG truncated: chunk %s at offset %zu needs %llu "
 					      "bytes, file ends at %zu",
 					      name, off, (unsigned long long)length + 12, len);
-		if (off + 12 + (size_t)length > sound_to &&
-		    tr_crc32(0, type, (size_t)length + 4) != tr_be32(type + 4 + length))
+		if (tr_crc32(0, type, (size_t)length + 4) != tr_be32(type + 4 + length))
 			return tr_image_error(err, es, "PNG chunk %s CRC mismatch at offset %zu",
 					      name, off);
 		if (!is_letter(type[0]) || !is_letter(type[1]) || !is_letter(type[2]) ||
@@ -253,18 +214,6 @@ static int validate(const unsigned char *p, size_t len, size_t sound_to, struct 
 	return 0;
 }
 
-int tr_png_validate(const unsigned char *p, size_t len, struct tr_image_info *info, char *err,
-		    size_t es)
-{
-	return validate(p, len, 0, info, err, es);
-}
-
-int tr_png_validate_walked(const unsigned char *p, size_t len, const struct tr_png_crc_walk *walk,
-			   struct tr_image_info *info, char *err, size_t es)
-{
-	return validate(p, len, walk->sound_to < len ? walk->sound_to : len, info, err, es);
-}
-
 static const char *const png_extensions[] = {"png", NULL};
 
 const struct tr_image_format tr_image_png = {
@@ -273,5 +222,4 @@ const struct tr_image_format tr_image_png = {
 	.extensions = png_extensions,
 	.signature = tr_png_signature,
 	.validate = tr_png_validate,
-	.crc_walk = true,
 };

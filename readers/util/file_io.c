@@ -30,12 +30,6 @@ ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset)
 
 int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta)
 {
-	return tr_load_file_watched(fd, size, out, meta, NULL);
-}
-
-int tr_load_file_watched(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta,
-			 const struct tr_load_watch *watch)
-{
 	enum {
 		CHUNK = 1 << 20,      /* hashed while it is still in the CPU's cache */
 		DEFER_FROM = 4 << 20, /* from here on, hashed in a thread beside the caller's work */
@@ -80,8 +74,6 @@ int tr_load_file_watched(int fd, uint64_t size, struct tr_blob **out, struct tr_
 		tr_sha256_update(sha, blob->data + at, want);
 		at += want;
 		tr_digest_advance(later, at);
-		if (watch)
-			watch->piece(watch->ctx, blob->data, (size_t)at);
 	}
 	if (meta) {
 		tr_digest_unref(meta->sha256_later);

@@ -84,19 +84,6 @@ ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
  * version's is remembered and remembered otherwise. Returns 0, or -1 with errno. */
 int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
 
-/* Work that follows a load piece by piece: piece(ctx, data, ready) runs after each read of
- * tr_load_file_watched, when data[0, ready) hold the file's first ready bytes and the newest
- * piece (at most 1 MiB) is still in the CPU's cache. data is the blob's, borrowed. */
-struct tr_load_watch {
-	void (*piece)(void *ctx, const unsigned char *data, size_t ready);
-	void *ctx;
-};
-
-/* tr_load_file, calling watch (borrowed; NULL for none) after each piece it reads. A failed
- * load may have called it for some pieces. */
-int tr_load_file_watched(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta,
-			 const struct tr_load_watch *watch);
-
 /* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
 int tr_sha256_fd(int fd, uint64_t size, char *hex);
 

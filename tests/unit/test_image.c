@@ -404,72 +404,6 @@ static void test_png_corrupt(void)
 		   "PNG chunk at offset 33 has invalid type 0x49440154");
 }
 
-/* Walks b as tr_load_file_watched would, in pieces of piece bytes, then validates it walked;
- * returns the error or "OK", as check() does, and the walk in *walk. */
-static const char *check_walked(const struct buf *b, size_t piece, struct tr_png_crc_walk *walk)
-{
-	static char err[256];
-	struct tr_image_info info;
-
-	tr_png_crc_walk_init(walk);
-	for (size_t ready = 0; ready < b->n;) {
-		ready = b->n - ready < piece ? b->n : ready + piece;
-		tr_png_crc_walk_piece(walk, b->d, ready);
-	}
-	strcpy(err, "(not written)");
-	if (tr_png_validate_walked(b->d, b->n, walk, &info, err, sizeof(err)) == 0)
-		return "OK";
-	return err;
-}
-
-/* Validating after a CRC walk says exactly what tr_png_validate says, for every one-byte
- * change and every truncation of a few PNGs, whatever the size of the pieces; and on a sound
- * PNG the walk covers every chunk, so that nothing is summed twice. */
-static void test_png_crc_walk(void)
-{
-	static const size_t pieces[] = {1, 2, 5, 13, 64, 8192};
-	struct buf bases[3], b;
-	struct tr_png_crc_walk walk;
-	char want[256];
-
-	png_minimal(&bases[0], 8, 6, 0);
-	bases[1].n = 0;
-	put(&bases[1], png_sig, 8);
-	png_ihdr(&bases[1], 5, 7, 4, 3, 0, 0, 0);
-	png_chunk(&bases[1], "PLTE", "\0\0\0\xff\xff\xff", 6);
-	png_chunk(&bases[1], "IDAT", idat_data, 4);
-	png_chunk(&bases[1], "IDAT", idat_data + 4, 6);
-	png_chunk(&bases[1], "IEND", NULL, 0);
-	put(&bases[1], "trailing garbage", 16);
-	bases[2].n = 0;
-	put(&bases[2], png_sig, 8);
-	png_ihdr(&bases[2], 4, 4, 8, 4, 0, 0, 0);
-	png_chunk(&bases[2], "acTL", "\0\0\0\x03\0\0\0\0", 8);
-	png_chunk(&bases[2], "IDAT", idat_data, sizeof(idat_data));
-	png_chunk(&bases[2], "fdAT", "\0\0\0\x01xx", 6);
-	png_chunk(&bases[2], "IEND", NULL, 0);
-
-	EXPECT_STR(check_walked(&bases[0], 7, &walk), "OK");
-	EXPECT_INT(walk.sound_to, 67);
-	EXPECT_STR(check_walked(&bases[1], 3, &walk), "OK");
-	EXPECT_INT(walk.sound_to, bases[1].n - 16); /* then "trailing garbage" as a chunk */
-
-	for (size_t k = 0; k < sizeof(bases) / sizeof(bases[0]); k++) {
-		for (size_t change = 0; change <= 3 * bases[k].n; change++) {
-			b = bases[k];
-			if (change < bases[k].n)
-				b.n = change; /* truncated */
-			else if (change < 2 * bases[k].n)
-				b.d[change - bases[k].n] ^= 0x01;
-			else if (change < 3 * bases[k].n)
-				b.d[change - 2 * bases[k].n] ^= 0x80;
-			snprintf(want, sizeof(want), "%s", check(tr_png_validate, &b, NULL));
-			for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++)
-				EXPECT_STR(check_walked(&b, pieces[i], &walk), want);
-		}
-	}
-}
-
 /* ---- JPEG ---- */
 
 static void jpeg_segment(struct buf *b, unsigned marker, const void *payload, size_t n)
@@ -1667,7 +1601,6 @@ int main(void)
 	test_png_valid();
 	test_png_depths();
 	test_png_corrupt();
-	test_png_crc_walk();
 	test_jpeg_valid();
 	test_jpeg_corrupt();
 	test_gif();
