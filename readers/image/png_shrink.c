@@ -6,7 +6,7 @@
 #include <isa-l/igzip_lib.h>
 
 #include "image.h"
-#include "tr_worker.h"
+#include "util.h"
 
 /* The loops below are what the fit of a large PNG spends its time in (sums of byte rows); GCC's
  * -O2 leaves them scalar. */
@@ -316,163 +316,119 @@ static int inflate_fill(struct idat_stream *s, unsigned char *out, size_t want)
 	return 0;
 }
 
-/* Rows pass from the inflater (a thread of their own) to the caller, which unfilters and sums
- * them, through a ring of slots of rows: inflating is most of a large PNG's decoding, and the
- * other core does the rest meanwhile. */
-#define RING_SLOTS 4
+/* Slots of the pipe between the inflate (the caller) and the unfilter and sums (the pipe's
+ * thread): of INFLATE_CHUNK bytes each, as the text reader's pipe, so the two share kept rings. */
+#define PIPE_SLOTS 16
 
-struct row_ring {
-	struct tr_worker worker; /* its lock and wake guard filled, drained, broken and stop */
-	struct idat_stream stream;
-	unsigned char *slot[RING_SLOTS];
-	size_t slot_rows[RING_SLOTS];
-	size_t stride, rows_per_slot;
-	uint32_t height;
-	uint64_t filled, drained; /* slots the inflater wrote, slots the caller gave back */
-	bool broken;              /* the pixel data ended early or is not deflate */
+/* What the pipe's thread needs to unfilter and sum the rows, and where it writes the means. */
+struct row_sink {
+	const struct png_layout *p;
+	uint32_t factor, out_width, y; /* y: the next source row */
+	size_t stride;
+	unsigned char *prior, *expanded, *pixels;
+	struct band_sums sums;
+	bool damaged; /* a row had an unknown filter type: nothing more is taken */
 };
 
-static void *inflater(void *arg)
+/* The pipe's consumer: whole rows (with their filter bytes), unfiltered in place (the caller
+ * does not read them again) and summed in order; the last row of each piece is kept as the
+ * prior row of the next. */
+static void take_rows(void *arg, unsigned char *rows, size_t len)
 {
-	struct row_ring *ring = arg;
-	struct tr_worker *w = &ring->worker;
+	struct row_sink *sink = arg;
+	const struct png_layout *p = sink->p;
+	size_t n = len / sink->stride;
 
-	for (uint32_t y = 0; y < ring->height;) {
-		size_t rows = ring->height - y < ring->rows_per_slot ? ring->height - y
-								     : ring->rows_per_slot;
-		unsigned char *slot;
-		bool stop;
-		int rc;
+	for (size_t r = 0; r < n && !sink->damaged; r++, sink->y++) {
+		unsigned char *row = rows + r * sink->stride + 1;
+		const unsigned char *above = r ? row - sink->stride : sink->prior;
 
-		pthread_mutex_lock(&w->lock);
-		while (ring->filled - ring->drained == RING_SLOTS && !w->stop)
-			pthread_cond_wait(&w->wake, &w->lock);
-		slot = ring->slot[ring->filled % RING_SLOTS];
-		stop = w->stop;
-		pthread_mutex_unlock(&w->lock);
-		if (stop)
-			return NULL;
-		rc = inflate_fill(&ring->stream, slot, rows * ring->stride);
-		pthread_mutex_lock(&w->lock);
-		if (rc < 0)
-			ring->broken = true;
-		else
-			ring->slot_rows[ring->filled++ % RING_SLOTS] = rows;
-		pthread_cond_broadcast(&w->wake);
-		pthread_mutex_unlock(&w->lock);
-		if (rc < 0)
-			return NULL;
-		y += (uint32_t)rows;
+		if (unfilter(row[-1], row, above, p->row_bytes, p->filter_step) < 0) {
+			sink->damaged = true;
+			return;
+		}
+		if (p->indexed)
+			expand_indexed(p, row, sink->expanded);
+		add_row(&sink->sums, p->indexed ? sink->expanded : row, p->width, p->bands);
+		if (sink->sums.rows == sink->factor || sink->y + 1 == p->height)
+			emit_row(&sink->sums,
+				 sink->pixels + (size_t)(sink->y / sink->factor) * sink->out_width *
+							p->bands,
+				 p->width, p->bands, sink->factor);
 	}
-	return NULL;
-}
-
-/* Waits for the inflater's slot number n; returns its rows, or 0 when the data broke first. */
-static size_t wait_for_slot(struct row_ring *ring, uint64_t n)
-{
-	size_t rows = 0;
-
-	pthread_mutex_lock(&ring->worker.lock);
-	while (ring->filled == n && !ring->broken)
-		pthread_cond_wait(&ring->worker.wake, &ring->worker.lock);
-	if (ring->filled > n)
-		rows = ring->slot_rows[n % RING_SLOTS];
-	pthread_mutex_unlock(&ring->worker.lock);
-	return rows;
-}
-
-static void give_back_slot(struct row_ring *ring)
-{
-	pthread_mutex_lock(&ring->worker.lock);
-	ring->drained++;
-	pthread_cond_broadcast(&ring->worker.wake);
-	pthread_mutex_unlock(&ring->worker.lock);
+	if (n)
+		memcpy(sink->prior, rows + (n - 1) * sink->stride + 1, p->row_bytes);
 }
 
 int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor, struct tr_png_shrunk *out)
 {
 	struct png_layout *p = malloc(sizeof(*p));
-	struct row_ring *ring = calloc(1, sizeof(*ring));
-	struct band_sums sums = {0};
-	unsigned char *prior = NULL, *expanded = NULL, *pixels = NULL;
-	size_t stride, first_idat;
-	uint32_t out_width, out_height, y = 0;
-	bool started = false;
+	struct idat_stream *stream = malloc(sizeof(*stream));
+	struct row_sink sink = {.factor = factor};
+	struct tr_pipe *pipe = NULL;
+	size_t first_idat, rows_per_slot;
+	uint32_t out_height, y = 0;
+	bool inflated = true;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (!p || !ring || factor < 1 || factor > MAX_FACTOR || len < PNG_SIGNATURE_LEN)
+	if (!p || !stream || factor < 1 || factor > MAX_FACTOR || len < PNG_SIGNATURE_LEN)
 		goto out;
 	first_idat = read_layout(data, len, p);
 	if (!first_idat)
 		goto out;
-	out_width = (uint32_t)(((uint64_t)p->width + factor - 1) / factor);
+	sink.p = p;
+	sink.out_width = (uint32_t)(((uint64_t)p->width + factor - 1) / factor);
 	out_height = (uint32_t)(((uint64_t)p->height + factor - 1) / factor);
-	stride = p->row_bytes + 1;
-	ring->stride = stride;
-	ring->height = p->height;
-	ring->rows_per_slot = INFLATE_CHUNK / stride ? INFLATE_CHUNK / stride : 1;
-	for (int i = 0; i < RING_SLOTS; i++)
-		if (!(ring->slot[i] = malloc(ring->rows_per_slot * stride)))
-			goto out;
-	prior = calloc(1, p->row_bytes);
-	sums.column = calloc((size_t)p->width * p->bands, sizeof(uint32_t));
-	pixels = malloc((size_t)out_width * out_height * p->bands);
+	sink.stride = p->row_bytes + 1;
+	rows_per_slot = INFLATE_CHUNK / sink.stride ? INFLATE_CHUNK / sink.stride : 1;
+	sink.prior = calloc(1, p->row_bytes);
+	sink.sums.column = calloc((size_t)p->width * p->bands, sizeof(uint32_t));
+	sink.pixels = malloc((size_t)sink.out_width * out_height * p->bands);
 	if (p->indexed)
-		expanded = malloc((size_t)p->width * p->bands);
-	if (!prior || !sums.column || !pixels || (p->indexed && !expanded))
+		sink.expanded = malloc((size_t)p->width * p->bands);
+	if (!sink.prior || !sink.sums.column || !sink.pixels || (p->indexed && !sink.expanded))
+		goto out;
+	pipe = tr_pipe_new(PIPE_SLOTS,
+			   rows_per_slot * sink.stride > INFLATE_CHUNK ? rows_per_slot * sink.stride
+								       : INFLATE_CHUNK,
+			   take_rows, &sink);
+	if (!pipe)
 		goto out;
 
-	isal_inflate_init(&ring->stream.state);
-	ring->stream.state.crc_flag = ISAL_ZLIB;
-	ring->stream.data = data;
-	ring->stream.len = len;
-	ring->stream.next = first_idat;
-	if (tr_worker_start(&ring->worker, inflater, ring) < 0)
-		goto out;
-	started = true;
-	for (uint64_t n = 0; y < p->height; n++) {
-		size_t rows = wait_for_slot(ring, n);
-		unsigned char *slot = ring->slot[n % RING_SLOTS];
+	isal_inflate_init(&stream->state);
+	stream->state.crc_flag = ISAL_ZLIB;
+	stream->data = data;
+	stream->len = len;
+	stream->next = first_idat;
+	while (y < p->height && inflated) {
+		size_t rows = p->height - y < rows_per_slot ? p->height - y : rows_per_slot;
+		unsigned char *slot = tr_pipe_acquire(pipe);
 
-		if (rows == 0)
-			goto out;
-		for (size_t r = 0; r < rows; r++, y++) {
-			unsigned char *row = slot + r * stride + 1;
-			const unsigned char *above = r ? row - stride : prior;
-
-			if (unfilter(row[-1], row, above, p->row_bytes, p->filter_step) < 0)
-				goto out;
-			if (p->indexed)
-				expand_indexed(p, row, expanded);
-			add_row(&sums, p->indexed ? expanded : row, p->width, p->bands);
-			if (sums.rows == factor || y + 1 == p->height)
-				emit_row(&sums,
-					 pixels + (size_t)(y / factor) * out_width * p->bands,
-					 p->width, p->bands, factor);
-		}
-		memcpy(prior, slot + (rows - 1) * stride + 1, p->row_bytes);
-		give_back_slot(ring);
+		inflated = inflate_fill(stream, slot, rows * sink.stride) == 0;
+		if (inflated)
+			tr_pipe_submit(pipe, rows * sink.stride);
+		y += (uint32_t)rows;
 	}
+	tr_pipe_finish(pipe); /* every submitted row is summed */
+	pipe = NULL;
+	if (!inflated || sink.damaged)
+		goto out;
 	*out = (struct tr_png_shrunk){
-		.pixels = pixels,
-		.width = out_width,
+		.pixels = sink.pixels,
+		.width = sink.out_width,
 		.height = out_height,
 		.bands = p->bands,
 	};
-	pixels = NULL;
+	sink.pixels = NULL;
 	rc = 0;
 out:
-	if (started)
-		tr_worker_stop(&ring->worker);
-	free(pixels);
-	free(expanded);
-	free(sums.column);
-	free(prior);
-	if (ring)
-		for (int i = 0; i < RING_SLOTS; i++)
-			free(ring->slot[i]);
-	free(ring);
+	tr_pipe_finish(pipe);
+	free(sink.pixels);
+	free(sink.expanded);
+	free(sink.sums.column);
+	free(sink.prior);
+	free(stream);
 	free(p);
 	return rc;
 }

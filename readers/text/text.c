@@ -64,6 +64,12 @@ static uint64_t hole_end(const struct tr_file *file, const struct tr_decoder *de
 	return (uint64_t)data > size ? size : (uint64_t)data;
 }
 
+/* The pipe's consumer: SHA-256 of the file's pieces, beside the scan. */
+static void hash_piece(void *sha, unsigned char *buf, size_t len)
+{
+	tr_sha256_update(sha, buf, len);
+}
+
 /* Streams the file once through the decoder and the line machine, and through SHA-256 when
  * small enough (inline, or beside the scan in a hash thread for larger files). Returns 0, -1
  * when out of memory, or a positive errno when reading failed. */
@@ -74,7 +80,7 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec, struct 
 	/* A small file gets a buffer of its own size: most source files are a few KiB, and a
 	 * READ_CHUNK for each would churn the heap of a daemon serving many at once. */
 	size_t chunk = size < READ_CHUNK ? (size_t)(size ? size : 1) : READ_CHUNK;
-	struct tr_hash_pipe *pipe = NULL;
+	struct tr_pipe *pipe = NULL;
 	struct tr_sha256 *sha = NULL;
 	unsigned char *own_buf = NULL;
 	bool final = false;
@@ -84,17 +90,19 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec, struct 
 
 	if (known)
 		meta->has_sha256 = true;
-	else if (size >= PARALLEL_HASH_MIN && size <= TR_SHA256_MAX_SIZE)
-		pipe = tr_hash_pipe_new(HASH_PIPE_SLOTS, READ_CHUNK);
+	else if (size <= TR_SHA256_MAX_SIZE)
+		sha = tr_sha256_new(); /* NULL: the dispatcher hashes instead */
+	if (sha && size >= PARALLEL_HASH_MIN)
+		pipe = tr_pipe_new(HASH_PIPE_SLOTS, READ_CHUNK, hash_piece, sha);
 	if (!pipe) {
 		own_buf = malloc(chunk);
-		if (!own_buf)
+		if (!own_buf) {
+			tr_sha256_free(sha);
 			return -1;
-		if (!known && size <= TR_SHA256_MAX_SIZE)
-			sha = tr_sha256_new(); /* NULL: the dispatcher hashes instead */
+		}
 	}
 	while (!final) {
-		unsigned char *buf = pipe ? tr_hash_pipe_acquire(pipe) : own_buf;
+		unsigned char *buf = pipe ? tr_pipe_acquire(pipe) : own_buf;
 		size_t want;
 		ssize_t n = 0;
 
@@ -120,7 +128,7 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec, struct 
 			}
 		}
 		if (pipe)
-			tr_hash_pipe_submit(pipe, (size_t)n);
+			tr_pipe_submit(pipe, (size_t)n);
 		else if (sha)
 			tr_sha256_update(sha, buf, (size_t)n);
 		/* A short read means the file shrank: the dispatcher sees the change and retries. */
@@ -139,18 +147,16 @@ static int scan_file(const struct tr_file *file, struct tr_decoder *dec, struct 
 		rc = -1;
 		goto out;
 	}
-	if ((pipe || sha) && off == size) {
-		if (pipe)
-			tr_hash_pipe_finish(pipe, meta->sha256);
-		else
-			tr_sha256_finish(sha, meta->sha256);
+	if (sha && off == size) {
+		tr_pipe_finish(pipe); /* every piece is in sha */
 		pipe = NULL;
+		tr_sha256_finish(sha, meta->sha256);
 		sha = NULL;
 		meta->has_sha256 = true;
 		tr_sha_memo_put(&file->st, meta->sha256);
 	}
 out:
-	tr_hash_pipe_finish(pipe, NULL);
+	tr_pipe_finish(pipe); /* before sha, which its thread updates */
 	tr_sha256_free(sha);
 	free(own_buf);
 	return rc;

@@ -1,5 +1,5 @@
 /* util.h - the shared helpers of the reader core (private to readers/): file I/O, SHA-256, CRC-32,
- * the hash pipe, libmagic and its memo, base64, UTF-8, charsets, and the GLib/libvips start-up
+ * the pipe, libmagic and its memo, base64, UTF-8, charsets, and the GLib/libvips start-up
  * glue. */
 #ifndef TR_UTIL_PRIVATE_H
 #define TR_UTIL_PRIVATE_H
@@ -103,26 +103,33 @@ char *tr_magic_description_fd(int fd);
 char *tr_magic_mime_fd(int fd);
 char *tr_magic_mime_buffer(const void *data, size_t len);
 
-/* --- hash_pipe --- */
-/* SHA-256 of a file's chunks in a helper thread, while the caller scans them. */
+/* --- pipe --- */
+/* A ring of buffers between the caller, who fills them in turn, and a helper thread that consumes
+ * them in order: a file's SHA-256 beside its scan, a PNG's rows summed beside their inflate. */
 
-struct tr_hash_pipe;
+struct tr_pipe;
 
-/* Starts a hashing thread that owns n_slots buffers of slot_size bytes, used in turn. Returns
- * NULL when memory or the thread cannot be had (the caller then hashes inline). */
-struct tr_hash_pipe *tr_hash_pipe_new(size_t n_slots, size_t slot_size);
+/* Consumes buf[0..len), one submitted buffer, on the pipe's thread; it may also change those
+ * bytes when the caller does not read them after submitting. */
+typedef void (*tr_pipe_consume_fn)(void *ctx, unsigned char *buf, size_t len);
 
-/* Returns the next buffer to fill (slot_size bytes), waiting until the thread has hashed what
+/* Starts a thread that calls consume(ctx, ...) for every buffer submitted, in order; the pipe
+ * owns n_slots buffers of slot_size bytes, used in turn (rings of one size are kept for reuse).
+ * ctx is borrowed until tr_pipe_finish. Returns NULL when memory or the thread cannot be had. */
+struct tr_pipe *tr_pipe_new(size_t n_slots, size_t slot_size, tr_pipe_consume_fn consume,
+			    void *ctx);
+
+/* Returns the next buffer to fill (slot_size bytes), waiting until the thread has consumed what
  * it held before. Borrowed: valid until n_slots further acquires. */
-unsigned char *tr_hash_pipe_acquire(struct tr_hash_pipe *pipe);
+unsigned char *tr_pipe_acquire(struct tr_pipe *pipe);
 
-/* Queues the first len bytes of the last acquired buffer for hashing. The caller may go on
- * reading them (not writing) while they are hashed. */
-void tr_hash_pipe_submit(struct tr_hash_pipe *pipe, size_t len);
+/* Queues the first len bytes of the last acquired buffer for the thread. The caller may go on
+ * reading them (not writing) while they are consumed. */
+void tr_pipe_submit(struct tr_pipe *pipe, size_t len);
 
-/* Waits for everything submitted to be hashed, writes the hex digest (65 bytes with NUL) when
- * hex is non-NULL, stops the thread and frees pipe. NULL is a no-op. */
-void tr_hash_pipe_finish(struct tr_hash_pipe *pipe, char *hex);
+/* Waits for everything submitted to be consumed, stops the thread and frees pipe. NULL is a
+ * no-op. */
+void tr_pipe_finish(struct tr_pipe *pipe);
 
 /* --- mime_memo --- */
 /* libmagic's mime answers for byte strings, remembered by their SHA-256. */

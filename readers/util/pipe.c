@@ -1,4 +1,5 @@
-/* hash_pipe.c - a ring of buffers between a reading thread and a SHA-256 thread. */
+/* pipe.c - a ring of buffers between the caller, who fills them in turn, and a thread that
+ * consumes them in order (SHA-256 of a file as it is scanned, a PNG's rows as they inflate). */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,18 +12,19 @@
  * 4 MiB ring page by page costs more than hashing a megabyte. At most this many are kept. */
 #define SPARE_RINGS 2
 
-struct tr_hash_pipe {
-	struct tr_worker hasher; /* its wake is the hasher's cue; its stop: no more submits */
+struct tr_pipe {
+	struct tr_worker consumer; /* the consumer; its wake is its cue, its stop: no more submits */
 	pthread_cond_t to_reader;
-	struct tr_sha256 *ctx;
+	tr_pipe_consume_fn consume;
+	void *ctx;
 	unsigned char *ring; /* n_slots * slot_size bytes */
 	size_t n_slots, slot_size;
 	size_t *lens;
 	uint64_t acquired;     /* buffers handed to the caller */
 	uint64_t submitted;    /* buffers queued for hashing */
-	uint64_t hashed;       /* buffers hashed */
+	uint64_t hashed;       /* buffers consumed */
 	uint64_t reader_until; /* the reader sleeps until hashed reaches this; 0: it is awake */
-	bool hasher_asleep;
+	bool consumer_asleep;
 };
 
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,23 +64,23 @@ static void ring_put(unsigned char *mem, size_t size)
 
 static void *hash_main(void *arg)
 {
-	struct tr_hash_pipe *pipe = arg;
+	struct tr_pipe *pipe = arg;
 
-	pthread_mutex_lock(&pipe->hasher.lock);
+	pthread_mutex_lock(&pipe->consumer.lock);
 	for (;;) {
-		while (pipe->hashed == pipe->submitted && !pipe->hasher.stop) {
-			pipe->hasher_asleep = true;
-			pthread_cond_wait(&pipe->hasher.wake, &pipe->hasher.lock);
+		while (pipe->hashed == pipe->submitted && !pipe->consumer.stop) {
+			pipe->consumer_asleep = true;
+			pthread_cond_wait(&pipe->consumer.wake, &pipe->consumer.lock);
 		}
-		pipe->hasher_asleep = false;
+		pipe->consumer_asleep = false;
 		if (pipe->hashed == pipe->submitted)
 			break;
 		size_t slot = (size_t)(pipe->hashed % pipe->n_slots);
 		size_t len = pipe->lens[slot];
 
-		pthread_mutex_unlock(&pipe->hasher.lock);
-		tr_sha256_update(pipe->ctx, pipe->ring + slot * pipe->slot_size, len);
-		pthread_mutex_lock(&pipe->hasher.lock);
+		pthread_mutex_unlock(&pipe->consumer.lock);
+		pipe->consume(pipe->ctx, pipe->ring + slot * pipe->slot_size, len);
+		pthread_mutex_lock(&pipe->consumer.lock);
 		pipe->hashed++;
 		/* Wake the reader only once the part of the ring it waits for is free. */
 		if (pipe->reader_until && pipe->hashed >= pipe->reader_until) {
@@ -86,37 +88,37 @@ static void *hash_main(void *arg)
 			pthread_cond_signal(&pipe->to_reader);
 		}
 	}
-	pthread_mutex_unlock(&pipe->hasher.lock);
+	pthread_mutex_unlock(&pipe->consumer.lock);
 	return NULL;
 }
 
-static void free_pipe(struct tr_hash_pipe *pipe)
+static void free_pipe(struct tr_pipe *pipe)
 {
 	if (pipe->ring)
 		ring_put(pipe->ring, pipe->n_slots * pipe->slot_size);
 	free(pipe->lens);
-	tr_sha256_free(pipe->ctx);
 	free(pipe);
 }
 
-struct tr_hash_pipe *tr_hash_pipe_new(size_t n_slots, size_t slot_size)
+struct tr_pipe *tr_pipe_new(size_t n_slots, size_t slot_size, tr_pipe_consume_fn consume, void *ctx)
 {
-	struct tr_hash_pipe *pipe = calloc(1, sizeof(*pipe));
+	struct tr_pipe *pipe = calloc(1, sizeof(*pipe));
 
 	if (!pipe)
 		return NULL;
 	pipe->n_slots = n_slots;
 	pipe->slot_size = slot_size;
+	pipe->consume = consume;
+	pipe->ctx = ctx;
 	pipe->lens = calloc(n_slots, sizeof(*pipe->lens));
-	pipe->ctx = tr_sha256_new();
-	if (!pipe->lens || !pipe->ctx || n_slots == 0 || slot_size > SIZE_MAX / n_slots)
+	if (!pipe->lens || n_slots == 0 || slot_size > SIZE_MAX / n_slots)
 		goto fail;
 	pipe->ring = ring_get(n_slots * slot_size);
 	if (!pipe->ring)
 		goto fail;
 	if (pthread_cond_init(&pipe->to_reader, NULL))
 		goto fail;
-	if (tr_worker_start(&pipe->hasher, hash_main, pipe) < 0) {
+	if (tr_worker_start(&pipe->consumer, hash_main, pipe) < 0) {
 		pthread_cond_destroy(&pipe->to_reader);
 		goto fail;
 	}
@@ -126,46 +128,42 @@ fail:
 	return NULL;
 }
 
-unsigned char *tr_hash_pipe_acquire(struct tr_hash_pipe *pipe)
+unsigned char *tr_pipe_acquire(struct tr_pipe *pipe)
 {
 	size_t slot = (size_t)(pipe->acquired % pipe->n_slots);
 
-	pthread_mutex_lock(&pipe->hasher.lock);
-	/* The slot last held buffer number acquired - n_slots. When it is not hashed yet, sleep
+	pthread_mutex_lock(&pipe->consumer.lock);
+	/* The slot last held buffer number acquired - n_slots. When it is not consumed yet, sleep
 	 * until half the ring is free, so the two threads meet once per half ring. */
 	if (pipe->acquired >= pipe->n_slots && pipe->hashed + pipe->n_slots <= pipe->acquired) {
 		uint64_t until = pipe->acquired - pipe->n_slots + (pipe->n_slots + 1) / 2;
 
 		while (pipe->hashed < until) {
 			pipe->reader_until = until;
-			pthread_cond_wait(&pipe->to_reader, &pipe->hasher.lock);
+			pthread_cond_wait(&pipe->to_reader, &pipe->consumer.lock);
 		}
 		pipe->reader_until = 0;
 	}
-	pthread_mutex_unlock(&pipe->hasher.lock);
+	pthread_mutex_unlock(&pipe->consumer.lock);
 	pipe->acquired++;
 	return pipe->ring + slot * pipe->slot_size;
 }
 
-void tr_hash_pipe_submit(struct tr_hash_pipe *pipe, size_t len)
+void tr_pipe_submit(struct tr_pipe *pipe, size_t len)
 {
-	pthread_mutex_lock(&pipe->hasher.lock);
+	pthread_mutex_lock(&pipe->consumer.lock);
 	pipe->lens[pipe->submitted % pipe->n_slots] = len;
 	pipe->submitted++;
-	if (pipe->hasher_asleep)
-		pthread_cond_signal(&pipe->hasher.wake);
-	pthread_mutex_unlock(&pipe->hasher.lock);
+	if (pipe->consumer_asleep)
+		pthread_cond_signal(&pipe->consumer.wake);
+	pthread_mutex_unlock(&pipe->consumer.lock);
 }
 
-void tr_hash_pipe_finish(struct tr_hash_pipe *pipe, char *hex)
+void tr_pipe_finish(struct tr_pipe *pipe)
 {
 	if (!pipe)
 		return;
-	tr_worker_stop(&pipe->hasher);
+	tr_worker_stop(&pipe->consumer);
 	pthread_cond_destroy(&pipe->to_reader);
-	if (hex) {
-		tr_sha256_finish(pipe->ctx, hex);
-		pipe->ctx = NULL;
-	}
 	free_pipe(pipe);
 }
