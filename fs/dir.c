@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beneath.h"
+#include "creds.h"
 #include "listing.h"
 #include "ops.h"
 #include "toolfs.h"
@@ -22,12 +24,31 @@ struct dir_handle {
 	bool kernel_keeps; /* opened with cache_readdir: the kernel may keep its listing */
 };
 
+/* Opens directory dir for reading its names, with the rights of the request's caller (creds.h).
+ * Returns the descriptor or -errno. */
+static int open_for_listing(struct tfs_fs *fs, struct tfs_inode *dir)
+{
+	int path_fd = tfs_inode_fd(&fs->inodes, dir);
+	enum tfs_rights rights;
+	int fd;
+
+	if (path_fd < 0)
+		return path_fd;
+	rights = tfs_creds_begin();
+	fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	tfs_creds_end(rights);
+	tfs_inode_fd_put(&fs->inodes, dir);
+	return fd;
+}
+
 void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct tfs_fs *fs = tfs_fs_of(req);
 	struct tfs_inode *inode = tfs_inode_of(req, ino);
 	struct dir_handle *d;
-	int path_fd, fd, err;
+	int fd, err;
 
 	/* Where the kernel may keep every listing (tfs_fs.no_opendir), ENOSYS tells it to open
 	 * directories without asking, for the rest of the session: a walk then costs no OPENDIR
@@ -41,8 +62,9 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	tfs_watch_sync(fs->watch);
-	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
-		fuse_reply_err(req, ESTALE);
+	err = tfs_inode_usable(fs, inode);
+	if (err) {
+		fuse_reply_err(req, err);
 		return;
 	}
 	d = calloc(1, sizeof(*d));
@@ -50,17 +72,13 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	path_fd = tfs_inode_fd(&fs->inodes, inode);
-	if (path_fd < 0) {
-		errno = -path_fd;
+	tfs_creds_set_caller(req);
+	fd = open_for_listing(fs, inode);
+	tfs_creds_clear_caller();
+	if (fd < 0) {
+		errno = -fd;
 		goto fail;
 	}
-	fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = errno;
-	tfs_inode_fd_put(&fs->inodes, inode);
-	errno = err;
-	if (fd < 0)
-		goto fail;
 	d->dp = fdopendir(fd);
 	if (!d->dp) {
 		err = errno;
@@ -97,17 +115,11 @@ static bool is_dot_or_dotdot(const char *name)
  * errno. */
 static int build_unopened(struct tfs_fs *fs, struct tfs_inode *dir, struct tfs_listing *l)
 {
-	int path_fd = tfs_inode_fd(&fs->inodes, dir);
-	int fd, err;
+	int fd = open_for_listing(fs, dir), err;
 	DIR *dp;
 
-	if (path_fd < 0)
-		return -path_fd;
-	fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = errno;
-	tfs_inode_fd_put(&fs->inodes, dir);
 	if (fd < 0)
-		return err;
+		return -fd;
 	dp = fdopendir(fd);
 	if (!dp) {
 		err = errno;
@@ -205,6 +217,10 @@ static void readdir_handle(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	if (off == 0 || !d->built) {
 		int err = tfs_listing_build(fs, dir, d->dp, &d->listing);
 
+		/* A handle held while its directory left SOURCE lists nothing more (beneath.h);
+		 * checked after the listing was read. */
+		if (!err)
+			err = tfs_inode_usable(fs, dir);
 		d->built = err == 0;
 		if (err) {
 			fuse_reply_err(req, err);
@@ -234,8 +250,8 @@ static void readdir_unopened(fuse_req_t req, fuse_ino_t ino, size_t size, off_t 
 		return;
 	}
 	/* Checked where an opendir would have checked it: at the start of a pass. */
-	if (off == 0 && fs->watch && !tfs_inodes_reachable(&fs->inodes, dir)) {
-		fuse_reply_err(req, ESTALE);
+	if (off == 0 && (err = tfs_inode_usable(fs, dir)) != 0) {
+		fuse_reply_err(req, err);
 		return;
 	}
 	if (off != 0)
@@ -278,10 +294,12 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	uint64_t seen = tfs_watch_sync(tfs_fs_of(req)->watch);
 
+	tfs_creds_set_caller(req);
 	if (fi->fh)
 		readdir_handle(req, ino, size, off, fi, plus, seen);
 	else
 		readdir_unopened(req, ino, size, off, plus, seen);
+	tfs_creds_clear_caller();
 }
 
 void tfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "follow.h"
@@ -141,6 +143,17 @@ static bool is_root(const struct tfs_root *root, int fd)
 	return fstat(fd, &st) == 0 && st.st_dev == root->dev && st.st_ino == root->ino;
 }
 
+/* Whether fd is on the daemon's own mount, asked without a request to it (AT_STATX_DONT_SYNC). */
+static bool on_own_mount(const struct tfs_root *root, int fd)
+{
+	struct statx stx;
+
+	return root->own_dev &&
+	       statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_INO,
+		     &stx) == 0 &&
+	       makedev(stx.stx_dev_major, stx.stx_dev_minor) == root->own_dev;
+}
+
 static void replace_fd(int *cur, int fresh)
 {
 	close(*cur);
@@ -216,6 +229,11 @@ enum tfs_follow tfs_follow(const struct tfs_root *root, int dirfd, int link_fd, 
 		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0)
 			goto errno_out;
+		if (on_own_mount(root, next)) {
+			close(next);
+			outcome = TFS_FOLLOW_OWN_MOUNT;
+			goto out;
+		}
 		if (fstat(next, &st) < 0) {
 			close(next);
 			goto errno_out;

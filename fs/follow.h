@@ -9,6 +9,7 @@ enum tfs_follow {
 	TFS_FOLLOW_OUTSIDE,  /* the target leaves the tree */
 	TFS_FOLLOW_DANGLING, /* a component does not exist (or is not a directory) */
 	TFS_FOLLOW_LOOP,     /* more than 40 links on the way */
+	TFS_FOLLOW_OWN_MOUNT, /* the way enters root->own_dev, the daemon's own mount */
 	TFS_FOLLOW_ERROR,    /* another error; *err holds its errno */
 };
 

@@ -355,6 +355,20 @@ static void unpool_displaced(struct tfs_inodes *tab, struct tfs_inode *inode,
 	}
 }
 
+bool tfs_inodes_entry_ref(struct tfs_inodes *tab, struct tfs_inode *inode,
+			  struct tfs_inode **parent, char **name)
+{
+	pthread_mutex_lock(&tab->lock);
+	*parent = inode->parent;
+	*name = *parent ? strdup(inode->name) : NULL;
+	if (*name)
+		(*parent)->refs++;
+	else
+		*parent = NULL;
+	pthread_mutex_unlock(&tab->lock);
+	return *name || !inode->parent;
+}
+
 /* Opens inode as the name of its latest entry, or -errno (-ESTALE: the name is gone). */
 static int reopen_by_name(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
@@ -362,14 +376,10 @@ static int reopen_by_name(struct tfs_inodes *tab, struct tfs_inode *inode)
 	char *name;
 	int fd, dir_fd;
 
-	pthread_mutex_lock(&tab->lock);
-	parent = inode->parent;
-	name = parent ? strdup(inode->name) : NULL;
-	if (name)
-		parent->refs++;
-	pthread_mutex_unlock(&tab->lock);
-	if (!name)
-		return parent ? -ENOMEM : -ESTALE;
+	if (!tfs_inodes_entry_ref(tab, inode, &parent, &name))
+		return -ENOMEM;
+	if (!parent)
+		return -ESTALE;
 	dir_fd = tfs_inode_fd(tab, parent);
 	fd = dir_fd < 0 ? dir_fd : openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (dir_fd >= 0 && fd < 0)

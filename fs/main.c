@@ -10,6 +10,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "beneath.h"
+#include "creds.h"
 #include "ops.h"
 #include "toolfs.h"
 
@@ -27,6 +29,7 @@ struct cmdline {
 	bool strict;      /* -o cache=strict */
 	bool relaxed;     /* -o cache=relaxed, the default */
 	bool no_handles;  /* -o inode_handles=no */
+	bool allow_other; /* -o allow_other: requests are served with the reader's rights */
 	long watch_limit; /* -o watch_limit=N; -1: none */
 	char *fuse_opts;  /* -o options that are not toolfs's, for FUSE; owned */
 };
@@ -127,6 +130,8 @@ static int parse_mount_options(char *list, struct tr_options *opts, struct cmdli
 			*value++ = '\0';
 		if (strcmp(item, "rw") == 0)
 			return fail_usage("the mount is read-only: -o %s is not supported", item);
+		if (strcmp(item, "allow_other") == 0)
+			cmd->allow_other = true; /* and FUSE's, below */
 		rc = parse_daemon_option(item, value, cmd);
 		if (rc == 0)
 			continue;
@@ -545,6 +550,12 @@ int main(int argc, char **argv)
 	fs.root.dev = root_st.st_dev;
 	fs.root.ino = root_st.st_ino;
 	root_fd = -1; /* owned by the root inode */
+	if (tfs_beneath_init(&fs) < 0) {
+		fprintf(stderr, "toolfs: source %s: cannot read its path in /proc/self/fd: %s\n",
+			cmd.source, strerror(errno));
+		goto out_inodes;
+	}
+	tfs_creds_init(cmd.allow_other);
 	fs.inodes.fd_cap = tfs_inodes_fd_cap(nofile);
 	if (cmd.no_handles)
 		fs.inodes.use_handles = false;
@@ -573,6 +584,11 @@ int main(int argc, char **argv)
 		goto out_signals;
 	}
 	raise_readahead(mnt_real); /* best effort */
+	if (tfs_beneath_set_own_mount(&fs, mnt_real) < 0) {
+		fprintf(stderr, "toolfs: cannot stat the new mount %s: %s\n", cmd.mountpoint,
+			strerror(errno));
+		goto out_unmount;
+	}
 	/* Mounted before forking: the parent returns only once the mount is live (requests made
 	 * meanwhile wait for the child's loop). */
 	if (fuse_daemonize(cmd.foreground) != 0) {
@@ -608,6 +624,7 @@ out_args:
 	fuse_opt_free_args(&args);
 out_inodes:
 	tfs_watch_free(fs.watch);
+	tfs_beneath_destroy(&fs);
 	tfs_inodes_destroy(&fs.inodes);
 out_cache:
 	tfs_cache_free(fs.cache);

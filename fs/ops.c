@@ -9,6 +9,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "beneath.h"
+#include "creds.h"
 #include "names.h"
 #include "ops.h"
 #include "sibling.h"
@@ -102,9 +104,9 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 	char *path = NULL;
 	bool created;
 
-	if (fstat(fd, &e->attr) < 0) {
-		int err = errno;
+	int err = tfs_stat_entry(fs, fd, &e->attr);
 
+	if (err) {
 		close(fd);
 		return err;
 	}
@@ -180,23 +182,32 @@ static int lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *na
 			struct fuse_entry_param *e)
 {
 	uint64_t seen = tfs_watch_sync(fs->watch);
-	int dir_fd, fd, err;
+
+	enum tfs_rights rights;
+	int dir_fd, fd, open_err, err;
 
 	memset(e, 0, sizeof(*e));
 	if (dir->is_sibling || dir->type != S_IFDIR)
 		return ENOTDIR;
-	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, dir))
-		return ESTALE;
 	dir_fd = tfs_inode_fd(&fs->inodes, dir);
 	if (dir_fd < 0)
 		return -dir_fd;
+	rights = tfs_creds_begin();
 	fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0)
+	open_err = errno;
+	tfs_creds_end(rights);
+	/* Checked after the name was resolved: a directory moved out before it is caught. */
+	err = tfs_inode_usable(fs, dir);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+	} else if (fd >= 0) {
 		err = tfs_lookup_real(fs, dir, name, fd, seen, e);
-	else if (errno != ENOENT)
-		err = errno;
-	else
+	} else if (open_err != ENOENT) {
+		err = open_err;
+	} else {
 		err = lookup_sibling(fs, dir, dir_fd, name, e);
+	}
 	tfs_inode_fd_put(&fs->inodes, dir);
 	return err;
 }
@@ -204,7 +215,11 @@ static int lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *na
 static void tfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e;
-	int err = lookup_entry(tfs_fs_of(req), tfs_inode_of(req, parent), name, &e);
+	int err;
+
+	tfs_creds_set_caller(req);
+	err = lookup_entry(tfs_fs_of(req), tfs_inode_of(req, parent), name, &e);
+	tfs_creds_clear_caller();
 
 	if (err)
 		fuse_reply_err(req, err);
@@ -243,8 +258,8 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 	/* An open real file answers for itself, even when it has been deleted since. */
 	if (fi && inode->type == S_IFREG) {
 		rc = fstat(fi->fh, &st);
-	} else if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
-		fuse_reply_err(req, ESTALE);
+	} else if ((rc = tfs_inode_usable(fs, inode)) != 0) {
+		fuse_reply_err(req, rc);
 		return;
 	} else {
 		fd = tfs_inode_fd(&fs->inodes, inode);
@@ -273,6 +288,11 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
+	n = tfs_inode_usable(fs, inode);
+	if (n) {
+		fuse_reply_err(req, (int)n);
+		return;
+	}
 	fd = tfs_inode_fd(&fs->inodes, inode);
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
@@ -295,6 +315,7 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
 {
 	struct tfs_fs *fs = tfs_fs_of(req);
+	enum tfs_rights rights;
 	char proc_path[64];
 	struct stat st;
 	int path_fd, fd, err;
@@ -303,19 +324,20 @@ static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_
 		fuse_reply_err(req, inode->type == S_IFDIR ? EISDIR : EINVAL);
 		return;
 	}
-	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode)) {
-		fuse_reply_err(req, ESTALE);
-		return;
-	}
 	path_fd = tfs_inode_fd(&fs->inodes, inode);
 	if (path_fd < 0) {
 		fuse_reply_err(req, -path_fd);
 		return;
 	}
 	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
+	rights = tfs_creds_begin();
 	fd = open(proc_path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	err = fd < 0 || fstat(fd, &st) < 0 ? errno : 0;
+	tfs_creds_end(rights);
 	tfs_inode_fd_put(&fs->inodes, inode);
+	/* Checked once the file is open: one moved out before that is caught. */
+	if (!err)
+		err = tfs_inode_usable(fs, inode);
 	if (err) {
 		fuse_reply_err(req, err);
 		if (fd >= 0)
@@ -383,10 +405,12 @@ static void tfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		return;
 	}
 	tfs_watch_sync(tfs_fs_of(req)->watch);
+	tfs_creds_set_caller(req);
 	if (inode->is_sibling)
 		open_sibling(req, inode, fi);
 	else
 		open_real(req, inode, fi);
+	tfs_creds_clear_caller();
 }
 
 /* A worker thread that encodes base64 keeps its read buffer, of the largest read the kernel

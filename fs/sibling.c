@@ -4,8 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "beneath.h"
+#include "creds.h"
 #include "follow.h"
 #include "names.h"
 #include "sibling.h"
@@ -20,6 +23,8 @@ struct source {
 	struct stat st; /* the state shown: the file, a followed link's target, or the link */
 	enum tr_error outcome;
 	bool loop;          /* TR_E_NOT_REGULAR: a symbolic link loop */
+	bool own_mount;     /* TR_E_NOT_REGULAR: the link leads into the daemon's own mount */
+	bool followed;      /* the name is a symbolic link, followed */
 	struct stat target; /* TR_E_NOT_REGULAR otherwise: the link's target's stat */
 	int err;            /* the errno of other failures */
 };
@@ -38,7 +43,12 @@ static void follow_link(struct tfs_fs *fs, int dir_fd, struct source *src)
 
 	switch (tfs_follow(&fs->root, dir_fd, src->fd, &target, &err)) {
 	case TFS_FOLLOW_OK:
-		if (fstat(target, &src->target) < 0) {
+		/* The walk began in a directory inside SOURCE; one moved out meanwhile could have
+		 * led it anywhere, so where it ended is checked too. */
+		if (!tfs_fd_beneath(fs, target)) {
+			src->outcome = TR_E_OUTSIDE_ROOT;
+			close(target);
+		} else if (fstat(target, &src->target) < 0) {
 			src->outcome = tr_error_from_errno(errno);
 			src->err = errno;
 			close(target);
@@ -53,6 +63,10 @@ static void follow_link(struct tfs_fs *fs, int dir_fd, struct source *src)
 		}
 		return;
 	case TFS_FOLLOW_OUTSIDE: src->outcome = TR_E_OUTSIDE_ROOT; break;
+	case TFS_FOLLOW_OWN_MOUNT:
+		src->outcome = TR_E_NOT_REGULAR;
+		src->own_mount = true;
+		break;
 	case TFS_FOLLOW_DANGLING: src->outcome = TR_E_NOT_FOUND; break;
 	case TFS_FOLLOW_LOOP:
 		src->outcome = TR_E_NOT_REGULAR;
@@ -67,30 +81,57 @@ static void follow_link(struct tfs_fs *fs, int dir_fd, struct source *src)
 	}
 }
 
-/* Resolves base in the directory dir_fd. Returns 0 (src filled; src->fd is the file to read when
- * the outcome is TR_OK, else closed) or an errno for the name itself. */
+/* With rights other than the daemon's own: the source may be read by them (its ACL, the link's
+ * target), else outcome says why not. A document cached for another reader is served only
+ * after this. */
+static void check_readable(enum tfs_rights rights, struct source *src)
+{
+	int err = 0;
+
+	if (rights == TFS_RIGHTS_CALLER &&
+	    syscall(SYS_faccessat2, src->fd, "", R_OK, AT_EACCESS | AT_EMPTY_PATH) != 0)
+		err = errno;
+	else if (rights == TFS_RIGHTS_UNCHECKED && src->followed)
+		err = EACCES; /* a link's way cannot be checked for this reader */
+	if (err) {
+		src->outcome = tr_error_from_errno(err);
+		src->err = err;
+	}
+}
+
+/* Resolves base in the directory dir_fd, with the rights of the request's caller (creds.h).
+ * Returns 0 (src filled; src->fd is the file to read when the outcome is TR_OK, else closed) or
+ * an errno for the name itself. */
 static int resolve(struct tfs_fs *fs, int dir_fd, const char *base, struct source *src)
 {
+	enum tfs_rights rights = tfs_creds_begin();
+	int err = 0;
+
 	memset(src, 0, sizeof(*src));
 	src->fd = openat(dir_fd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (src->fd < 0)
-		return errno;
-	if (fstat(src->fd, &src->st) < 0) {
-		int err = errno;
-
-		source_destroy(src);
-		return err;
+	if (src->fd < 0) {
+		err = errno;
+		goto out;
 	}
-	if (!tfs_name_has_sibling(src->st.st_mode, &fs->opts)) {
+	err = tfs_stat_entry(fs, src->fd, &src->st);
+	if (!err && !tfs_name_has_sibling(src->st.st_mode, &fs->opts))
+		err = ENOENT;
+	if (err) {
 		source_destroy(src);
-		return ENOENT;
+		goto out;
 	}
 	src->outcome = TR_OK;
-	if (S_ISLNK(src->st.st_mode))
+	if (S_ISLNK(src->st.st_mode)) {
+		src->followed = true;
 		follow_link(fs, dir_fd, src);
+	}
+	if (src->outcome == TR_OK)
+		check_readable(rights, src);
 	if (src->outcome != TR_OK)
 		source_destroy(src);
-	return 0;
+out:
+	tfs_creds_end(rights);
+	return err;
 }
 
 /* Renders res as the sibling key names (selector, format) under the mount's options. */
@@ -132,6 +173,11 @@ static struct tr_doc *failure_doc(const struct tfs_fs *fs, const struct source *
 		if (src->loop)
 			tr_result_fail(&res, TR_E_NOT_REGULAR,
 				       "Not a regular file: %s (symbolic link loop)", path);
+		else if (src->own_mount)
+			tr_result_fail(&res, TR_E_NOT_REGULAR,
+				       "Not a regular file: %s (the symbolic link leads into this "
+				       "toolfs mount itself)",
+				       path);
 		else
 			tr_result_not_regular(&res, &src->target);
 		break;

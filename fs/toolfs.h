@@ -19,11 +19,13 @@ struct tfs_root {
 	ino_t ino;
 	char *real_path; /* realpath(SOURCE); owned */
 	char *abs_path;  /* SOURCE made absolute as given (may differ from real_path); owned */
+	dev_t own_dev;   /* the daemon's own mount, never entered (beneath.h); 0 before it */
 };
 
 struct tfs_fs {
 	struct tr_options opts;
 	struct tfs_root root;
+	char *root_kpath; /* SOURCE as the kernel names the root's descriptor (beneath.h); owned */
 	struct tfs_inodes inodes;
 	struct tfs_cache *cache; /* owned */
 	struct tfs_watch *watch; /* owned; NULL: every plain entry served uncached (cache=strict) */

@@ -1,0 +1,200 @@
+/* beneath.c - whether what a request reached is still inside SOURCE, and never the mount itself.
+ *
+ * A directory moved out of SOURCE keeps its inode, its file handle and every descriptor open on
+ * it, so a reader that holds it (a shell's working directory, an agent's directory fd) would
+ * keep reaching names outside. The kernel's own path of a descriptor (d_path, read back from
+ * /proc/self/fd) is computed under its rename lock from the entry's parents: a descriptor whose
+ * path does not start with SOURCE's has left it. Where the path cannot be read (longer than
+ * PATH_MAX), the parents are walked with ".." up to SOURCE or the top. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "beneath.h"
+#include "toolfs.h"
+
+/* More parents than any path of PATH_MAX bytes can have: the walk ends there as outside. */
+enum { MAX_PARENTS = 4096 };
+
+/* The kernel's path of fd, malloc'd, or NULL (errno). */
+static char *fd_path(int fd)
+{
+	char proc[32], *buf = malloc(PATH_MAX);
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, PATH_MAX - 1);
+	if (n < 0 || n >= PATH_MAX - 1) {
+		if (n >= 0)
+			errno = ENAMETOOLONG;
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int tfs_beneath_init(struct tfs_fs *fs)
+{
+	fs->root_kpath = fd_path(fs->root.fd);
+	return fs->root_kpath ? 0 : -errno;
+}
+
+void tfs_beneath_destroy(struct tfs_fs *fs)
+{
+	free(fs->root_kpath);
+	fs->root_kpath = NULL;
+}
+
+static bool statx_dev_ino(int fd, dev_t *dev, ino_t *ino)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_INO,
+		  &stx) < 0)
+		return false;
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	*ino = stx.stx_ino;
+	return true;
+}
+
+int tfs_beneath_set_own_mount(struct tfs_fs *fs, const char *mountpoint)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, mountpoint, AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT, STATX_INO, &stx) < 0)
+		return -errno;
+	fs->root.own_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	return 0;
+}
+
+/* path is prefix or lies below it. */
+static bool path_within(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strcmp(prefix, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The ".." walk from directory fd: true when it meets SOURCE's root before the top. */
+static bool parents_reach_root(const struct tfs_fs *fs, int fd)
+{
+	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	bool inside = false;
+	dev_t dev;
+	ino_t ino;
+
+	for (int i = 0; cur >= 0 && i < MAX_PARENTS && statx_dev_ino(cur, &dev, &ino); i++) {
+		dev_t up_dev;
+		ino_t up_ino;
+		int up;
+
+		if (dev == fs->root.dev && ino == fs->root.ino) {
+			inside = true;
+			break;
+		}
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+		if (cur >= 0 && statx_dev_ino(cur, &up_dev, &up_ino) && up_dev == dev &&
+		    up_ino == ino)
+			break; /* the top: ".." is itself */
+	}
+	if (cur >= 0)
+		close(cur);
+	return inside;
+}
+
+bool tfs_fd_beneath(const struct tfs_fs *fs, int fd)
+{
+	char *path = fd_path(fd), *root_now;
+	bool inside;
+
+	if (!path)
+		return parents_reach_root(fs, fd);
+	inside = path_within(path, fs->root_kpath);
+	if (!inside) {
+		/* SOURCE itself may have been renamed since the daemon started. */
+		root_now = fd_path(fs->root.fd);
+		inside = root_now && strcmp(root_now, fs->root_kpath) != 0 &&
+			 path_within(path, root_now);
+		free(root_now);
+	}
+	free(path);
+	return inside;
+}
+
+/* A file or link: still its latest name in a directory inside SOURCE. */
+static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
+{
+	struct tfs_inode *parent;
+	struct stat st;
+	char *name;
+	int dir_fd, err;
+
+	if (!tfs_inodes_entry_ref(&fs->inodes, inode, &parent, &name))
+		return ENOMEM;
+	if (!parent)
+		return ESTALE;
+	dir_fd = tfs_inode_fd(&fs->inodes, parent);
+	if (dir_fd < 0) {
+		err = -dir_fd;
+	} else {
+		err = fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				      st.st_dev == inode->dev && st.st_ino == inode->ino &&
+				      tfs_fd_beneath(fs, dir_fd)
+			      ? 0
+			      : ESTALE;
+		tfs_inode_fd_put(&fs->inodes, parent);
+	}
+	tfs_inodes_forget(&fs->inodes, parent, 1);
+	free(name);
+	return err;
+}
+
+int tfs_inode_usable(struct tfs_fs *fs, struct tfs_inode *inode)
+{
+	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode))
+		return ESTALE;
+	return tfs_inode_beneath(fs, inode);
+}
+
+int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
+{
+	int fd, err;
+
+	if (inode->is_sibling)
+		inode = inode->dir;
+	if (inode == &fs->inodes.root)
+		return 0;
+	if (inode->type != S_IFDIR)
+		return entry_beneath(fs, inode);
+	fd = tfs_inode_fd(&fs->inodes, inode);
+	if (fd < 0)
+		return -fd;
+	err = tfs_fd_beneath(fs, fd) ? 0 : ESTALE;
+	tfs_inode_fd_put(&fs->inodes, inode);
+	return err;
+}
+
+int tfs_stat_entry(const struct tfs_fs *fs, int fd, struct stat *st)
+{
+	dev_t dev;
+	ino_t ino;
+
+	/* Asked first without syncing: a FUSE file system answers that from the kernel's cache,
+	 * so the daemon never waits on a request to its own mount. */
+	if (fs->root.own_dev && statx_dev_ino(fd, &dev, &ino) && dev == fs->root.own_dev)
+		return ELOOP;
+	return fstat(fd, st) < 0 ? errno : 0;
+}
