@@ -12,6 +12,7 @@ import re
 import select
 import subprocess
 import sys
+import threading
 import time
 
 import jsonschema
@@ -246,6 +247,38 @@ def test_outside_the_root_is_refused(client, root, path, through_link):
                                f"Read files under {os.path.realpath(root)}")
 
 
+def test_symlinks_none_follows_no_link(mcp_bin, root):
+    out = raw_session(mcp_bin, root, [request(1, "tools/call", {
+        "name": "read", "arguments": {"file_path": "alias.png"}})])
+    assert out[0]["result"]["_meta"]["toolfs/result"]["success"] is True  # inside: followed
+    proc = subprocess.run([str(mcp_bin), "--symlinks", "none", str(root)], capture_output=True,
+                          input=(json.dumps(request(1, "tools/call", {
+                              "name": "read", "arguments": {"file_path": "alias.png"}})) + "\n"
+                                 ).encode(), timeout=60)
+    got = json.loads(proc.stdout)["result"]
+    assert got["_meta"]["toolfs/result"]["errorCode"] == "not_regular"
+    assert got["content"][0]["text"] == ("Not a regular file: alias.png (a symbolic link; this "
+                                         "server follows none: symlinks=none)")
+
+
+def test_a_link_stays_beneath_the_root_it_starts_in(mcp_bin, tmp_path):
+    """Two roots: a link in the first to a file in the second is outside (its root's), and
+    the same file asked by its own path is read."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / "b.txt").write_text("in the second root\n")
+    os.symlink(second / "b.txt", first / "to_second")
+    proc = subprocess.run([str(mcp_bin), str(first), str(second)], capture_output=True,
+                          input="".join(json.dumps(request(i, "tools/call", {
+                              "name": "read", "arguments": {"file_path": p}})) + "\n"
+                              for i, p in enumerate(["to_second", str(second / "b.txt")], 1)
+                          ).encode(), timeout=60)
+    out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert out[0]["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
+    assert out[1]["result"]["content"][0]["text"] == "     1\tin the second root\n"
+
+
 # ---- continuation ----
 
 def test_truncated_text_continued_by_its_hints_joins_to_cat_n(client, root):
@@ -330,6 +363,45 @@ def test_protocol_errors_and_the_server_keeps_serving(mcp_bin, root):
     ]
     for m in out:
         assert m["jsonrpc"] == "2.0"
+
+
+# ---- hostile input (issue 23, defect 5) ----
+
+def test_suggestions_only_name_entries_beneath_a_root(mcp_bin, tmp_path):
+    """A dangling link whose target folder appears and goes while reads run through it: no
+    answer names what that folder holds (a "Did you mean" listed it, 133 in 26,096 calls)."""
+    src = tmp_path / "root"
+    src.mkdir()
+    (src / "real.txt").write_text("x\n")
+    appears = tmp_path / "appears"
+    os.symlink("../appears", src / "d")
+    stop = threading.Event()
+
+    def toggle():
+        while not stop.is_set():
+            try:
+                appears.mkdir()
+                (appears / "secret-name.txt").write_text("")
+                os.unlink(appears / "secret-name.txt")
+                appears.rmdir()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=toggle)
+    thread.start()
+    try:
+        calls = [request(i, "tools/call", {"name": "read",
+                                           "arguments": {"file_path": "d/secret-nam.txt"}})
+                 for i in range(1, 4001)]
+        out = raw_session(mcp_bin, src, calls, timeout=300)
+    finally:
+        stop.set()
+        thread.join()
+    assert len(out) == 4000
+    leaked = [m for m in out if "secret-name" in json.dumps(m)]
+    assert not leaked, f"{len(leaked)} of {len(out)} answers name an entry outside: {leaked[0]}"
+    for m in out:
+        assert m["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
 
 
 # ---- concurrency, cancellation, end of input ----

@@ -7,23 +7,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tr_confine.h"
 #include "tr_options.h"
 #include "tr_result.h"
 
 /* --- roots and confinement (mcp_roots.c) --- */
 
-/* The directories the server may read: real paths, each with an O_PATH fd. Shared by calls in
- * flight and replaced whole when the client's roots change; reference-counted. */
+/* The directories the server may read, each a struct tr_root (its fd, real path and given name).
+ * Shared by calls in flight and replaced whole when the client's roots change;
+ * reference-counted. */
 struct mcp_roots {
 	int refs; /* atomic */
 	size_t n;
-	char **paths; /* owned, realpath'ed, without a trailing '/' (but "/" itself) */
-	int *fds;     /* owned O_PATH | O_DIRECTORY fds */
+	struct tr_root *dirs; /* owned, n of them */
 };
 
-/* Builds roots from directory names (each realpath'ed; ones that are not directories are left
- * out with a diagnostic on stderr when warn). Returns a new set (refs 1, possibly empty) or NULL
- * when out of memory. */
+/* Builds roots from directory names (each opened with tr_root_open; ones that are not
+ * directories are left out with a diagnostic on stderr when warn). Returns a new set (refs 1,
+ * possibly empty) or NULL when out of memory. */
 struct mcp_roots *mcp_roots_new(char *const *dirs, size_t n, bool warn);
 struct mcp_roots *mcp_roots_ref(struct mcp_roots *roots);
 /* Drops a reference; NULL is a no-op. */
@@ -33,16 +34,20 @@ void mcp_roots_unref(struct mcp_roots *roots);
  * Returns a malloc'd path, or NULL when uri is not such a URI. */
 char *mcp_file_uri_path(const char *uri);
 
-/* Opens file_path (absolute, or relative to the first root) for reading when its real path,
- * every symbolic link resolved, lies inside a root; opens it again beneath that root without
- * following any link, so nothing swapped in between can lead outside. On success returns an
- * O_PATH fd (caller closes) and sets *shown (owned: the path relative to its root, as the
- * result names it) and *real (owned: the real absolute path). Otherwise returns -1 and fills
- * res (freshly initialised by this call: the caller destroys it) with the failure: outside_root
- * with a sentence saying what to do, not_found (with the core's suggestions), not_regular for a
- * symbolic link loop, or the errno's code. Returns -2 when out of memory. */
-int mcp_open_confined(const struct mcp_roots *roots, const char *file_path, char **shown,
-		      char **real, struct tr_result *res);
+/* Opens file_path (absolute, or relative to the first root) with the core's confined open
+ * (include/tr_confine.h) under the symlink policy symlinks: a relative path beneath the first
+ * root, an absolute one beneath the first root whose real or given name it starts with; every
+ * step, links followed included, stays beneath that root. On success returns an O_PATH fd
+ * (caller closes; of any type: the caller checks) and sets *shown (owned: the path relative to
+ * its root, as the result names it) and *real (owned: the file's absolute name now, for its
+ * file:// URI; may be NULL). Otherwise returns -1 and fills res (freshly initialised by this
+ * call: the caller destroys it) with the failure: outside_root with a sentence saying what to
+ * do, not_found (with close names from the folder when it opens beneath the root), not_regular
+ * for a link loop or a link under symlinks=none, or the errno's code. Returns -2 when out of
+ * memory. */
+int mcp_open_confined(const struct mcp_roots *roots, const char *file_path,
+		      enum tr_symlink_policy symlinks, char **shown, char **real,
+		      struct tr_result *res);
 
 /* --- the read tool (mcp_read.c) --- */
 

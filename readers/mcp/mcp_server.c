@@ -266,12 +266,12 @@ static void answer_list_directories(struct mcp_server *s, const char *id)
 	char *text;
 
 	for (size_t i = 0; i < roots->n; i++)
-		size += strlen(roots->paths[i]) + 1;
+		size += strlen(roots->dirs[i].path) + 1;
 	text = calloc(1, size);
 	for (size_t i = 0; text && i < roots->n; i++) {
 		if (i)
 			strcat(text, "\n");
-		strcat(text, roots->paths[i]);
+		strcat(text, roots->dirs[i].path);
 	}
 	cJSON_AddItemToArray(content, block);
 	cJSON_AddStringToObject(block, "type", "text");
