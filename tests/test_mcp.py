@@ -365,6 +365,15 @@ def test_protocol_errors_and_the_server_keeps_serving(mcp_bin, root):
         assert m["jsonrpc"] == "2.0"
 
 
+def raw_lines(mcp_bin, root, lines, *args, timeout=60) -> list:
+    """Sends the lines (str) to a fresh server started with args, returns its output lines."""
+    proc = subprocess.run([str(mcp_bin), *args, str(root)],
+                          input="".join(line + "\n" for line in lines).encode(),
+                          capture_output=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.decode().splitlines()
+
+
 # ---- hostile input (issue 23, defect 5) ----
 
 def test_suggestions_only_name_entries_beneath_a_root(mcp_bin, tmp_path):
@@ -402,6 +411,86 @@ def test_suggestions_only_name_entries_beneath_a_root(mcp_bin, tmp_path):
     assert not leaked, f"{len(leaked)} of {len(out)} answers name an entry outside: {leaked[0]}"
     for m in out:
         assert m["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
+
+
+def test_a_request_line_over_the_limit_is_refused_and_the_server_goes_on(mcp_bin, root):
+    def ping(id_, size):
+        line = json.dumps({"jsonrpc": "2.0", "id": id_, "method": "ping", "params": {"p": ""}})
+        return line.replace('"p": ""', '"p": "' + "x" * (size - len(line)) + '"')
+
+    out = [json.loads(line) for line in raw_lines(mcp_bin, root, [
+        ping(1, 1024), ping(2, 1025), ping(3, 100), ping(4, 5000)], "--max-request", "1K")]
+    assert [m.get("id") for m in out] == [1, None, 3, None]
+    assert "result" in out[0] and "result" in out[2]
+    for m in (out[1], out[3]):
+        assert m["error"]["code"] == -32600
+        assert "1024 bytes" in m["error"]["message"] and "--max-request" in m["error"]["message"]
+    # the default: 1 MiB
+    out = [json.loads(line) for line in raw_lines(mcp_bin, root, [
+        ping(1, 1 << 20), ping(2, (1 << 20) + 1), ping(3, 10)])]
+    assert [m.get("id") for m in out] == [1, None, 3]
+    assert out[1]["error"]["code"] == -32600 and "1048576 bytes" in out[1]["error"]["message"]
+
+
+def test_a_100_mb_line_is_never_held(mcp_bin, root):
+    """A 100 MB line is discarded as it arrives: the server's peak RSS stays low, it answers
+    the line with -32600 and the next with its result."""
+    proc = subprocess.Popen([str(mcp_bin), str(root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        chunk = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":"' + b"x" * (1 << 20)
+        for _ in range(100):
+            proc.stdin.write(chunk)
+        proc.stdin.write(b'"}}\n' + json.dumps(request(2, "ping")).encode() + b"\n")
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        status = open(f"/proc/{proc.pid}/status").read()
+        peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
+        rss = int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert answers[0]["id"] is None and answers[0]["error"]["code"] == -32600
+    assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert rss < 64 * 1024 and peak < 64 * 1024, f"VmRSS {rss} kB, VmHWM {peak} kB"
+
+
+def test_a_nul_in_file_path_is_an_argument_error(mcp_bin, root):
+    out = raw_session(mcp_bin, root, [
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read",'
+        '"arguments":{"file_path":"hello.py\\u0000.png"}}}',
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read",'
+        '"arguments":{"file_path":"hello.py","x":"\\u0000"}}}'])
+    got = out[0]["result"]
+    assert got["isError"] is True
+    assert got["content"] == [{"type": "text", "text": "Invalid arguments for read: file_path "
+                               "must not contain a NUL character (\\u0000)."}]
+    assert out[1]["result"]["isError"] is False  # a NUL elsewhere is no concern of file_path
+
+
+@pytest.mark.parametrize("token", ["1e400", "1.0", "12345678901234567890", "-0", "1E+2",
+                                   "0.5e-7", "-12", '"\\u00e9"', '"a\\/b"', '""'])
+def test_ids_are_echoed_exactly_as_sent(mcp_bin, root, token):
+    lines = raw_lines(mcp_bin, root, [
+        f'{{"jsonrpc":"2.0","id":{token},"method":"ping"}}',
+        f'{{"jsonrpc":"2.0","method":"nope","id" : {token} }}',
+        f'{{"jsonrpc":"2.0","id":{token},"method":"tools/call","params":{{"name":"read",'
+        f'"arguments":{{"file_path":"hello.py"}}}}}}'])
+    assert lines[0] == f'{{"jsonrpc":"2.0","id":{token},"result":{{}}}}'
+    assert lines[1].startswith(f'{{"jsonrpc":"2.0","id":{token},"error":{{"code":-32601,')
+    assert lines[2].startswith(f'{{"jsonrpc":"2.0","id":{token},"result":{{')
+
+
+@pytest.mark.parametrize("token", ["01", "1.", "-", '"a\tb"', '"\\x"', '"\xff"'])
+def test_ids_that_are_no_json_number_or_string_are_invalid(mcp_bin, root, token):
+    """cJSON takes these (strtod's numbers, raw control characters, invalid UTF-8); echoed as
+    sent they would not be JSON, so the request is refused without an id."""
+    line = f'{{"jsonrpc":"2.0","id":{token},"method":"ping"}}'
+    proc = subprocess.run([str(mcp_bin), str(root)], input=line.encode("latin-1") + b"\n",
+                          capture_output=True, timeout=60)
+    out = [json.loads(x) for x in proc.stdout.decode().splitlines()]
+    assert len(out) == 1 and out[0]["id"] is None
+    assert out[0]["error"]["code"] in (-32600, -32700)
 
 
 # ---- concurrency, cancellation, end of input ----

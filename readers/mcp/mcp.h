@@ -49,14 +49,32 @@ int mcp_open_confined(const struct mcp_roots *roots, const char *file_path,
 		      enum tr_symlink_policy symlinks, char **shown, char **real,
 		      struct tr_result *res);
 
+/* --- raw JSON text (mcp_json.c) --- */
+
+/* Finds the member keys[0].keys[1]... (nested objects; the first of duplicate keys, as
+ * cJSON_GetObjectItem takes it) in the JSON text s[0..len): sets *at and *size to its value's
+ * raw text and returns true; false when a member is missing or the text on the way is not JSON. */
+bool mcp_json_find(const char *s, size_t len, const char *const *keys, size_t n_keys, size_t *at,
+		   size_t *size);
+
+/* True when tok[0..len) is one JSON number, or one JSON string of valid UTF-8 (RFC 8259). */
+bool mcp_json_is_id(const char *tok, size_t len);
+
+/* The value of hexadecimal digit c, or -1 (JSON's \uXXXX, a file:// URI's %XX). */
+int mcp_hex_digit(char c);
+
+/* True when the JSON string token tok[0..len) holds the escape \u0000 (cJSON's value stops there). */
+bool mcp_json_string_has_nul(const char *tok, size_t len);
+
 /* --- the read tool (mcp_read.c) --- */
 
-/* A CallToolResult of the read tool for the JSON arguments args (a cJSON object, borrowed):
- * returns the result's JSON without a newline (malloc'd, *len bytes), never NULL but when out
- * of memory. Argument errors are results with isError true. */
+/* A CallToolResult of the read tool for the JSON arguments args (a cJSON object, borrowed);
+ * path_nul: the request's file_path held a NUL, which cJSON's string does not show. Returns the
+ * result's JSON without a newline (malloc'd, *len bytes), never NULL but when out of memory.
+ * Argument errors are results with isError true. */
 struct cJSON;
 char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts,
-		    const struct cJSON *args, size_t *len);
+		    const struct cJSON *args, bool path_nul, size_t *len);
 
 /* The read tool's largest result: the official TypeScript SDK's stdio client drops a line over
  * 10 MiB; the JSON-RPC envelope takes the rest. */
@@ -78,6 +96,9 @@ struct mcp_server *mcp_server_new(const struct tr_options *opts, char *const *di
 /* Handles one input line (without its '\n'; any bytes): answers, queues a call, records a
  * response to a request of the server's, or answers -32700 / -32600. Never fails. */
 void mcp_server_handle(struct mcp_server *server, const char *line, size_t len);
+
+/* Answers a line that was longer than max bytes (and not kept) with -32600 naming the limit. */
+void mcp_server_refuse_line(struct mcp_server *server, size_t max);
 
 /* Waits until every queued and running call has been answered (or dropped when cancelled). */
 void mcp_server_drain(struct mcp_server *server);

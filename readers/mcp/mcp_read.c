@@ -126,7 +126,7 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 }
 
 char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts, const cJSON *args,
-		    size_t *len)
+		    bool path_nul, size_t *len)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
@@ -143,6 +143,9 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 		return argument_error(len, "Invalid arguments for read: file_path must be a "
 					   "non-empty string (an absolute path inside an allowed "
 					   "directory, or one relative to the first).");
+	if (path_nul)
+		return argument_error(len, "Invalid arguments for read: file_path must not contain "
+					   "a NUL character (\\u0000).");
 	if (positive_arg(args, "offset", &offset) < 0)
 		return argument_error(len, "Invalid arguments for read: offset must be an integer "
 					   ">= 1 (the first line, cell or page to read).");

@@ -60,17 +60,6 @@ void mcp_roots_unref(struct mcp_roots *roots)
 	free(roots);
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *mcp_file_uri_path(const char *uri)
 {
 	const char *p;
@@ -89,7 +78,8 @@ char *mcp_file_uri_path(const char *uri)
 	for (; *p && *p != '?' && *p != '#'; p++) {
 		int hi, lo;
 
-		if (*p == '%' && (hi = hex_value(p[1])) >= 0 && (lo = hex_value(p[2])) >= 0) {
+		if (*p == '%' && (hi = mcp_hex_digit(p[1])) >= 0 &&
+		    (lo = mcp_hex_digit(p[2])) >= 0) {
 			*o++ = (char)(hi << 4 | lo);
 			p += 2;
 		} else {

@@ -312,6 +312,12 @@ def mcp_seeds() -> dict:
             "jsonrpc": "2.0", "id": "toolfs-roots-1",
             "result": {"roots": [{"uri": "file:///tmp/x%20y"}, {"uri": "http://a"}]}})
                  + line({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
+        # ids echoed as sent, a NUL in file_path, escaped keys (mcp_json.c)
+        "raw_ids": b"".join(b'{"jsonrpc":"2.0","id":%s,"method":"ping"}\n' % t for t in [
+            b"1e400", b"1.0", b"-0", b"12345678901234567890", b'"\\u00e9"', b"01", b'"a\tb"'])
+                   + b'{"jsonrpc":"2.0","\\u0069d":7,"method":"nope","id":8}\n'
+                   + b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read",'
+                     b'"arguments":{"file_path":"a.txt\\u0000x"}}}\n',
     }
 
 
