@@ -62,6 +62,10 @@ const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size
 int tr_options_split_arg(int argc, char **argv, int *i, char *name, size_t size,
 			 const char **value);
 
+/* Parses a size as the options take one: a positive decimal with an optional K, M or G suffix
+ * (powers of 1024; "Ki"/"KiB"/"KB" alike). Returns 0 with *out set, or -1. */
+int tr_parse_size(const char *text, uint64_t *out);
+
 /* Prints one row of a --help text for option name: prefix, the name, sep and its value's
  * placeholder, then its help and its value in opts as the default, e.g.
  * "  --max_output SIZE         cap on a result's content (default: 40K)". */

@@ -147,6 +147,12 @@ void tr_result_fail(struct tr_result *res, enum tr_error code, const char *fmt, 
  * not_regular, or io_error ("I/O error reading data/x.bin: Input/output error"). */
 void tr_result_fail_errno(struct tr_result *res, int err);
 
+/* Lists the folder open as dir_fd (borrowed; O_PATH is enough) and, when up to three names in it
+ * are close to path's last component, rewrites res's not_found error as "File not found: P. Did
+ * you mean A, B or C?" with each name shown in path's folder. Nothing but dir_fd itself is read:
+ * no path is resolved. Leaves res unchanged when none is close. */
+void tr_result_suggest_names(struct tr_result *res, int dir_fd, const char *path);
+
 /* Records a failed read of res->path's bytes (the file is open) with errno err: permission_denied
  * as tr_result_fail_errno words it, anything else io_error ("I/O error reading data/x.bin:
  * Input/output error"). Returns -1 when err is ENOMEM (nothing recorded: the caller's

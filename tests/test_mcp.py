@@ -12,6 +12,7 @@ import re
 import select
 import subprocess
 import sys
+import threading
 import time
 
 import jsonschema
@@ -246,6 +247,38 @@ def test_outside_the_root_is_refused(client, root, path, through_link):
                                f"Read files under {os.path.realpath(root)}")
 
 
+def test_symlinks_none_follows_no_link(mcp_bin, root):
+    out = raw_session(mcp_bin, root, [request(1, "tools/call", {
+        "name": "read", "arguments": {"file_path": "alias.png"}})])
+    assert out[0]["result"]["_meta"]["toolfs/result"]["success"] is True  # inside: followed
+    proc = subprocess.run([str(mcp_bin), "--symlinks", "none", str(root)], capture_output=True,
+                          input=(json.dumps(request(1, "tools/call", {
+                              "name": "read", "arguments": {"file_path": "alias.png"}})) + "\n"
+                                 ).encode(), timeout=60)
+    got = json.loads(proc.stdout)["result"]
+    assert got["_meta"]["toolfs/result"]["errorCode"] == "not_regular"
+    assert got["content"][0]["text"] == ("Not a regular file: alias.png (a symbolic link; this "
+                                         "server follows none: symlinks=none)")
+
+
+def test_a_link_stays_beneath_the_root_it_starts_in(mcp_bin, tmp_path):
+    """Two roots: a link in the first to a file in the second is outside (its root's), and
+    the same file asked by its own path is read."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / "b.txt").write_text("in the second root\n")
+    os.symlink(second / "b.txt", first / "to_second")
+    proc = subprocess.run([str(mcp_bin), str(first), str(second)], capture_output=True,
+                          input="".join(json.dumps(request(i, "tools/call", {
+                              "name": "read", "arguments": {"file_path": p}})) + "\n"
+                              for i, p in enumerate(["to_second", str(second / "b.txt")], 1)
+                          ).encode(), timeout=60)
+    out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert out[0]["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
+    assert out[1]["result"]["content"][0]["text"] == "     1\tin the second root\n"
+
+
 # ---- continuation ----
 
 def test_truncated_text_continued_by_its_hints_joins_to_cat_n(client, root):
@@ -330,6 +363,134 @@ def test_protocol_errors_and_the_server_keeps_serving(mcp_bin, root):
     ]
     for m in out:
         assert m["jsonrpc"] == "2.0"
+
+
+def raw_lines(mcp_bin, root, lines, *args, timeout=60) -> list:
+    """Sends the lines (str) to a fresh server started with args, returns its output lines."""
+    proc = subprocess.run([str(mcp_bin), *args, str(root)],
+                          input="".join(line + "\n" for line in lines).encode(),
+                          capture_output=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.decode().splitlines()
+
+
+# ---- hostile input (issue 23, defect 5) ----
+
+def test_suggestions_only_name_entries_beneath_a_root(mcp_bin, tmp_path):
+    """A dangling link whose target folder appears and goes while reads run through it: no
+    answer names what that folder holds (a "Did you mean" listed it, 133 in 26,096 calls)."""
+    src = tmp_path / "root"
+    src.mkdir()
+    (src / "real.txt").write_text("x\n")
+    appears = tmp_path / "appears"
+    os.symlink("../appears", src / "d")
+    stop = threading.Event()
+
+    def toggle():
+        while not stop.is_set():
+            try:
+                appears.mkdir()
+                (appears / "secret-name.txt").write_text("")
+                os.unlink(appears / "secret-name.txt")
+                appears.rmdir()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=toggle)
+    thread.start()
+    try:
+        calls = [request(i, "tools/call", {"name": "read",
+                                           "arguments": {"file_path": "d/secret-nam.txt"}})
+                 for i in range(1, 4001)]
+        out = raw_session(mcp_bin, src, calls, timeout=300)
+    finally:
+        stop.set()
+        thread.join()
+    assert len(out) == 4000
+    leaked = [m for m in out if "secret-name" in json.dumps(m)]
+    assert not leaked, f"{len(leaked)} of {len(out)} answers name an entry outside: {leaked[0]}"
+    for m in out:
+        assert m["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
+
+
+def test_a_request_line_over_the_limit_is_refused_and_the_server_goes_on(mcp_bin, root):
+    def ping(id_, size):
+        line = json.dumps({"jsonrpc": "2.0", "id": id_, "method": "ping", "params": {"p": ""}})
+        return line.replace('"p": ""', '"p": "' + "x" * (size - len(line)) + '"')
+
+    out = [json.loads(line) for line in raw_lines(mcp_bin, root, [
+        ping(1, 1024), ping(2, 1025), ping(3, 100), ping(4, 5000)], "--max-request", "1K")]
+    assert [m.get("id") for m in out] == [1, None, 3, None]
+    assert "result" in out[0] and "result" in out[2]
+    for m in (out[1], out[3]):
+        assert m["error"]["code"] == -32600
+        assert "1024 bytes" in m["error"]["message"] and "--max-request" in m["error"]["message"]
+    # the default: 1 MiB
+    out = [json.loads(line) for line in raw_lines(mcp_bin, root, [
+        ping(1, 1 << 20), ping(2, (1 << 20) + 1), ping(3, 10)])]
+    assert [m.get("id") for m in out] == [1, None, 3]
+    assert out[1]["error"]["code"] == -32600 and "1048576 bytes" in out[1]["error"]["message"]
+
+
+def test_a_100_mb_line_is_never_held(mcp_bin, root):
+    """A 100 MB line is discarded as it arrives: the server's peak RSS stays low, it answers
+    the line with -32600 and the next with its result."""
+    proc = subprocess.Popen([str(mcp_bin), str(root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        chunk = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":"' + b"x" * (1 << 20)
+        for _ in range(100):
+            proc.stdin.write(chunk)
+        proc.stdin.write(b'"}}\n' + json.dumps(request(2, "ping")).encode() + b"\n")
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        status = open(f"/proc/{proc.pid}/status").read()
+        peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
+        rss = int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert answers[0]["id"] is None and answers[0]["error"]["code"] == -32600
+    assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert rss < 64 * 1024 and peak < 64 * 1024, f"VmRSS {rss} kB, VmHWM {peak} kB"
+
+
+def test_a_nul_in_file_path_is_an_argument_error(mcp_bin, root):
+    out = raw_session(mcp_bin, root, [
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read",'
+        '"arguments":{"file_path":"hello.py\\u0000.png"}}}',
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read",'
+        '"arguments":{"file_path":"hello.py","x":"\\u0000"}}}'])
+    got = out[0]["result"]
+    assert got["isError"] is True
+    assert got["content"] == [{"type": "text", "text": "Invalid arguments for read: file_path "
+                               "must not contain a NUL character (\\u0000)."}]
+    assert out[1]["result"]["isError"] is False  # a NUL elsewhere is no concern of file_path
+
+
+@pytest.mark.parametrize("token", ["1e400", "1.0", "12345678901234567890", "-0", "1E+2",
+                                   "0.5e-7", "-12", '"\\u00e9"', '"a\\/b"', '""'])
+def test_ids_are_echoed_exactly_as_sent(mcp_bin, root, token):
+    lines = raw_lines(mcp_bin, root, [
+        f'{{"jsonrpc":"2.0","id":{token},"method":"ping"}}',
+        f'{{"jsonrpc":"2.0","method":"nope","id" : {token} }}',
+        f'{{"jsonrpc":"2.0","id":{token},"method":"tools/call","params":{{"name":"read",'
+        f'"arguments":{{"file_path":"hello.py"}}}}}}'])
+    assert lines[0] == f'{{"jsonrpc":"2.0","id":{token},"result":{{}}}}'
+    assert lines[1].startswith(f'{{"jsonrpc":"2.0","id":{token},"error":{{"code":-32601,')
+    assert lines[2].startswith(f'{{"jsonrpc":"2.0","id":{token},"result":{{')
+
+
+@pytest.mark.parametrize("token", ["01", "1.", "-", '"a\tb"', '"\\x"', '"\xff"'])
+def test_ids_that_are_no_json_number_or_string_are_invalid(mcp_bin, root, token):
+    """cJSON takes these (strtod's numbers, raw control characters, invalid UTF-8); echoed as
+    sent they would not be JSON, so the request is refused without an id."""
+    line = f'{{"jsonrpc":"2.0","id":{token},"method":"ping"}}'
+    proc = subprocess.run([str(mcp_bin), str(root)], input=line.encode("latin-1") + b"\n",
+                          capture_output=True, timeout=60)
+    out = [json.loads(x) for x in proc.stdout.decode().splitlines()]
+    assert len(out) == 1 and out[0]["id"] is None
+    assert out[0]["error"]["code"] in (-32600, -32700)
 
 
 # ---- concurrency, cancellation, end of input ----

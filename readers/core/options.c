@@ -130,6 +130,11 @@ static int parse_number(const char *value, bool allow_suffix, uint64_t *out)
 	return 0;
 }
 
+int tr_parse_size(const char *text, uint64_t *out)
+{
+	return parse_number(text, true, out);
+}
+
 int tr_options_set(struct tr_options *opts, const char *name, const char *value)
 {
 	const struct option_spec *spec = find_spec(name);

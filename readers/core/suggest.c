@@ -86,17 +86,12 @@ static void consider(struct candidate *best, size_t *n, const char *name, size_t
 
 void tr_suggest_similar(struct tr_result *res, int dirfd, const char *path)
 {
-	struct candidate best[MAX_SUGGESTIONS];
-	size_t n = 0;
 	const char *slash = strrchr(path, '/');
-	const char *missing = slash ? slash + 1 : path;
 	size_t prefix_len = slash ? (size_t)(slash - path) + 1 : 0;
 	char folder[4096];
 	int fd;
-	DIR *dir;
-	struct dirent *entry;
 
-	if (prefix_len >= sizeof(folder) || !*missing)
+	if (prefix_len >= sizeof(folder))
 		return;
 	if (prefix_len) {
 		memcpy(folder, path, prefix_len);
@@ -104,7 +99,28 @@ void tr_suggest_similar(struct tr_result *res, int dirfd, const char *path)
 	} else {
 		strcpy(folder, ".");
 	}
-	fd = openat(dirfd, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dirfd, folder, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	tr_result_suggest_names(res, fd, path);
+	close(fd);
+}
+
+void tr_result_suggest_names(struct tr_result *res, int dir_fd, const char *path)
+{
+	struct candidate best[MAX_SUGGESTIONS];
+	size_t n = 0;
+	const char *slash = strrchr(path, '/');
+	const char *missing = slash ? slash + 1 : path;
+	size_t prefix_len = slash ? (size_t)(slash - path) + 1 : 0;
+	int fd;
+	DIR *dir;
+	struct dirent *entry;
+
+	if (!*missing)
+		return;
+	/* "." of the folder itself: its listing, whatever its name leads to by now */
+	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	dir = fdopendir(fd);

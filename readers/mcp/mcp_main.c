@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,13 @@ enum { EXIT_USAGE = 2 };
 
 /* Workers serving tools/call: a few reads at once, on machines with few cores too. */
 #define MCP_THREADS 4
+
+/* The longest request line taken by default (--max-request): a read call is a few hundred
+ * bytes; a client that sends more is broken or hostile. */
+#define MCP_MAX_REQUEST (1024 * 1024)
+
+/* What the line buffer keeps between lines: one longer line does not leave it large. */
+#define LINE_KEEP (64 * 1024)
 
 /* Defaults chosen for MCP clients (README "MCP server"): a text result stays well under Claude
  * Code's default cap of 25,000 tokens even at 2 bytes a token, images at the long edge the
@@ -44,6 +52,8 @@ static void usage(FILE *out)
 	      "Options:\n"
 	      "  -h, --help                show this help and exit\n"
 	      "  -V, --version             show the version and exit\n"
+	      "  --max-request SIZE        refuse request lines longer than SIZE with JSON-RPC\n"
+	      "                            -32600 and go on (default: 1M)\n"
 	      "\n"
 	      "Reader options (--NAME VALUE or --NAME=VALUE; dashes or underscores; sizes take\n"
 	      "K, M, G; defaults chosen for MCP clients where they differ from toolfs-read's):\n",
@@ -93,6 +103,90 @@ static void write_stdout(void *arg, const char *line, size_t len)
 	}
 }
 
+/* Shrinks *buf back to LINE_KEEP bytes when it grew past them. */
+static void line_shrink(char **buf, size_t *cap)
+{
+	char *smaller;
+
+	if (*cap <= LINE_KEEP)
+		return;
+	smaller = realloc(*buf, LINE_KEEP);
+	if (smaller) {
+		*buf = smaller;
+		*cap = LINE_KEEP;
+	}
+}
+
+/* Feeds the lines of fd to server until its end: each line up to max bytes (without its '\n') is
+ * handled; a longer one is dropped as it arrives, never held, and refused. A last line without
+ * '\n' counts too. Returns 0, or -1 when out of memory. */
+static int serve_lines(struct mcp_server *server, int fd, size_t max)
+{
+	static char chunk[64 * 1024];
+	size_t cap = LINE_KEEP, len = 0;
+	char *buf = malloc(cap);
+	bool dropping = false; /* inside a line over max */
+	ssize_t n;
+
+	if (!buf)
+		return -1;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		const char *p = chunk, *end;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "toolfs-mcp: reading stdin: %s\n", strerror(errno));
+			break;
+		}
+		end = chunk + n;
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t take = (size_t)((nl ? nl : end) - p);
+
+			if (!dropping && take > max - len) {
+				dropping = true;
+				len = 0;
+				line_shrink(&buf, &cap);
+			}
+			if (!dropping) {
+				if (len + take > cap) {
+					size_t grown = cap;
+					char *bigger;
+
+					while (grown < len + take)
+						grown = grown > max / 2 ? max : grown * 2;
+					bigger = realloc(buf, grown);
+					if (!bigger) {
+						free(buf);
+						return -1;
+					}
+					buf = bigger;
+					cap = grown;
+				}
+				memcpy(buf + len, p, take);
+				len += take;
+			}
+			if (!nl)
+				break;
+			if (dropping)
+				mcp_server_refuse_line(server, max);
+			else
+				mcp_server_handle(server, buf, len);
+			dropping = false;
+			len = 0;
+			line_shrink(&buf, &cap);
+			p = nl + 1;
+		}
+	}
+	if (dropping)
+		mcp_server_refuse_line(server, max);
+	else if (len)
+		mcp_server_handle(server, buf, len);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tr_options opts;
@@ -100,9 +194,7 @@ int main(int argc, char **argv)
 	char **roots = calloc((size_t)argc, sizeof(*roots));
 	size_t n_roots = 0;
 	bool options_done = false;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	uint64_t max_request = MCP_MAX_REQUEST;
 	int status = 0;
 
 	if (!roots)
@@ -136,6 +228,14 @@ int main(int argc, char **argv)
 				rc == -2 ? "option %s needs a value" : "unknown option: %s", arg);
 			goto out;
 		}
+		if (strcmp(name, "max-request") == 0 || strcmp(name, "max_request") == 0) {
+			if (!value || tr_parse_size(value, &max_request) < 0 ||
+			    max_request > SIZE_MAX / 2) {
+				status = usage_error("invalid value for %s", arg);
+				goto out;
+			}
+			continue;
+		}
 		rc = tr_options_set(&opts, name, value);
 		if (rc != 0) {
 			status = usage_error(rc > 0 ? "unknown option: %s" : "invalid value for %s",
@@ -155,14 +255,12 @@ int main(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	while ((len = getline(&line, &cap, stdin)) >= 0) {
-		if (len > 0 && line[len - 1] == '\n')
-			len--;
-		mcp_server_handle(server, line, (size_t)len);
+	if (serve_lines(server, STDIN_FILENO, (size_t)max_request) < 0) {
+		fputs("toolfs-mcp: out of memory\n", stderr);
+		status = 1;
 	}
 	/* End of input: the calls already received are answered, then the server exits. */
 	mcp_server_free(server);
-	free(line);
 out:
 	free(roots);
 	return status;

@@ -86,11 +86,11 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 				      const struct tr_render_style *style, const char *file_path,
 				      const struct tr_selector *sel, struct tr_result *res)
 {
-	char *shown = NULL, *real = NULL, proc[64];
+	char *shown = NULL, *real = NULL;
 	struct stat st;
 	int opath, fd;
 
-	opath = mcp_open_confined(roots, file_path, &shown, &real, res);
+	opath = mcp_open_confined(roots, file_path, opts->symlinks, &shown, &real, res);
 	if (opath == -2)
 		return NULL;
 	if (opath >= 0) {
@@ -105,10 +105,9 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 			tr_result_not_regular(res, &st);
 		} else {
 			/* The O_PATH fd is the checked inode; reopening it reads exactly that. */
-			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", opath);
-			fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			fd = tr_reopen(opath, O_RDONLY | O_NONBLOCK);
 			if (fd < 0) {
-				tr_result_fail_errno(res, errno);
+				tr_result_fail_errno(res, -fd);
 			} else {
 				int rc = tr_read_fd(fd, &src, sel, opts, res, NULL);
 
@@ -127,7 +126,7 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 }
 
 char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts, const cJSON *args,
-		    size_t *len)
+		    bool path_nul, size_t *len)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
@@ -144,6 +143,9 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 		return argument_error(len, "Invalid arguments for read: file_path must be a "
 					   "non-empty string (an absolute path inside an allowed "
 					   "directory, or one relative to the first).");
+	if (path_nul)
+		return argument_error(len, "Invalid arguments for read: file_path must not contain "
+					   "a NUL character (\\u0000).");
 	if (positive_arg(args, "offset", &offset) < 0)
 		return argument_error(len, "Invalid arguments for read: offset must be an integer "
 					   ">= 1 (the first line, cell or page to read).");

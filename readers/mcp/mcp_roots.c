@@ -1,15 +1,16 @@
-/* mcp_roots.c - the directories toolfs-mcp may read, and opening a path confined to them. */
+/* mcp_roots.c - the directories toolfs-mcp may read, and opening a path confined to them with the
+ * reader core's confined open. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mcp.h"
+#include "tr_confine.h"
 #include "tr_read.h"
 
 struct mcp_roots *mcp_roots_new(char *const *dirs, size_t n, bool warn)
@@ -19,25 +20,24 @@ struct mcp_roots *mcp_roots_new(char *const *dirs, size_t n, bool warn)
 	if (!roots)
 		return NULL;
 	roots->refs = 1;
-	roots->paths = calloc(n ? n : 1, sizeof(*roots->paths));
-	roots->fds = calloc(n ? n : 1, sizeof(*roots->fds));
-	if (!roots->paths || !roots->fds) {
+	roots->dirs = calloc(n ? n : 1, sizeof(*roots->dirs));
+	if (!roots->dirs) {
 		mcp_roots_unref(roots);
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char *real = realpath(dirs[i], NULL);
-		int fd = real ? open(real, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		int rc = tr_root_open(&roots->dirs[roots->n], dirs[i]);
 
-		if (fd < 0) {
+		if (rc == -ENOMEM) {
+			mcp_roots_unref(roots);
+			return NULL;
+		}
+		if (rc < 0) {
 			if (warn)
 				fprintf(stderr, "toolfs-mcp: not a directory, left out: %s (%s)\n",
-					dirs[i], strerror(errno));
-			free(real);
+					dirs[i], strerror(-rc));
 			continue;
 		}
-		roots->paths[roots->n] = real;
-		roots->fds[roots->n] = fd;
 		roots->n++;
 	}
 	return roots;
@@ -54,24 +54,10 @@ void mcp_roots_unref(struct mcp_roots *roots)
 {
 	if (!roots || __atomic_sub_fetch(&roots->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
-	for (size_t i = 0; i < roots->n; i++) {
-		free(roots->paths[i]);
-		close(roots->fds[i]);
-	}
-	free(roots->paths);
-	free(roots->fds);
+	for (size_t i = 0; i < roots->n; i++)
+		tr_root_close(&roots->dirs[i]);
+	free(roots->dirs);
 	free(roots);
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 char *mcp_file_uri_path(const char *uri)
@@ -92,7 +78,8 @@ char *mcp_file_uri_path(const char *uri)
 	for (; *p && *p != '?' && *p != '#'; p++) {
 		int hi, lo;
 
-		if (*p == '%' && (hi = hex_value(p[1])) >= 0 && (lo = hex_value(p[2])) >= 0) {
+		if (*p == '%' && (hi = mcp_hex_digit(p[1])) >= 0 &&
+		    (lo = mcp_hex_digit(p[2])) >= 0) {
 			*o++ = (char)(hi << 4 | lo);
 			p += 2;
 		} else {
@@ -145,76 +132,39 @@ static char *lexical_normal(const char *path)
 	return out;
 }
 
-/* The index of the root that holds path (an absolute normal path), or -1. */
-static int root_of(const struct mcp_roots *roots, const char *path)
+/* When path (absolute, normal) is dir or beneath it, what follows dir in it ("" for dir itself);
+ * else NULL. dir is absolute, possibly not normal (a root's given name). */
+static const char *beneath(const char *path, const char *dir)
+{
+	char *norm = lexical_normal(dir);
+	const char *rest = NULL;
+	size_t n;
+
+	if (!norm)
+		return NULL;
+	n = strcmp(norm, "/") == 0 ? 0 : strlen(norm);
+	if (strncmp(path, norm, n) == 0 && (path[n] == '\0' || path[n] == '/'))
+		rest = path + n + (path[n] == '/');
+	free(norm);
+	return rest;
+}
+
+/* The index of the first root that holds path (an absolute normal path) by its real or given
+ * name, with *rel the path relative to it ("." for the root itself); or -1. Lexical: it names
+ * the file as it was asked, and decides nothing. */
+static int root_of(const struct mcp_roots *roots, const char *path, const char **rel)
 {
 	for (size_t i = 0; i < roots->n; i++) {
-		const char *r = roots->paths[i];
-		size_t n = strlen(r);
+		const char *rest = beneath(path, roots->dirs[i].path);
 
-		if (strcmp(r, "/") == 0)
+		if (!rest)
+			rest = beneath(path, roots->dirs[i].given);
+		if (rest) {
+			*rel = *rest ? rest : ".";
 			return (int)i;
-		if (strncmp(path, r, n) == 0 && (path[n] == '\0' || path[n] == '/'))
-			return (int)i;
+		}
 	}
 	return -1;
-}
-
-/* path relative to roots->paths[i] ("." for the root itself). */
-static const char *relative_to(const struct mcp_roots *roots, int i, const char *path)
-{
-	size_t n = strlen(roots->paths[i]);
-
-	if (strcmp(roots->paths[i], "/") == 0)
-		return path[1] ? path + 1 : ".";
-	return path[n] ? path + n + 1 : ".";
-}
-
-/* Opens rel beneath dirfd without following any symbolic link or leaving it (openat2); where
- * the kernel lacks openat2, an O_NOFOLLOW open of the real path already checked. */
-static int open_beneath(int dirfd, const char *rel, const char *real)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
-
-	if (fd < 0 && errno == ENOSYS)
-		return open(real, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-	return (int)fd;
-}
-
-/* True when the deepest existing ancestor of lex (a normal absolute path) has its real path
- * inside a root: the missing rest cannot lead anywhere else. */
-static bool ancestor_inside(const struct mcp_roots *roots, const char *lex)
-{
-	char *dir = strdup(lex);
-	bool inside = false;
-
-	while (dir) {
-		char *slash = strrchr(dir, '/');
-		char *real;
-
-		if (!slash)
-			break;
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		real = realpath(dir, NULL);
-		if (real) {
-			inside = root_of(roots, real) >= 0;
-			free(real);
-			break;
-		}
-		if (errno != ENOENT && errno != ENOTDIR)
-			break;
-		if (strcmp(dir, "/") == 0)
-			break;
-	}
-	free(dir);
-	return inside;
 }
 
 static void fail_outside(const struct mcp_roots *roots, struct tr_result *res, const char *given,
@@ -233,7 +183,7 @@ static void fail_outside(const struct mcp_roots *roots, struct tr_result *res, c
 			"Access denied: %s is outside the allowed directories. Read files under "
 			"%s%s (relative paths are relative to it); list_allowed_directories "
 			"names them all.",
-			given, roots->paths[0],
+			given, roots->dirs[0].path,
 			roots->n > 1 ? " or another allowed directory" : "");
 	else
 		tr_result_fail(
@@ -243,101 +193,118 @@ static void fail_outside(const struct mcp_roots *roots, struct tr_result *res, c
 			given);
 }
 
-int mcp_open_confined(const struct mcp_roots *roots, const char *file_path, char **shown,
-		      char **real, struct tr_result *res)
+/* res's not_found failure for rel (normal, relative to root), with the close names of its
+ * folder when the folder itself opens beneath root: only a directory the confined open reached
+ * is ever listed. */
+static int fail_not_found(const struct tr_root *root, const char *rel,
+			  const struct tr_confine_how *how, struct tr_result *res)
 {
-	char *full = NULL, *lex = NULL, *resolved = NULL;
-	int lex_root, real_root, fd = -1, rc = -1;
+	const char *slash = strrchr(rel, '/');
+	char *folder = slash ? strndup(rel, (size_t)(slash - rel)) : strdup(".");
+	int dir, err;
+
+	if (!folder)
+		return -1;
+	tr_result_fail_errno(res, ENOENT);
+	if (tr_confined_open(root, -1, folder, how, &dir, &err) == TR_CONFINE_OK) {
+		tr_result_suggest_names(res, dir, rel);
+		close(dir);
+	}
+	free(folder);
+	return 0;
+}
+
+/* The name fd's inode has now (/proc/self/fd): for the result's file:// URI and its path when
+ * asked by another name; never for a decision. Returns malloc'd or NULL. */
+static char *name_of(int fd)
+{
+	char proc[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* Replaces res->path with path; -1 when out of memory. */
+static int set_shown(struct tr_result *res, const char *path)
+{
+	char *copy = strdup(path);
+
+	if (!copy)
+		return -1;
+	free(res->path);
+	res->path = copy;
+	return 0;
+}
+
+int mcp_open_confined(const struct mcp_roots *roots, const char *file_path,
+		      enum tr_symlink_policy symlinks, char **shown, char **real,
+		      struct tr_result *res)
+{
+	struct tr_confine_how how = {.symlinks = symlinks};
+	enum tr_confine outcome = TR_CONFINE_OUTSIDE_ROOT;
+	char *full = NULL, *lex = NULL;
+	const char *lex_rel = NULL, *rest;
+	int lex_root, fd = -1, err = 0, rc = -1;
+	size_t at;
 
 	*shown = *real = NULL;
 	if (tr_result_init(res, file_path) < 0)
 		return -2;
 	if (file_path[0] == '/')
 		full = strdup(file_path);
-	else if (roots->n && asprintf(&full, "%s/%s", roots->paths[0], file_path) < 0)
+	else if (roots->n && asprintf(&full, "%s/%s", roots->dirs[0].path, file_path) < 0)
 		full = NULL;
 	else if (!roots->n)
 		full = strdup("/");
 	if (!full || !(lex = lexical_normal(full)))
 		goto oom;
-	lex_root = root_of(roots, lex);
+	lex_root = root_of(roots, lex, &lex_rel);
 	/* The file is named by its path inside the root it was asked under, as in a mount. */
-	if (lex_root >= 0) {
-		free(res->path);
-		res->path = strdup(relative_to(roots, lex_root, lex));
-		if (!res->path)
-			goto oom;
+	if (lex_root >= 0 && set_shown(res, lex_rel) < 0)
+		goto oom;
+	/* A relative path is opened beneath the first root, an absolute one beneath the first root
+	 * whose real or given name it starts with: the core decides, from the root's fd down. */
+	for (at = 0; at < roots->n; at++) {
+		outcome = tr_confined_open(&roots->dirs[at], -1, file_path, &how, &fd, &err);
+		if (outcome != TR_CONFINE_OUTSIDE_ROOT || file_path[0] != '/')
+			break;
 	}
-	for (int attempt = 0; attempt < 3; attempt++) {
-		resolved = realpath(full, NULL);
-		if (!resolved) {
-			int err = errno;
-
-			if (lex_root < 0) {
-				fail_outside(roots, res, file_path, false);
-			} else if ((err == ENOENT || err == ENOTDIR) &&
-				   !ancestor_inside(roots, lex)) {
-				fail_outside(roots, res, file_path, true);
-			} else if (err == ENOENT || err == ENOTDIR) {
-				/* Missing inside a root: the core words it and suggests close names. It
-				 * is trusted only when it finds nothing: a file that appeared meanwhile
-				 * is resolved again, so no open of it escapes the checks above. */
-				tr_read_path(roots->fds[lex_root],
-					     relative_to(roots, lex_root, lex), NULL, NULL, res);
-				if (res->error != TR_E_NOT_FOUND) {
-					char *path = strdup(res->path);
-
-					tr_result_destroy(res);
-					if (!path || tr_result_init(res, path) < 0) {
-						free(path);
-						goto oom;
-					}
-					free(path);
-					continue;
-				}
-			} else if (err == ELOOP) {
-				tr_result_fail(res, TR_E_NOT_REGULAR,
-					       "Not a regular file: %s (symbolic link loop)",
-					       res->path);
-			} else {
-				tr_result_fail_errno(res, err);
-			}
-			goto out;
-		}
-		real_root = root_of(roots, resolved);
-		if (real_root < 0) {
-			fail_outside(roots, res, file_path, lex_root >= 0);
-			goto out;
-		}
-		fd = open_beneath(roots->fds[real_root], relative_to(roots, real_root, resolved),
-				  resolved);
-		if (fd < 0 && (errno == ELOOP || errno == EXDEV || errno == ENOENT) &&
-		    attempt < 2) {
-			free(resolved); /* changed between the realpath and the open */
-			resolved = NULL;
-			continue;
-		}
-		if (fd < 0) {
-			tr_result_fail_errno(res, errno);
-			goto out;
-		}
-		if (lex_root < 0) { /* asked by another name of a path inside a root */
-			free(res->path);
-			res->path = strdup(relative_to(roots, real_root, resolved));
-			if (!res->path)
-				goto oom;
-		}
-		*shown = strdup(res->path);
-		*real = resolved;
-		resolved = NULL;
-		if (!*shown)
+	switch (outcome) {
+	case TR_CONFINE_OK: break;
+	case TR_CONFINE_OUTSIDE_ROOT: fail_outside(roots, res, file_path, lex_root >= 0); goto out;
+	case TR_CONFINE_NOT_FOUND:
+		if (lex_root < 0)
+			fail_outside(roots, res, file_path, false);
+		else if (fail_not_found(&roots->dirs[lex_root], lex_rel, &how, res) < 0)
 			goto oom;
-		rc = fd;
-		fd = -1;
 		goto out;
+	case TR_CONFINE_NOT_REGULAR: /* regular_only is off: a link under symlinks=none */
+		tr_result_fail(res, TR_E_NOT_REGULAR,
+			       "Not a regular file: %s (a symbolic link; this server follows none: "
+			       "symlinks=none)",
+			       res->path);
+		goto out;
+	case TR_CONFINE_LOOP:
+		tr_result_fail(res, TR_E_NOT_REGULAR, "Not a regular file: %s (symbolic link loop)",
+			       res->path);
+		goto out;
+	case TR_CONFINE_OWN_MOUNT: /* no avoid_dev here */
+	case TR_CONFINE_ERROR: tr_result_fail_errno(res, err ? err : EIO); goto out;
 	}
-	tr_result_fail(res, TR_E_IO,
-		       "I/O error reading %s: the path kept changing while it was read", res->path);
+	*real = name_of(fd);
+	if (lex_root < 0 && *real && (rest = beneath(*real, roots->dirs[at].path)) &&
+	    set_shown(res, *rest ? rest : ".") < 0)
+		goto oom;
+	*shown = strdup(res->path);
+	if (!*shown)
+		goto oom;
+	rc = fd;
+	fd = -1;
 	goto out;
 oom:
 	rc = -2;
@@ -349,7 +316,6 @@ out:
 		free(*real);
 		*shown = *real = NULL;
 	}
-	free(resolved);
 	free(lex);
 	free(full);
 	return rc;

@@ -29,9 +29,16 @@ static const char *const protocol_versions[] = {
 /* One tools/call of the read tool, queued or running. */
 struct call {
 	struct call *next;
-	char *id;    /* the request id as JSON text; owned */
-	cJSON *args; /* owned, may be NULL */
+	char *id;      /* the request id as sent (its raw JSON text); owned */
+	char *key;     /* the id as cJSON prints it, which cancellation matches; owned */
+	cJSON *args;   /* owned, may be NULL */
+	bool path_nul; /* file_path held a NUL */
 	bool cancelled;
+};
+
+/* A request's id: its raw text, echoed as sent, and its value as cJSON prints it. */
+struct request_id {
+	char *raw, *key; /* owned; NULL when the request has none */
 };
 
 struct mcp_server {
@@ -65,56 +72,56 @@ static void emit_text(struct mcp_server *s, const char *text, size_t len)
 	pthread_mutex_unlock(&s->emit_lock);
 }
 
-/* {"jsonrpc":"2.0","id":ID,"result":RESULT}\n, RESULT being JSON text. */
-static void respond(struct mcp_server *s, const char *id, const char *result, size_t result_len)
+/* {"jsonrpc":"2.0","id":ID,"MEMBER":BODY}\n: ID the id's raw text (NULL: null), BODY JSON text. */
+static void emit_response(struct mcp_server *s, const char *id, const char *member,
+			  const char *body, size_t body_len)
 {
-	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
-	static const char mid[] = ",\"result\":";
-	size_t id_len = strlen(id);
-	size_t len = sizeof(head) - 1 + id_len + sizeof(mid) - 1 + result_len + 2;
-	char *msg = malloc(len + 1);
+	char *head = NULL;
+	int head_len = asprintf(&head, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"%s\":", id ? id : "null",
+				member);
+	size_t len;
+	char *msg;
 
-	if (!msg) {
+	if (head_len < 0) {
 		fputs("toolfs-mcp: out of memory answering a request\n", stderr);
 		return;
 	}
-	snprintf(msg, len + 1, "%s%s%s", head, id, mid);
-	memcpy(msg + sizeof(head) - 1 + id_len + sizeof(mid) - 1, result, result_len);
+	len = (size_t)head_len + body_len + 2;
+	msg = malloc(len);
+	if (!msg) {
+		free(head);
+		fputs("toolfs-mcp: out of memory answering a request\n", stderr);
+		return;
+	}
+	memcpy(msg, head, (size_t)head_len);
+	memcpy(msg + head_len, body, body_len);
 	memcpy(msg + len - 2, "}\n", 2);
 	emit_text(s, msg, len);
 	free(msg);
+	free(head);
+}
+
+/* {"jsonrpc":"2.0","id":ID,"result":RESULT}\n, RESULT being JSON text. */
+static void respond(struct mcp_server *s, const char *id, const char *result, size_t result_len)
+{
+	emit_response(s, id, "result", result, result_len);
 }
 
 /* {"jsonrpc":"2.0","id":ID|null,"error":{"code":CODE,"message":MESSAGE}}\n */
 static void respond_error(struct mcp_server *s, const char *id, int code, const char *message)
 {
-	cJSON *msg = cJSON_CreateObject(), *error;
+	cJSON *error = cJSON_CreateObject();
 	char *text = NULL;
 
-	if (msg && cJSON_AddStringToObject(msg, "jsonrpc", "2.0")) {
-		cJSON *id_item = id ? cJSON_Parse(id) : cJSON_CreateNull();
-
-		if (id_item && cJSON_AddItemToObject(msg, "id", id_item) &&
-		    (error = cJSON_AddObjectToObject(msg, "error")) &&
-		    cJSON_AddNumberToObject(error, "code", code) &&
-		    cJSON_AddStringToObject(error, "message", message))
-			text = cJSON_PrintUnformatted(msg);
-		else if (id_item && !cJSON_GetObjectItemCaseSensitive(msg, "id"))
-			cJSON_Delete(id_item);
-	}
-	cJSON_Delete(msg);
-	if (text) {
-		size_t len = strlen(text);
-		char *line = realloc(text, len + 2);
-
-		if (line) {
-			line[len] = '\n';
-			emit_text(s, line, len + 1);
-			free(line);
-		} else {
-			free(text);
-		}
-	}
+	if (error && cJSON_AddNumberToObject(error, "code", code) &&
+	    cJSON_AddStringToObject(error, "message", message))
+		text = cJSON_PrintUnformatted(error);
+	cJSON_Delete(error);
+	if (text)
+		emit_response(s, id, "error", text, strlen(text));
+	else
+		fputs("toolfs-mcp: out of memory answering a request\n", stderr);
+	free(text);
 }
 
 static void respond_json(struct mcp_server *s, const char *id, cJSON *result)
@@ -266,12 +273,12 @@ static void answer_list_directories(struct mcp_server *s, const char *id)
 	char *text;
 
 	for (size_t i = 0; i < roots->n; i++)
-		size += strlen(roots->paths[i]) + 1;
+		size += strlen(roots->dirs[i].path) + 1;
 	text = calloc(1, size);
 	for (size_t i = 0; text && i < roots->n; i++) {
 		if (i)
 			strcat(text, "\n");
-		strcat(text, roots->paths[i]);
+		strcat(text, roots->dirs[i].path);
 	}
 	cJSON_AddItemToArray(content, block);
 	cJSON_AddStringToObject(block, "type", "text");
@@ -290,7 +297,7 @@ static void run_call(struct mcp_server *s, struct call *c)
 {
 	struct mcp_roots *roots = current_roots(s);
 	size_t len = 0;
-	char *result = mcp_read_tool(roots, &s->opts, c->args, &len);
+	char *result = mcp_read_tool(roots, &s->opts, c->args, c->path_nul, &len);
 	bool cancelled;
 
 	mcp_roots_unref(roots);
@@ -311,6 +318,7 @@ static void call_free(struct call *c)
 	if (!c)
 		return;
 	free(c->id);
+	free(c->key);
 	cJSON_Delete(c->args);
 	free(c);
 }
@@ -362,15 +370,18 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void start_call(struct mcp_server *s, const char *id, const cJSON *args)
+static void start_call(struct mcp_server *s, const struct request_id *id, const cJSON *args,
+		       bool path_nul)
 {
 	struct call *c = calloc(1, sizeof(*c));
 
-	if (!c || !(c->id = strdup(id)) || (args && !(c->args = cJSON_Duplicate(args, true)))) {
+	if (!c || !(c->id = strdup(id->raw)) || !(c->key = strdup(id->key)) ||
+	    (args && !(c->args = cJSON_Duplicate(args, true)))) {
 		call_free(c);
-		respond_error(s, id, RPC_INTERNAL_ERROR, "Internal error: out of memory");
+		respond_error(s, id->raw, RPC_INTERNAL_ERROR, "Internal error: out of memory");
 		return;
 	}
+	c->path_nul = path_nul;
 	if (!s->n_workers) {
 		run_call(s, c);
 		call_free(c);
@@ -398,10 +409,10 @@ static void cancel_call(struct mcp_server *s, const cJSON *params)
 		return;
 	pthread_mutex_lock(&s->lock);
 	for (struct call *c = s->running; c; c = c->next)
-		if (strcmp(c->id, id) == 0)
+		if (strcmp(c->key, id) == 0)
 			c->cancelled = true;
 	for (struct call *c = s->queue, *prev = NULL; c; prev = c, c = c->next) {
-		if (strcmp(c->id, id) != 0)
+		if (strcmp(c->key, id) != 0)
 			continue;
 		if (prev)
 			prev->next = c->next;
@@ -418,8 +429,10 @@ static void cancel_call(struct mcp_server *s, const cJSON *params)
 	free(id);
 }
 
-static void tools_call(struct mcp_server *s, const char *id, const cJSON *params)
+static void tools_call(struct mcp_server *s, const struct request_id *rid, const cJSON *params,
+		       bool path_nul)
 {
+	const char *id = rid->raw;
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	char message[320];
@@ -431,7 +444,7 @@ static void tools_call(struct mcp_server *s, const char *id, const cJSON *params
 		return;
 	}
 	if (strcmp(name->valuestring, "read") == 0) {
-		start_call(s, id, args);
+		start_call(s, rid, args, path_nul);
 	} else if (strcmp(name->valuestring, "list_allowed_directories") == 0) {
 		answer_list_directories(s, id);
 	} else {
@@ -561,18 +574,53 @@ static bool blank(const char *line, size_t len)
 	return true;
 }
 
-static void handle_message(struct mcp_server *s, const cJSON *msg)
+/* The id of msg (the parsed line[0..len)): its raw text when it is a JSON number or string, as
+ * sent. Returns 0 (id->raw NULL when there is none), -1 when it is not a valid id, -2 when out
+ * of memory. */
+static int request_id(const cJSON *msg, const char *line, size_t len, struct request_id *id)
+{
+	static const char *const id_key[] = {"id"};
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	size_t at, size;
+
+	id->raw = id->key = NULL;
+	if (!item)
+		return 0;
+	if (!(cJSON_IsString(item) || cJSON_IsNumber(item)) ||
+	    !mcp_json_find(line, len, id_key, 1, &at, &size) || !mcp_json_is_id(line + at, size))
+		return -1;
+	id->raw = strndup(line + at, size);
+	id->key = cJSON_PrintUnformatted(item);
+	return id->raw && id->key ? 0 : -2;
+}
+
+/* True when the read call's file_path string in line[0..len) holds a NUL. */
+static bool path_has_nul(const char *line, size_t len)
+{
+	static const char *const path_keys[] = {"params", "arguments", "file_path"};
+	size_t at, size;
+
+	return mcp_json_find(line, len, path_keys, 3, &at, &size) && line[at] == '"' &&
+	       mcp_json_string_has_nul(line + at, size);
+}
+
+static void handle_message(struct mcp_server *s, const cJSON *msg, const char *line, size_t len)
 {
 	const cJSON *id_item = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	const cJSON *version = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	char *id = NULL, message[320];
+	struct request_id rid;
+	int id_rc = request_id(msg, line, len, &rid);
+	const char *id = rid.raw;
+	char message[320];
 
-	if (id_item && (cJSON_IsString(id_item) || cJSON_IsNumber(id_item)))
-		id = cJSON_PrintUnformatted(id_item);
-	if (!cJSON_IsString(version) || strcmp(version->valuestring, "2.0") != 0 ||
-	    (id_item && !id) || (method && !cJSON_IsString(method)) ||
+	if (id_rc == -2) {
+		respond_error(s, NULL, RPC_INTERNAL_ERROR, "Internal error: out of memory");
+		goto out;
+	}
+	if (!cJSON_IsString(version) || strcmp(version->valuestring, "2.0") != 0 || id_rc < 0 ||
+	    (method && !cJSON_IsString(method)) ||
 	    (params && !cJSON_IsObject(params) && !cJSON_IsArray(params))) {
 		respond_error(
 			s, id, RPC_INVALID_REQUEST,
@@ -603,13 +651,14 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	} else if (strcmp(method->valuestring, "tools/list") == 0) {
 		respond(s, id, s->tools_list, strlen(s->tools_list));
 	} else if (strcmp(method->valuestring, "tools/call") == 0) {
-		tools_call(s, id, params);
+		tools_call(s, &rid, params, path_has_nul(line, len));
 	} else {
 		snprintf(message, sizeof(message), "Method not found: %.200s", method->valuestring);
 		respond_error(s, id, RPC_METHOD_NOT_FOUND, message);
 	}
 out:
-	free(id);
+	free(rid.raw);
+	free(rid.key);
 }
 
 void mcp_server_handle(struct mcp_server *s, const char *line, size_t len)
@@ -630,12 +679,21 @@ void mcp_server_handle(struct mcp_server *s, const char *line, size_t len)
 		return;
 	}
 	if (cJSON_IsObject(msg))
-		handle_message(s, msg);
+		handle_message(s, msg, line, len);
 	else
 		respond_error(s, NULL, RPC_INVALID_REQUEST,
 			      cJSON_IsArray(msg) ? "Invalid Request: batches are not supported"
 						 : "Invalid Request: a message is a JSON object");
 	cJSON_Delete(msg);
+}
+
+void mcp_server_refuse_line(struct mcp_server *s, size_t max)
+{
+	char message[128];
+
+	snprintf(message, sizeof(message),
+		 "Invalid Request: the line is longer than %zu bytes (--max-request)", max);
+	respond_error(s, NULL, RPC_INVALID_REQUEST, message);
 }
 
 /* --- life cycle --- */

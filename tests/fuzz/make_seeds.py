@@ -8,6 +8,7 @@ kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
     text                   UTF-8 (LF, CRLF, CR, mixed, long lines), UTF-8/16/32 with BOMs and
                            legacy encodings (windows-1252, shift_jis, gb18030, koi8-r, iso-2022-jp)
     names                  selectors, virtual names, option settings
+    confine                paths and symbolic link targets (fuzz_confine.c's layout)
     render                 ToolResults in fuzz_render's input layout
     read                   the files above under matching names (fuzz_read's layout)
     pdf                    one- and two-page PDFs drawn with python3-cairo, one uncompressed
@@ -191,6 +192,24 @@ def names_seeds() -> dict:
     return {f"{i:02d}": n.encode() for i, n in enumerate(names)}
 
 
+def confine_seeds() -> dict:
+    """A flags byte in a FUZZ_PARAMS header (1: no links, 2: regular only, 4: from sub/), then
+    the path and the targets of l0, sub/l1, sub/deeper/l2 and l3, NUL-separated; "@R", "@G",
+    "@B" stand for the root's real and given paths and the folder around it."""
+    cases = [
+        (0, ["f.txt"]), (0, ["sub/../f.txt"]), (0, ["../outside.txt"]), (2, ["sub"]),
+        (2, ["fifo"]), (0, ["@R/f.txt"]), (0, ["@G//./sub/g.txt"]), (0, ["@B/outside.txt"]),
+        (0, ["l0", "f.txt"]), (0, ["l0", "../outside.txt"]), (0, ["l0", "@R/sub/g.txt"]),
+        (0, ["l0", "@G/f.txt"]), (0, ["l0", "@B/outside/f.txt"]), (0, ["l0/g.txt", "sub"]),
+        (0, ["l0", "l3", "", "", "l0"]), (0, ["sub/l1", "", "../f.txt"]),
+        (0, ["sub/l1/f.txt", "", "../../outside"]), (4, ["../l0", "sub/deeper/l2", "", "../l1"]),
+        (1, ["l0", "f.txt"]), (1, ["sub/l1/x", "", "."]), (4, ["../../outside.txt"]),
+        (0, ["sub/deeper/l2/..", "", "", "../../../outside/sub"]), (0, ["f.txt/"]),
+    ]
+    return {f"{i:02d}": bytes([flags]) + bytes(11) + b"\0".join(p.encode() for p in parts)
+            for i, (flags, parts) in enumerate(cases)}
+
+
 def render_seed(flags: int, kinds: int, counts: int, strings: list, rest: bytes) -> bytes:
     numbers = struct.pack("<QqQQQq", 1234, 1700000000, 1, 20, 120, 20)
     numbers += struct.pack("<IIIIII", 3, 4, 640, 480, 4000, 2000) + struct.pack("<d", 0.5)
@@ -293,6 +312,12 @@ def mcp_seeds() -> dict:
             "jsonrpc": "2.0", "id": "toolfs-roots-1",
             "result": {"roots": [{"uri": "file:///tmp/x%20y"}, {"uri": "http://a"}]}})
                  + line({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
+        # ids echoed as sent, a NUL in file_path, escaped keys (mcp_json.c)
+        "raw_ids": b"".join(b'{"jsonrpc":"2.0","id":%s,"method":"ping"}\n' % t for t in [
+            b"1e400", b"1.0", b"-0", b"12345678901234567890", b'"\\u00e9"', b"01", b'"a\tb"'])
+                   + b'{"jsonrpc":"2.0","\\u0069d":7,"method":"nope","id":8}\n'
+                   + b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read",'
+                     b'"arguments":{"file_path":"a.txt\\u0000x"}}}\n',
     }
 
 
@@ -351,6 +376,7 @@ def generate(outdir: pathlib.Path) -> None:
     write(outdir / "fuzz_text", texts, [header(), header(2, 3, 1, 5, 4, 3, 1, 7, 2),
                                          header(1, 1, 4, 2, 1, 1, 9, 1, 3)])
     write(outdir / "fuzz_names", names_seeds())
+    write(outdir / "fuzz_confine", confine_seeds())
     write(outdir / "fuzz_render", render_seeds())
     write(outdir / "fuzz_mcp", mcp_seeds())
     tmp = outdir / "pdf-work"
