@@ -72,7 +72,7 @@ int tfs_beneath_set_own_mount(struct tfs_fs *fs, const char *mountpoint)
 
 	if (statx(AT_FDCWD, mountpoint, AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT, STATX_INO, &stx) < 0)
 		return -errno;
-	fs->root.own_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	fs->own_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	return 0;
 }
 
@@ -194,7 +194,7 @@ int tfs_stat_entry(const struct tfs_fs *fs, int fd, struct stat *st)
 
 	/* Asked first without syncing: a FUSE file system answers that from the kernel's cache,
 	 * so the daemon never waits on a request to its own mount. */
-	if (fs->root.own_dev && statx_dev_ino(fd, &dev, &ino) && dev == fs->root.own_dev)
+	if (fs->own_dev && statx_dev_ino(fd, &dev, &ino) && dev == fs->own_dev)
 		return ELOOP;
 	return fstat(fd, st) < 0 ? errno : 0;
 }

@@ -14,7 +14,7 @@ int tfs_beneath_init(struct tfs_fs *fs);
 void tfs_beneath_destroy(struct tfs_fs *fs);
 
 /* Reads the device of the mount at mountpoint without asking its file system (no request to the
- * daemon, whose loop may not run yet) into fs->root.own_dev. Returns 0 or -errno. */
+ * daemon, whose loop may not run yet) into fs->own_dev. Returns 0 or -errno. */
 int tfs_beneath_set_own_mount(struct tfs_fs *fs, const char *mountpoint);
 
 /* Whether fd (a descriptor opened by path from a directory inside SOURCE, or a directory's by

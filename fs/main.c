@@ -236,37 +236,6 @@ static int parse_args(int argc, char **argv, struct tr_options *opts, struct cmd
 	return -1;
 }
 
-/* SOURCE made absolute as given, without "." and empty components. NULL when out of memory. */
-static char *absolute_path(const char *path)
-{
-	char cwd[PATH_MAX], *joined, *out, *o;
-
-	if (path[0] == '/')
-		joined = strdup(path);
-	else if (!getcwd(cwd, sizeof(cwd)) || asprintf(&joined, "%s/%s", cwd, path) < 0)
-		return NULL;
-	if (!joined)
-		return NULL;
-	out = malloc(strlen(joined) + 2);
-	if (!out) {
-		free(joined);
-		return NULL;
-	}
-	o = out;
-	for (char *save = NULL, *comp = strtok_r(joined, "/", &save); comp;
-	     comp = strtok_r(NULL, "/", &save)) {
-		if (strcmp(comp, ".") == 0)
-			continue;
-		*o++ = '/';
-		o = stpcpy(o, comp);
-	}
-	if (o == out)
-		*o++ = '/';
-	*o = '\0';
-	free(joined);
-	return out;
-}
-
 /* True when path (a realpath) is a mount point in this namespace; the device of the topmost
  * mount there ("MAJOR:MINOR", field 3 of mountinfo) goes into dev when it is non-NULL. */
 static bool find_mount(const char *path, char *dev, size_t dev_size)
@@ -420,11 +389,14 @@ static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root
 		fprintf(stderr, "toolfs: mountpoint %s is not a directory\n", cmd->mountpoint);
 		return 1;
 	}
-	fs->root.real_path = realpath(cmd->source, NULL);
-	fs->root.abs_path = absolute_path(cmd->source);
+	err = tr_root_open(&fs->root, cmd->source);
+	if (err < 0) {
+		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(-err));
+		return 1;
+	}
 	*mnt_real = realpath(cmd->mountpoint, NULL);
-	if (!fs->root.real_path || !fs->root.abs_path || !*mnt_real) {
-		fprintf(stderr, "toolfs: %s\n", strerror(errno));
+	if (!*mnt_real) {
+		fprintf(stderr, "toolfs: mountpoint %s: %s\n", cmd->mountpoint, strerror(errno));
 		return 1;
 	}
 	if (is_mount_point(*mnt_real)) {
@@ -443,8 +415,7 @@ static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root
 	}
 	/* The daemon must never walk into its own mount (a symlink could then make it wait on
 	 * itself), so the two trees may not overlap. */
-	if (path_within(*mnt_real, fs->root.real_path) ||
-	    path_within(fs->root.real_path, *mnt_real)) {
+	if (path_within(*mnt_real, fs->root.path) || path_within(fs->root.path, *mnt_real)) {
 		fprintf(stderr, "toolfs: mountpoint %s and source %s overlap; mount it outside\n",
 			cmd->mountpoint, cmd->source);
 		return 1;
@@ -457,7 +428,8 @@ static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root
 			strerror(err));
 		return 1;
 	}
-	*root_fd = open(fs->root.real_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* The inode table's own descriptor of the root. */
+	*root_fd = fcntl(fs->root.fd, F_DUPFD_CLOEXEC, 0);
 	if (*root_fd < 0 || fstat(*root_fd, root_st) < 0) {
 		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(errno));
 		return 1;
@@ -471,7 +443,7 @@ static int session_args(const struct cmdline *cmd, const struct tfs_fs *fs, stru
 	char *fsname = NULL, *opts = NULL;
 	int rc = -1;
 
-	if (asprintf(&fsname, "fsname=toolfs:%s", fs->root.real_path) < 0) {
+	if (asprintf(&fsname, "fsname=toolfs:%s", fs->root.path) < 0) {
 		fsname = NULL;
 		goto out;
 	}
@@ -546,9 +518,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toolfs: out of memory\n");
 		goto out_cache;
 	}
-	fs.root.fd = root_fd;
-	fs.root.dev = root_st.st_dev;
-	fs.root.ino = root_st.st_ino;
 	root_fd = -1; /* owned by the root inode */
 	if (tfs_beneath_init(&fs) < 0) {
 		fprintf(stderr, "toolfs: source %s: cannot read its path in /proc/self/fd: %s\n",
@@ -633,8 +602,7 @@ out_paths:
 	if (root_fd >= 0)
 		close(root_fd);
 	free(mnt_real);
-	free(fs.root.real_path);
-	free(fs.root.abs_path);
+	tr_root_close(&fs.root);
 	free(cmd.fuse_opts);
 	return status;
 }

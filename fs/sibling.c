@@ -9,7 +9,6 @@
 
 #include "beneath.h"
 #include "creds.h"
-#include "follow.h"
 #include "names.h"
 #include "sibling.h"
 #include "tr_read.h"
@@ -36,13 +35,15 @@ static void source_destroy(struct source *src)
 	src->fd = -1;
 }
 
-/* Applies the symlink policy of docs/SPEC.md §4 to link (O_PATH) found in dir. */
-static void follow_link(struct tfs_fs *fs, int dir_fd, struct source *src)
+/* Applies the symlink policy of docs/SPEC.md §4 to the link base found in dir: followed beneath
+ * SOURCE, never onto the daemon's own mount. */
+static void follow_link(struct tfs_fs *fs, int dir_fd, const char *base, struct source *src)
 {
+	struct tr_confine_how how = {.symlinks = TR_SYMLINKS_INSIDE, .avoid_dev = fs->own_dev};
 	int target, err;
 
-	switch (tfs_follow(&fs->root, dir_fd, src->fd, &target, &err)) {
-	case TFS_FOLLOW_OK:
+	switch (tr_confined_open(&fs->root, dir_fd, base, &how, &target, &err)) {
+	case TR_CONFINE_OK:
 		/* The walk began in a directory inside SOURCE; one moved out meanwhile could have
 		 * led it anywhere, so where it ended is checked too. */
 		if (!tfs_fd_beneath(fs, target)) {
@@ -62,17 +63,18 @@ static void follow_link(struct tfs_fs *fs, int dir_fd, struct source *src)
 			src->st = src->target;
 		}
 		return;
-	case TFS_FOLLOW_OUTSIDE: src->outcome = TR_E_OUTSIDE_ROOT; break;
-	case TFS_FOLLOW_OWN_MOUNT:
-		src->outcome = TR_E_NOT_REGULAR;
-		src->own_mount = true;
-		break;
-	case TFS_FOLLOW_DANGLING: src->outcome = TR_E_NOT_FOUND; break;
-	case TFS_FOLLOW_LOOP:
+	case TR_CONFINE_OUTSIDE_ROOT: src->outcome = TR_E_OUTSIDE_ROOT; break;
+	case TR_CONFINE_NOT_FOUND: src->outcome = TR_E_NOT_FOUND; break;
+	case TR_CONFINE_LOOP:
 		src->outcome = TR_E_NOT_REGULAR;
 		src->loop = true;
 		break;
-	case TFS_FOLLOW_ERROR:
+	case TR_CONFINE_OWN_MOUNT:
+		src->outcome = TR_E_NOT_REGULAR;
+		src->own_mount = true;
+		break;
+	case TR_CONFINE_NOT_REGULAR: /* not asked for: regular_only is off */
+	case TR_CONFINE_ERROR:
 		src->outcome = tr_error_from_errno(err);
 		src->err = err;
 		if (src->outcome == TR_E_NOT_REGULAR)
@@ -123,7 +125,7 @@ static int resolve(struct tfs_fs *fs, int dir_fd, const char *base, struct sourc
 	src->outcome = TR_OK;
 	if (S_ISLNK(src->st.st_mode)) {
 		src->followed = true;
-		follow_link(fs, dir_fd, src);
+		follow_link(fs, dir_fd, base, src);
 	}
 	if (src->outcome == TR_OK)
 		check_readable(rights, src);
@@ -233,7 +235,7 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 		key->unstable = __atomic_add_fetch(&unstable_serial, 1, __ATOMIC_RELAXED);
 	}
 	/* The source file's own path, as toolfs-read gives it (file:// URIs in MCP). */
-	if (asprintf(&res.abs_path, "%s/%s", fs->root.real_path, key->path) < 0)
+	if (asprintf(&res.abs_path, "%s/%s", fs->root.path, key->path) < 0)
 		res.abs_path = NULL;
 	doc = render_sibling(fs, &res, key);
 out:

@@ -9,22 +9,14 @@
 #include "inode.h"
 #include "listing.h"
 #include "readahead.h"
+#include "tr_confine.h"
 #include "tr_options.h"
 #include "watch.h"
 
-/* The mounted tree as symbolic links are confined to it (see follow.h). */
-struct tfs_root {
-	int fd; /* O_PATH of SOURCE; borrowed from the root inode */
-	dev_t dev;
-	ino_t ino;
-	char *real_path; /* realpath(SOURCE); owned */
-	char *abs_path;  /* SOURCE made absolute as given (may differ from real_path); owned */
-	dev_t own_dev;   /* the daemon's own mount, never entered (beneath.h); 0 before it */
-};
-
 struct tfs_fs {
 	struct tr_options opts;
-	struct tfs_root root;
+	struct tr_root root; /* SOURCE, which every path is confined to (tr_confine.h); owned */
+	dev_t own_dev;       /* the daemon's own mount, never entered (beneath.h); 0 before it */
 	char *root_kpath; /* SOURCE as the kernel names the root's descriptor (beneath.h); owned */
 	struct tfs_inodes inodes;
 	struct tfs_cache *cache; /* owned */

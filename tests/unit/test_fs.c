@@ -11,7 +11,7 @@
 
 #include "cache.h"
 #include "expect.h"
-#include "follow.h"
+#include "tr_confine.h"
 #include "names.h"
 
 static struct tr_doc *doc_of_size(size_t n)
@@ -211,66 +211,61 @@ static void test_names(int root_fd)
 	EXPECT(!tfs_name_has_sibling(S_IFIFO, &opts));
 }
 
-/* Follows rel (a symlink under the root) and checks the outcome; for TFS_FOLLOW_OK, that the
- * target is the entry expect (relative to the root). */
-static void check_follow(const struct tfs_root *root, const char *dir, const char *name,
-			 enum tfs_follow want, const char *expect)
+/* Follows the symlink dir/name as the daemon follows a sibling's link (tr_confined_open from the
+ * link's directory, by its name) and checks the outcome; for TR_CONFINE_OK, that the target is
+ * the entry expect (relative to the root). */
+static void check_follow(const struct tr_root *root, const char *dir, const char *name,
+			 enum tr_confine want, const char *expect)
 {
+	struct tr_confine_how how = {.symlinks = TR_SYMLINKS_INSIDE};
 	int dirfd = openat(root->fd, dir, O_PATH | O_DIRECTORY);
-	int link_fd = openat(dirfd, name, O_PATH | O_NOFOLLOW);
 	int target = -1, err = 0;
-	enum tfs_follow got = tfs_follow(root, dirfd, link_fd, &target, &err);
+	enum tr_confine got = tr_confined_open(root, dirfd, name, &how, &target, &err);
 
 	if (got != want)
 		fprintf(stderr, "follow %s/%s: got %d, want %d (errno %d)\n", dir, name, got, want,
 			err);
 	EXPECT_INT(got, want);
-	if (got == TFS_FOLLOW_OK && expect) {
+	if (got == TR_CONFINE_OK && expect) {
 		struct stat a, b;
 
 		EXPECT(fstat(target, &a) == 0);
 		EXPECT(fstatat(root->fd, expect, &b, AT_SYMLINK_NOFOLLOW) == 0);
 		EXPECT(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
 	}
-	if (got != TFS_FOLLOW_OK)
+	if (got != TR_CONFINE_OK)
 		EXPECT_INT(target, -1);
 	if (target >= 0)
 		close(target);
-	close(link_fd);
 	close(dirfd);
 }
 
-static void test_follow(int root_fd)
+static void test_follow(void)
 {
 	char alias[PATH_MAX * 2];
-	struct tfs_root root = {.fd = root_fd};
-	struct stat st;
+	struct tr_root root;
 
-	fstat(root_fd, &st);
-	root.dev = st.st_dev;
-	root.ino = st.st_ino;
-	root.real_path = realpath(tmp_root, NULL);
 	/* SOURCE as given on the command line: here through a symlink to it. */
 	snprintf(alias, sizeof(alias), "%s-alias", tmp_root);
-	root.abs_path = alias;
+	EXPECT_INT(tr_root_open(&root, alias), 0);
 
-	check_follow(&root, ".", "rel", TFS_FOLLOW_OK, "a.txt");
-	check_follow(&root, "dir", "up", TFS_FOLLOW_OK, "a.txt");
-	check_follow(&root, "dir", "chain", TFS_FOLLOW_OK, "a.txt");
-	check_follow(&root, ".", "abs", TFS_FOLLOW_OK, "dir/b.txt");
-	check_follow(&root, ".", "abs_spelled", TFS_FOLLOW_OK, "a.txt");
-	check_follow(&root, ".", "abs_via_alias", TFS_FOLLOW_OK, "dir/b.txt");
-	check_follow(&root, ".", "abs_root", TFS_FOLLOW_OK, ".");
-	check_follow(&root, ".", "to_dir", TFS_FOLLOW_OK, "dir");
-	check_follow(&root, ".", "dir_dotdot", TFS_FOLLOW_OK, ".");
-	check_follow(&root, ".", "outside_abs", TFS_FOLLOW_OUTSIDE, NULL);
-	check_follow(&root, ".", "outside_rel", TFS_FOLLOW_OUTSIDE, NULL);
-	check_follow(&root, "dir", "escape", TFS_FOLLOW_OUTSIDE, NULL);
-	check_follow(&root, ".", "dangling", TFS_FOLLOW_DANGLING, NULL);
-	check_follow(&root, ".", "through_file", TFS_FOLLOW_DANGLING, NULL);
-	check_follow(&root, ".", "loop1", TFS_FOLLOW_LOOP, NULL);
-	check_follow(&root, ".", "self", TFS_FOLLOW_LOOP, NULL);
-	free(root.real_path);
+	check_follow(&root, ".", "rel", TR_CONFINE_OK, "a.txt");
+	check_follow(&root, "dir", "up", TR_CONFINE_OK, "a.txt");
+	check_follow(&root, "dir", "chain", TR_CONFINE_OK, "a.txt");
+	check_follow(&root, ".", "abs", TR_CONFINE_OK, "dir/b.txt");
+	check_follow(&root, ".", "abs_spelled", TR_CONFINE_OK, "a.txt");
+	check_follow(&root, ".", "abs_via_alias", TR_CONFINE_OK, "dir/b.txt");
+	check_follow(&root, ".", "abs_root", TR_CONFINE_OK, ".");
+	check_follow(&root, ".", "to_dir", TR_CONFINE_OK, "dir");
+	check_follow(&root, ".", "dir_dotdot", TR_CONFINE_OK, ".");
+	check_follow(&root, ".", "outside_abs", TR_CONFINE_OUTSIDE_ROOT, NULL);
+	check_follow(&root, ".", "outside_rel", TR_CONFINE_OUTSIDE_ROOT, NULL);
+	check_follow(&root, "dir", "escape", TR_CONFINE_OUTSIDE_ROOT, NULL);
+	check_follow(&root, ".", "dangling", TR_CONFINE_NOT_FOUND, NULL);
+	check_follow(&root, ".", "through_file", TR_CONFINE_NOT_FOUND, NULL);
+	check_follow(&root, ".", "loop1", TR_CONFINE_LOOP, NULL);
+	check_follow(&root, ".", "self", TR_CONFINE_LOOP, NULL);
+	tr_root_close(&root);
 }
 
 int main(void)
@@ -323,7 +318,7 @@ int main(void)
 
 	root_fd = open(tmp_root, O_PATH | O_DIRECTORY);
 	test_names(root_fd);
-	test_follow(root_fd);
+	test_follow();
 	close(root_fd);
 
 	char cleanup[PATH_MAX * 3];
