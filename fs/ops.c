@@ -316,7 +316,6 @@ static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_
 {
 	struct tfs_fs *fs = tfs_fs_of(req);
 	enum tfs_rights rights;
-	char proc_path[64];
 	struct stat st;
 	int path_fd, fd, err;
 
@@ -329,10 +328,9 @@ static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_
 		fuse_reply_err(req, -path_fd);
 		return;
 	}
-	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
 	rights = tfs_creds_begin();
-	fd = open(proc_path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-	err = fd < 0 || fstat(fd, &st) < 0 ? errno : 0;
+	fd = tr_reopen(path_fd, O_RDONLY);
+	err = fd < 0 ? -fd : fstat(fd, &st) < 0 ? errno : 0;
 	tfs_creds_end(rights);
 	tfs_inode_fd_put(&fs->inodes, inode);
 	/* Checked once the file is open: one moved out before that is caught. */

@@ -205,7 +205,6 @@ static bool same_state(const struct tfs_doc_key *key, const struct stat *st)
 static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char *base,
 			       struct tfs_doc_key *key)
 {
-	char proc_path[64];
 	struct tr_source tsrc = {.path = key->path, .name = base};
 	struct tr_result res;
 	struct tr_doc *doc = NULL;
@@ -213,11 +212,10 @@ static struct tr_doc *read_doc(struct tfs_fs *fs, struct source *src, const char
 	int fd, rc;
 
 	/* Reopening the O_PATH fd reads exactly the inode that was resolved and checked regular. */
-	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", src->fd);
-	fd = open(proc_path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = tr_reopen(src->fd, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
-		src->outcome = key->outcome = tr_error_from_errno(errno);
-		src->err = errno;
+		src->outcome = key->outcome = tr_error_from_errno(-fd);
+		src->err = -fd;
 		return failure_doc(fs, src, key);
 	}
 	if (tr_result_init(&res, key->path) < 0)
