@@ -204,3 +204,61 @@ def test_own_mount_inside_source_does_not_hang(base, toolfs_bin, mode):
         finally:
             subprocess.run(["umount", "-l", str(src / "sub" / "loop")], capture_output=True)
         assert os.path.exists(f"/proc/{m.pid}"), "the daemon died"
+
+
+# -- races: links and directories swapped while the daemon resolves them ----------------------
+
+@pytest.mark.parametrize("mode", CACHE_MODES)
+def test_swapped_links_and_directories_never_leak(base, toolfs_bin, mode):
+    """A thread swaps a link between a target inside and one outside, and a directory between
+    SOURCE and outside, while reads go on: the secret never comes back, every answer is a whole
+    result or an errno, and the daemon keeps answering."""
+    import threading
+    src, outside = base / "src", base / "outside"
+    (src / "d").mkdir(parents=True)
+    outside.mkdir()
+    (src / "inside.txt").write_bytes(b"inside\n")
+    (outside / "secret.txt").write_bytes(SECRET + b"\n")
+    (src / "d" / "up").symlink_to("../../outside/secret.txt")
+    (src / "link").symlink_to("inside.txt")
+    stop = threading.Event()
+
+    def swapper():
+        i = 0
+        while not stop.is_set():
+            i += 1
+            tmp = src / f".swap{i}"
+            tmp.symlink_to("inside.txt" if i % 2 else str(outside / "secret.txt"))
+            os.rename(tmp, src / "link")
+            try:
+                os.rename(src / "d", outside / "d")
+                os.rename(outside / "d", src / "d")
+            except OSError:
+                pass
+
+    with mounted(toolfs_bin, src, base / "mnt", "-o", f"cache={mode}") as m:
+        held = os.open(m.path / "d", os.O_RDONLY | os.O_DIRECTORY)
+        thread = threading.Thread(target=swapper)
+        thread.start()
+        served = 0
+        try:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                for attempt in (lambda: read_all(m.path / "link.tool.json"),
+                                lambda: read_all("up.tool.json", dir_fd=held),
+                                lambda: read_all(m.path / "d" / "up.tool.json")):
+                    try:
+                        data = guarded(attempt)
+                    except concurrent.futures.TimeoutError:
+                        raise AssertionError("the daemon hung")
+                    except OSError:
+                        continue
+                    assert SECRET not in data, data
+                    json.loads(data)
+                    served += 1
+        finally:
+            stop.set()
+            thread.join()
+            os.close(held)
+        assert served > 0
+        assert guarded(os.listdir, m.path)
