@@ -12,6 +12,7 @@ import openpyxl
 import pytest
 
 from fixtures import gen_office as gen
+from fixtures import gen_office_cases as cases
 
 LINE = re.compile(r"^ {0,5}(\d+)\t(.*)$")
 
@@ -484,3 +485,42 @@ def test_plain_zip_stays_binary(toolfs_read, odir, tmp_path):
     renamed = tmp_path / "report.bin"
     renamed.write_bytes((odir / "basic.docx").read_bytes())
     assert toolfs_read(renamed).json["contentType"] == "document"  # by content, not name
+
+
+# --- real-world shapes and hostile inputs (issue 24; fixtures: gen_office_cases.py) ---
+
+@pytest.fixture(scope="module")
+def cdir(tmp_path_factory) -> pathlib.Path:
+    out = tmp_path_factory.mktemp("office_cases")
+    cases.generate(out)
+    return out
+
+
+def against_openpyxl(res: dict, path) -> None:
+    """Every cell openpyxl reads (data_only=True) appears at its row and column letter."""
+    wb = openpyxl.load_workbook(path, data_only=True)
+    for ws in wb.worksheets:
+        index = wb.sheetnames.index(ws.title) + 1
+        head, rows = sheet_rows(res["content"], index)
+        letters = head_letters(res["content"], index)
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value is None:
+                    continue
+                assert rows[c.row][letters.index(c.column_letter)] == cell_text(c.value), \
+                    c.coordinate
+
+
+def head_letters(content: str, index: int) -> list:
+    block = content.split(f"--- Sheet {index}: ", 1)[1]
+    line = next(l for l in block.split("\n") if l.startswith("| row |"))
+    return line[2:-2].split(" | ")[1:]
+
+
+@pytest.mark.parametrize("name", ["zip_mtime.xlsx", "zip_trailing.xlsx"])
+def test_zip_that_zip_t_and_zipfile_read(toolfs_read, cdir, name):
+    """Local headers that differ from the central directory, bytes after the end record: zip -T,
+    Python's zipfile and openpyxl read these; so does toolfs."""
+    res = read(toolfs_read, cdir / name)
+    assert res["success"], res["content"]
+    against_openpyxl(res, cdir / name)
