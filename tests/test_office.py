@@ -524,3 +524,25 @@ def test_zip_that_zip_t_and_zipfile_read(toolfs_read, cdir, name):
     res = read(toolfs_read, cdir / name)
     assert res["success"], res["content"]
     against_openpyxl(res, cdir / name)
+
+
+def test_strings_decode_x_escapes(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "escapes.xlsx")
+    _, rows = sheet_rows(res["content"], 1)
+    shown = [want for _, want in cases.ESCAPES]
+    assert rows[1] == shown and rows[2] == shown
+    ws = openpyxl.load_workbook(cdir / "escapes.xlsx", data_only=True).active
+    assert rows[1][0] == ws["A1"].value  # openpyxl decodes only _x005F_
+
+
+def test_inline_string_with_a_v_shows_the_inline_string(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "inline_v.xlsx")
+    assert sheet_rows(res["content"], 1)[1] == {1: ["inline text"]}
+    against_openpyxl(res, cdir / "inline_v.xlsx")
+
+
+def test_empty_v_is_no_shared_string(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "empty_v.xlsx")
+    assert sheet_rows(res["content"], 1)[1] == {1: ["", "second"]}
+    assert "FIRST STRING" not in res["content"]
+    against_openpyxl(res, cdir / "empty_v.xlsx")

@@ -1,6 +1,7 @@
 /* office_xlsx.c - Excel workbooks: each sheet's XML streamed row by row (xmlTextReader, never a
  * DOM) into pipe tables with column letters and row numbers; cached values formatted by their
  * number format; sheets selected by number, a sheet from a row on with A.R-. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,10 +174,91 @@ static int grow(void **array, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-/* Collects the text of an <si> or <is> element (its <t>s, not the phonetic <rPh>) into out. */
+/* The UTF-16 unit of an escape "_xHHHH_" at s (len bytes left), or -1 when s holds none. */
+static long x_escape(const char *s, size_t len)
+{
+	char hex[5];
+
+	if (len < 7 || s[0] != '_' || s[1] != 'x' || s[6] != '_')
+		return -1;
+	for (int i = 2; i < 6; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return -1;
+	memcpy(hex, s + 2, 4);
+	hex[4] = '\0';
+	return strtol(hex, NULL, 16);
+}
+
+/* Writes code point cp as UTF-8 at out; returns its length (at most 4). */
+static size_t put_utf8(char *out, unsigned long cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Decodes the escapes of ST_Xstring in b from offset from on, in place: "_xHHHH_" is the UTF-16
+ * unit HHHH (a surrogate pair as two escapes; "_x005F_" a literal "_", so "_x005F_x0041_" is
+ * the text "_x0041_"); NUL is dropped, a lone surrogate becomes U+FFFD. One pass, never longer
+ * than the input. */
+static void decode_x_escapes(struct tr_buf *b, size_t from)
+{
+	size_t r = from, w = from;
+
+	while (r < b->len) {
+		long unit = b->data[r] == '_' ? x_escape(b->data + r, b->len - r) : -1;
+		unsigned long cp;
+
+		if (unit < 0) {
+			b->data[w++] = b->data[r++];
+			continue;
+		}
+		r += 7;
+		cp = (unsigned long)unit;
+		if (unit >= 0xd800 && unit < 0xdc00) {
+			long low = x_escape(b->data + r, b->len - r);
+
+			if (low >= 0xdc00 && low < 0xe000) {
+				cp = 0x10000 + (((unsigned long)unit - 0xd800) << 10) +
+				     ((unsigned long)low - 0xdc00);
+				r += 7;
+			} else {
+				cp = 0xfffd;
+			}
+		} else if (unit >= 0xdc00 && unit < 0xe000) {
+			cp = 0xfffd;
+		}
+		if (cp)
+			w += put_utf8(b->data + w, cp);
+	}
+	b->len = w;
+	if (b->data && b->cap > w)
+		b->data[w] = '\0';
+}
+
+/* Collects the text of an <si> or <is> element (its <t>s, not the phonetic <rPh>) into out,
+ * its _xHHHH_ escapes decoded. */
 static int rich_text(struct tr_office_xml *xml, const char *element, struct tr_buf *out)
 {
 	int depth = tr_office_xml_depth(xml), rc;
+	size_t start = out->len;
 	bool in_t = false;
 
 	if (tr_office_xml_empty(xml))
@@ -186,8 +268,10 @@ static int rich_text(struct tr_office_xml *xml, const char *element, struct tr_b
 		const char *text;
 
 		if (type == XML_READER_TYPE_END_ELEMENT && tr_office_xml_depth(xml) == depth &&
-		    !strcmp(tr_office_xml_name(xml), element))
+		    !strcmp(tr_office_xml_name(xml), element)) {
+			decode_x_escapes(out, start);
 			return 1;
+		}
 		if (tr_office_xml_start(xml, "rPh")) {
 			if (tr_office_xml_skip(xml) < 0)
 				return -1;
@@ -325,10 +409,10 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 {
 	char *ref = tr_office_xml_attr(xml, "r"), *type = tr_office_xml_attr(xml, "t");
 	char *style = tr_office_xml_attr(xml, "s");
-	struct tr_buf value = {0}, shown = {0};
+	struct tr_buf value = {0}, inline_text = {0}, shown = {0};
 	uint32_t col = *next_col, r;
 	int depth = tr_office_xml_depth(xml), rc = 1;
-	bool in_v = false, has_v = false;
+	bool in_v = false, has_v = false, has_is = false;
 
 	if (ref && !parse_ref(ref, &col, &r))
 		col = *next_col;
@@ -346,8 +430,8 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 			} else if (tr_office_xml_end(xml, "v")) {
 				in_v = false;
 			} else if (tr_office_xml_start(xml, "is")) {
-				has_v = true;
-				if (rich_text(xml, "is", &value) < 0)
+				has_is = true;
+				if (rich_text(xml, "is", &inline_text) < 0)
 					rc = -1;
 			} else if (tr_office_xml_start(xml, "f")) {
 				if (tr_office_xml_skip(xml) < 0)
@@ -359,6 +443,16 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 			if (rc < 0)
 				break;
 		}
+	}
+	/* An inline string is its <is> alone (a <v> beside it is not shown, as Excel and openpyxl
+	 * do); an empty <v/> is no value, never shared string 0. */
+	if ((type && !strcmp(type, "inlineStr")) || (has_is && !has_v)) {
+		tr_buf_free(&value);
+		value = inline_text;
+		memset(&inline_text, 0, sizeof(inline_text));
+		has_v = has_is;
+	} else if (has_v && !value.len && !(type && !strcmp(type, "str"))) {
+		has_v = false;
 	}
 	if (rc >= 0 && has_v && col >= first_col && col - first_col < n_cols) {
 		const char *v = value.data ? value.data : "";
@@ -396,11 +490,12 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 		if (shown.len && col - first_col + 1 > row->used)
 			row->used = col - first_col + 1;
 	}
-	if (value.oom)
+	if (value.oom || inline_text.oom)
 		rc = -1;
 	if (rc < 0 && x->z->error == TR_OK)
 		oom(x);
 	tr_buf_free(&value);
+	tr_buf_free(&inline_text);
 	tr_buf_free(&shown);
 	free(ref);
 	free(type);
