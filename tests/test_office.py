@@ -546,3 +546,10 @@ def test_empty_v_is_no_shared_string(toolfs_read, cdir):
     assert sheet_rows(res["content"], 1)[1] == {1: ["", "second"]}
     assert "FIRST STRING" not in res["content"]
     against_openpyxl(res, cdir / "empty_v.xlsx")
+
+
+def test_number_format_escapes_before_multibyte_characters(toolfs_read, cdir):
+    r = toolfs_read(cdir / "rouble.xlsx")
+    r.out.decode("utf-8")  # strict: valid UTF-8
+    _, rows = sheet_rows(r.json["content"], 1)
+    assert rows[1] == [shown for _, _, shown in cases.ROUBLE]
