@@ -553,3 +553,10 @@ def test_number_format_escapes_before_multibyte_characters(toolfs_read, cdir):
     r.out.decode("utf-8")  # strict: valid UTF-8
     _, rows = sheet_rows(r.json["content"], 1)
     assert rows[1] == [shown for _, _, shown in cases.ROUBLE]
+
+
+def test_main_part_typed_by_default_extension(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "default_type.xlsx")
+    assert res["success"], res["content"]
+    assert res["contentType"] == "spreadsheet"
+    against_openpyxl(res, cdir / "default_type.xlsx")

@@ -184,40 +184,96 @@ static int read_ole2(const struct tr_file *file, const struct tr_selector *sel,
 	return tr_reader_binary.read(file, sel, opts, res);
 }
 
-/* Finds the main part in [Content_Types].xml: its name (malloc'd into *part) and kind. Returns
- * 0, 1 when there is none of a known kind, or -1 with the failure recorded in z. */
-static int find_main_part(struct tr_office_zip *z, char **part, const struct office_kind **kind)
+/* The kind whose main-part content type type starts with, or NULL. */
+static const struct office_kind *kind_of_type(const char *type)
 {
+	for (size_t i = 0; type && i < sizeof(office_kinds) / sizeof(office_kinds[0]); i++)
+		if (strncmp(type, office_kinds[i].content_type,
+			    strlen(office_kinds[i].content_type)) == 0)
+			return &office_kinds[i];
+	return NULL;
+}
+
+/* The package's main part as its relationships name it (_rels/.rels, type officeDocument),
+ * malloc'd, or NULL (none, or out of memory: z->oom). */
+static char *office_document_target(struct tr_office_zip *z)
+{
+	struct tr_office_rels rels;
+	const struct tr_office_rel *rel;
+	char *target = NULL;
+
+	if (tr_office_rels_load(z, "", &rels) < 0)
+		return NULL;
+	rel = tr_office_rels_by_type(&rels, "/officeDocument");
+	if (rel && !rel->external && !(target = strdup(rel->target)))
+		z->oom = true;
+	tr_office_rels_free(&rels);
+	return target;
+}
+
+/* One pass over [Content_Types].xml. Without target: the first Override of a main-part type
+ * sets *kind and *part (malloc'd). With target (the part _rels/.rels names): the Default of its
+ * extension sets *kind when no Override types target otherwise. Returns 0 or -1 with the
+ * failure recorded in z. */
+static int scan_content_types(struct tr_office_zip *z, const char *target, char **part,
+			      const struct office_kind **kind)
+{
+	const char *dot = target ? strrchr(target, '.') : NULL;
+	const struct office_kind *by_default = NULL;
+	bool overridden = false;
 	struct tr_office_xml x;
 	int rc = tr_office_xml_open(&x, z, "[Content_Types].xml");
 
-	*part = NULL;
-	*kind = NULL;
 	if (rc)
 		return rc;
 	while (!*kind && (rc = tr_office_xml_next(&x)) == 1) {
+		bool is_override = tr_office_xml_start(&x, "Override");
 		char *type, *name;
 
-		if (!tr_office_xml_start(&x, "Override"))
+		if (!is_override && !tr_office_xml_start(&x, "Default"))
 			continue;
 		type = tr_office_xml_attr(&x, "ContentType");
-		name = tr_office_xml_attr(&x, "PartName");
-		for (size_t i = 0;
-		     type && name && i < sizeof(office_kinds) / sizeof(office_kinds[0]); i++) {
-			if (strncmp(type, office_kinds[i].content_type,
-				    strlen(office_kinds[i].content_type)) == 0) {
-				*kind = &office_kinds[i];
-				*part = strdup(name[0] == '/' ? name + 1 : name);
-				if (!*part)
-					z->oom = true;
-				break;
-			}
+		name = tr_office_xml_attr(&x, is_override ? "PartName" : "Extension");
+		if (type && name && is_override && !target) {
+			*kind = kind_of_type(type);
+			if (*kind && !(*part = strdup(name[0] == '/' ? name + 1 : name)))
+				z->oom = true;
+		} else if (type && name && is_override) {
+			overridden |= !strcmp(name[0] == '/' ? name + 1 : name, target);
+		} else if (type && name && dot && !strcasecmp(name, dot + 1)) {
+			by_default = kind_of_type(type);
 		}
 		free(type);
 		free(name);
 	}
 	tr_office_xml_close(&x);
-	if (rc < 0 || z->oom)
+	if (target && by_default && !overridden) {
+		*kind = by_default;
+		if (!(*part = strdup(target)))
+			z->oom = true;
+	}
+	return rc < 0 || z->oom ? -1 : 0;
+}
+
+/* Finds the main part in [Content_Types].xml: its name (malloc'd into *part) and kind, from an
+ * Override of a main-part type, or else from the Default of the extension of the part that
+ * _rels/.rels names. Returns 0, 1 when there is none of a known kind, or -1 with the failure
+ * recorded in z. */
+static int find_main_part(struct tr_office_zip *z, char **part, const struct office_kind **kind)
+{
+	char *target;
+	int rc;
+
+	*part = NULL;
+	*kind = NULL;
+	rc = scan_content_types(z, NULL, part, kind);
+	if (rc || *kind)
+		return rc < 0 ? -1 : rc > 0 ? 1 : 0;
+	target = office_document_target(z);
+	if (target)
+		rc = scan_content_types(z, target, part, kind);
+	free(target);
+	if (rc < 0 || z->oom || z->error)
 		return -1;
 	return *kind ? 0 : 1;
 }
