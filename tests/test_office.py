@@ -560,3 +560,48 @@ def test_main_part_typed_by_default_extension(toolfs_read, cdir):
     assert res["success"], res["content"]
     assert res["contentType"] == "spreadsheet"
     against_openpyxl(res, cdir / "default_type.xlsx")
+
+
+def test_chartsheet_has_its_header_and_selector(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "chartsheet.xlsx")
+    c = res["content"]
+    assert c.index("--- Sheet 1: First") < c.index("--- Sheet 2: Chart (chart sheet) ---") \
+        < c.index("--- Sheet 3: Third")
+    assert sheet_rows(c, 1)[1] == {1: ["one"]}
+    assert sheet_rows(c, 3)[1] == {1: ["three"]}
+    against_openpyxl(res, cdir / "chartsheet.xlsx")
+    third = read(toolfs_read, cdir / "chartsheet.xlsx", "--select", "3")
+    assert third["content"].startswith("--- Sheet 3: Third (A1:A1) ---\n")
+    assert [s["name"] for s in res["metadata"]["sheets"]] == ["First", "Chart", "Third"]
+
+
+def test_dimension_is_not_trusted_over_the_cells(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "dimension.xlsx")
+    against_openpyxl(res, cdir / "dimension.xlsx")
+    head, rows = sheet_rows(res["content"], 1)
+    assert head == "Rows only (A1:B4) ---" and rows[4] == ["v4", "w4"]
+    head, rows = sheet_rows(res["content"], 2)
+    assert head == "Partial (A1:C5) ---"
+    assert rows == {1: ["a1", "", "c1"], 2: ["", "b2"], 5: ["a5"]}
+    assert [s["range"] for s in res["metadata"]["sheets"]] == ["A1:B4", "A1:C5"]
+
+
+def test_columns_up_to_xfd(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "wide.xlsx", "--max_output", "1M")
+    assert res["success"] and not res["truncated"]
+    against_openpyxl(res, cdir / "wide.xlsx")
+    _, rows = sheet_rows(res["content"], 1)
+    assert rows[2][16383] == "col 16384" and rows[1][1024] == "col 1025"
+    cut = read(toolfs_read, cdir / "wide.xlsx")  # the default 100 KiB cannot hold both rows
+    assert cut["truncated"] and cut["next"] == "wide.xlsx:1.2-.tool.json"
+    rest = read(toolfs_read, cdir / "wide.xlsx", "--select", "1.2-")
+    assert sheet_rows(rest["content"], 1)[1][2][16383] == "col 16384"
+
+
+def test_rows_up_to_1048576(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "far_row.xlsx")
+    head, rows = sheet_rows(res["content"], 1)
+    assert head == "Far (A1:A1048576) ---"
+    assert rows == {1: ["top"], 1048576: ["last row"]}
+    assert "past the end" not in res["content"]
+    assert "(1 row past row 1048576 left out)" in res["content"]
