@@ -605,3 +605,12 @@ def test_rows_up_to_1048576(toolfs_read, cdir):
     assert rows == {1: ["top"], 1048576: ["last row"]}
     assert "past the end" not in res["content"]
     assert "(1 row past row 1048576 left out)" in res["content"]
+
+
+def test_big_shared_string_is_read_and_cut(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "big_string.xlsx")
+    assert res["success"], res["content"]
+    _, rows = sheet_rows(res["content"], 1)
+    total = cases.BIG_STRING_CHARS
+    assert rows[1][0].endswith(f" [... cell truncated: 2000 of {total} chars shown]")
+    assert rows[1][1] == "small"
