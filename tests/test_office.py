@@ -614,3 +614,13 @@ def test_big_shared_string_is_read_and_cut(toolfs_read, cdir):
     total = cases.BIG_STRING_CHARS
     assert rows[1][0].endswith(f" [... cell truncated: 2000 of {total} chars shown]")
     assert rows[1][1] == "small"
+
+
+def test_ods_selector_inside_repeated_rows(toolfs_read, cdir):
+    for start in (2, 4, 6):
+        res = read(toolfs_read, cdir / "repeated.ods", "--select", f"1.{start}-")
+        _, rows = sheet_rows(res["content"], 1)
+        assert rows == {**{r: ["same", "7"] for r in range(start, 7)}, 7: ["tail", "y"]}
+    one = read(toolfs_read, cdir / "repeated.ods", "--select", "1.3-", "--max_lines", "1")
+    assert sheet_rows(one["content"], 1)[1] == {3: ["same", "7"]}
+    assert one["next"] == "repeated.ods:1.4-.tool.json"

@@ -453,7 +453,11 @@ static int ods_cell(struct ods *s, struct tr_office_xml *x, struct ods_table *t)
 		for (uint64_t i = 0; i < repeat && t->col + i <= ODS_MAX_COLUMNS; i++) {
 			uint32_t col = (uint32_t)(t->col + i);
 
-			if (t->shown && t->row >= t->from_row && !t->capped) {
+			/* The row may stand for a group (number-rows-repeated) that reaches the
+			 * selector's first row. */
+			if (t->shown && !t->capped &&
+			    (t->row >= t->from_row ||
+			     (t->row_repeat && t->row_repeat > t->from_row - t->row))) {
 				t->cells[col - 1].len = 0;
 				if (tr_office_cell_append_capped(&t->cells[col - 1], text.data,
 								 text.len,
@@ -508,12 +512,12 @@ static int ods_row_end(struct ods *s, struct ods_table *t, size_t index)
 			t->min_row = t->row;
 		t->max_row = t->row + repeat - 1;
 	}
-	for (uint64_t i = 0; t->used && t->shown && !t->capped && i < repeat && rc == 0; i++) {
+	/* From the selector's first row on: no loop over the repeats before it. */
+	for (uint64_t i = t->from_row > t->row ? t->from_row - t->row : 0;
+	     t->used && t->shown && !t->capped && i < repeat && rc == 0; i++) {
 		uint64_t number = t->row + i;
 		size_t before = t->rows.len;
 
-		if (number < t->from_row)
-			continue;
 		rc = tr_buf_printf(&t->rows, "| %" PRIu64 "%s |", number,
 				   t->row_hidden ? " (hidden)" : "");
 		for (uint32_t c = 0; c < t->used && rc == 0; c++) {
