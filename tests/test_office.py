@@ -624,3 +624,9 @@ def test_ods_selector_inside_repeated_rows(toolfs_read, cdir):
     one = read(toolfs_read, cdir / "repeated.ods", "--select", "1.3-", "--max_lines", "1")
     assert sheet_rows(one["content"], 1)[1] == {3: ["same", "7"]}
     assert one["next"] == "repeated.ods:1.4-.tool.json"
+
+
+def test_encrypted_odf_is_encrypted(toolfs_read, cdir):
+    r = toolfs_read(cdir / "encrypted.odt")
+    assert r.rc == 1 and r.json["errorCode"] == "encrypted", r.json["content"]
+    assert "password-protected" in r.json["error"]

@@ -320,6 +320,35 @@ static int find_odf_kind(struct tr_office_zip *z, char **part, const struct offi
 	return 0;
 }
 
+/* True when META-INF/manifest.xml gives part encryption data (a password-protected ODF
+ * package: its XML parts are ciphertext). A manifest that cannot be read says no. */
+static bool odf_encrypted(struct tr_office_zip *z, const char *part)
+{
+	struct tr_office_xml x;
+	bool in_part = false, encrypted = false;
+
+	if (z->error != TR_OK)
+		return false;
+	if (tr_office_xml_open(&x, z, "META-INF/manifest.xml") != 0) {
+		z->error = TR_OK; /* not a failure of the document */
+		return false;
+	}
+	while (!encrypted && tr_office_xml_next(&x) == 1) {
+		if (tr_office_xml_start(&x, "file-entry")) {
+			char *path = tr_office_xml_attr(&x, "full-path");
+
+			in_part = path && !strcmp(path[0] == '/' ? path + 1 : path, part);
+			free(path);
+		} else if (in_part && tr_office_xml_start(&x, "encryption-data")) {
+			encrypted = true;
+		}
+	}
+	tr_office_xml_close(&x);
+	z->error = TR_OK;
+	z->reason[0] = '\0';
+	return encrypted;
+}
+
 /* Turns the failure recorded in z into res (images dropped). Returns 0, or -1 when out of
  * memory. */
 static int fail_from_zip(struct tr_office_zip *z, const char *path, const char *noun,
@@ -345,6 +374,7 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 	struct tr_office_zip z = {0};
 	struct tr_blob *blob = NULL;
 	char *main_part = NULL;
+	bool odf;
 	int rc;
 
 	if (is_ole2(file->head, file->head_len))
@@ -362,8 +392,9 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 		rc = fail_from_zip(&z, file->src->path, "Office document", res);
 		goto out;
 	}
-	if (is_odf(file->head, file->head_len) ||
-	    (!tr_office_zip_has(&z, "[Content_Types].xml") && tr_office_zip_has(&z, "mimetype")))
+	odf = is_odf(file->head, file->head_len) ||
+	      (!tr_office_zip_has(&z, "[Content_Types].xml") && tr_office_zip_has(&z, "mimetype"));
+	if (odf)
 		rc = find_odf_kind(&z, &main_part, &kind);
 	else
 		rc = find_main_part(&z, &main_part, &kind);
@@ -381,6 +412,12 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 	}
 	if (rc != 0) {
 		rc = fail_from_zip(&z, file->src->path, "Office document", res);
+		goto out;
+	}
+	if (odf && odf_encrypted(&z, main_part)) {
+		tr_result_fail(res, TR_E_ENCRYPTED, "Office document is password-protected: %s",
+			       file->src->path);
+		rc = res->short_result ? 0 : -1;
 		goto out;
 	}
 	free(res->mime_type);
