@@ -630,3 +630,11 @@ def test_encrypted_odf_is_encrypted(toolfs_read, cdir):
     r = toolfs_read(cdir / "encrypted.odt")
     assert r.rc == 1 and r.json["errorCode"] == "encrypted", r.json["content"]
     assert "password-protected" in r.json["error"]
+
+
+@pytest.mark.parametrize("name,marker", [("break_heading.docx", "# "),
+                                         ("break_heading.odt", "## ")])
+def test_heading_starting_with_a_line_break(toolfs_read, cdir, name, marker):
+    text = [t for _, t in lines(read(toolfs_read, cdir / name)["content"])]
+    assert text[0] == marker + "Broken heading"
+    assert "Body text." in text
