@@ -638,3 +638,8 @@ def test_heading_starting_with_a_line_break(toolfs_read, cdir, name, marker):
     text = [t for _, t in lines(read(toolfs_read, cdir / name)["content"])]
     assert text[0] == marker + "Broken heading"
     assert "Body text." in text
+
+
+def test_odt_internal_links_are_not_urls(toolfs_read, cdir):
+    text = [t for _, t in lines(read(toolfs_read, cdir / "bookmark.odt")["content"])]
+    assert "See Introduction and the table and the site (https://example.org/)." in text

@@ -263,6 +263,12 @@ static int odt_start(struct odt *o, struct tr_office_xml *x, char **list_style_n
 		free(o->href);
 		o->href = tr_office_xml_attr(x, "href");
 		o->link_start = o->para.len;
+		if (o->href && o->href[0] == '#') {
+			/* A link inside the document (#1.Introduction|outline): its text only, as
+			 * .docx shows w:hyperlink w:anchor. */
+			free(o->href);
+			o->href = NULL;
+		}
 	} else if (!strcmp(name, "note-citation")) {
 		o->in_citation++;
 	} else if (!strcmp(name, "note-body")) {
