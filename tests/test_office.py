@@ -643,3 +643,10 @@ def test_heading_starting_with_a_line_break(toolfs_read, cdir, name, marker):
 def test_odt_internal_links_are_not_urls(toolfs_read, cdir):
     text = [t for _, t in lines(read(toolfs_read, cdir / "bookmark.odt")["content"])]
     assert "See Introduction and the table and the site (https://example.org/)." in text
+
+
+def test_docx_text_boxes_in_order(toolfs_read, cdir):
+    text = [t for _, t in lines(read(toolfs_read, cdir / "textbox.docx")["content"])]
+    assert [t for t in text if t] == ["Before the box.", "Box first line", "Box second line",
+                                      "Anchor paragraph.", "| Cell text |", "| --- |",
+                                      "After the box."]
