@@ -650,3 +650,11 @@ def test_docx_text_boxes_in_order(toolfs_read, cdir):
     assert [t for t in text if t] == ["Before the box.", "Box first line", "Box second line",
                                       "Anchor paragraph.", "| Cell text |", "| --- |",
                                       "After the box."]
+
+
+def test_headers_alone_stop_at_max_output(toolfs_read, cdir):
+    """300 sheets without values, each a 16,384-column header: cut at max_output with a next."""
+    res = read(toolfs_read, cdir / "wide_sheets.xlsx")
+    assert len(res["content"].encode()) < 100 * 1024 + 256 * 1024
+    assert res["truncated"] and res["next"] == "wide_sheets.xlsx:2.1-.tool.json"
+    assert res["range"] == {"unit": "sheet", "start": 1, "end": 1, "total": 300}

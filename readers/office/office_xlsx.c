@@ -874,6 +874,14 @@ int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res)
 			hidden_skipped = true;
 			continue;
 		}
+		/* Sheets without rows (chart sheets, empty ones) add headers alone, up to 200 KB
+		 * each at 16,384 columns: they stop at max_output too. */
+		if (shown && x.out.len >= d->opts->max_output) {
+			x.capped = true;
+			x.cap_sheet = i;
+			x.cap_row = 1;
+			break;
+		}
 		if (render_sheet(&x, i, i == first && sel->column ? (uint32_t)sel->column : 1) < 0)
 			goto out;
 		shown_last = i;
