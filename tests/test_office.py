@@ -517,10 +517,10 @@ def head_letters(content: str, index: int) -> list:
     return line[2:-2].split(" | ")[1:]
 
 
-@pytest.mark.parametrize("name", ["zip_mtime.xlsx", "zip_trailing.xlsx"])
+@pytest.mark.parametrize("name", ["zip_mtime.xlsx", "zip_trailing.xlsx", "zip_stub.xlsx"])
 def test_zip_that_zip_t_and_zipfile_read(toolfs_read, cdir, name):
-    """Local headers that differ from the central directory, bytes after the end record: zip -T,
-    Python's zipfile and openpyxl read these; so does toolfs."""
+    """Local headers that differ from the central directory, bytes after the end record or
+    before the archive: zip -T, Python's zipfile and openpyxl read these; so does toolfs."""
     res = read(toolfs_read, cdir / name)
     assert res["success"], res["content"]
     against_openpyxl(res, cdir / name)

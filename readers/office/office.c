@@ -112,8 +112,12 @@ static enum tr_probe office_probe(const struct tr_file *file)
 {
 	if (is_ole2(file->head, file->head_len))
 		return TR_PROBE_CONTENT;
+	/* Bytes before the archive (a self-extractor's stub; the directory's offsets count
+	 * them, so zip -T and Python's zipfile read it): an Office file by its name and parts. */
 	if (!is_zip(file->head, file->head_len))
-		return TR_PROBE_NO;
+		return has_office_extension(file->src->name) && names_content_types(file)
+			       ? TR_PROBE_EXTENSION
+			       : TR_PROBE_NO;
 	if (is_odf(file->head, file->head_len) || names_content_types(file))
 		return TR_PROBE_CONTENT;
 	return has_office_extension(file->src->name) ? TR_PROBE_EXTENSION : TR_PROBE_NO;
