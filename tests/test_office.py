@@ -418,7 +418,7 @@ def test_ods_against_odfpy(toolfs_read, odir):
                 n = int(tc.getAttribute("numbercolumnsrepeated") or 1)
                 shown = "\n".join(teletype.extractText(p) for p in
                                    tc.getElementsByType(odf_text.P))
-                cells += [shown.replace("|", "\\|")] * min(n, 1024)
+                cells += [shown.replace("|", "\\|")] * min(n, 16384)
             while cells and cells[-1] == "":
                 cells.pop()
             if cells:
@@ -658,3 +658,10 @@ def test_headers_alone_stop_at_max_output(toolfs_read, cdir):
     assert len(res["content"].encode()) < 100 * 1024 + 256 * 1024
     assert res["truncated"] and res["next"] == "wide_sheets.xlsx:2.1-.tool.json"
     assert res["range"] == {"unit": "sheet", "start": 1, "end": 1, "total": 300}
+
+
+def test_ods_columns_up_to_xfd(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "wide.ods", "--max_output", "1M")
+    head, rows = sheet_rows(res["content"], 1)
+    assert head == "Wide (A1:XFD1) ---"
+    assert (rows[1][0], rows[1][1024], rows[1][16383]) == ("first", "col 1025", "col 16384")

@@ -369,8 +369,9 @@ int tr_office_odt(const struct tr_office_doc *d, struct tr_result *res)
 
 /* --- spreadsheets --- */
 
-/* Repeats beyond these are empty formatting runs (a style applied to the rest of the sheet). */
-#define ODS_MAX_COLUMNS 1024
+/* Columns read, as in .xlsx (A to XFD). Empty cells repeated past them are formatting runs (a
+ * style applied to the rest of the sheet) and never expanded. */
+#define ODS_MAX_COLUMNS 16384
 
 struct ods_sheet {
 	char *name;  /* owned */
