@@ -217,8 +217,8 @@ static char *office_document_target(struct tr_office_zip *z)
 
 /* One pass over [Content_Types].xml. Without target: the first Override of a main-part type
  * sets *kind and *part (malloc'd). With target (the part _rels/.rels names): the Default of its
- * extension sets *kind when no Override types target otherwise. Returns 0 or -1 with the
- * failure recorded in z. */
+ * extension sets *kind when no Override types target otherwise. Returns 0, 1 when there is no
+ * [Content_Types].xml, or -1 with the failure recorded in z. */
 static int scan_content_types(struct tr_office_zip *z, const char *target, char **part,
 			      const struct office_kind **kind)
 {
@@ -335,6 +335,7 @@ static bool odf_encrypted(struct tr_office_zip *z, const char *part)
 		return false;
 	if (tr_office_xml_open(&x, z, "META-INF/manifest.xml") != 0) {
 		z->error = TR_OK; /* not a failure of the document */
+		z->reason[0] = '\0';
 		return false;
 	}
 	while (!encrypted && tr_office_xml_next(&x) == 1) {
