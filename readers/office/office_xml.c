@@ -13,7 +13,7 @@
  * XML_PARSE_HUGE lifts libxml2's 10 MB cap on one text node (a long shared string is valid
  * Excel); what it would otherwise bound stays bounded here: a part's inflated size by the bomb
  * limits, nesting by TR_OFFICE_MAX_DEPTH, and entities cannot expand. */
-#define XML_OPTIONS                                                                     \
+#define XML_OPTIONS                                                                      \
 	(XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_COMPACT | \
 	 XML_PARSE_HUGE)
 
