@@ -12,6 +12,7 @@ import openpyxl
 import pytest
 
 from fixtures import gen_office as gen
+from fixtures import gen_office_cases as cases
 
 LINE = re.compile(r"^ {0,5}(\d+)\t(.*)$")
 
@@ -417,7 +418,7 @@ def test_ods_against_odfpy(toolfs_read, odir):
                 n = int(tc.getAttribute("numbercolumnsrepeated") or 1)
                 shown = "\n".join(teletype.extractText(p) for p in
                                    tc.getElementsByType(odf_text.P))
-                cells += [shown.replace("|", "\\|")] * min(n, 1024)
+                cells += [shown.replace("|", "\\|")] * min(n, 16384)
             while cells and cells[-1] == "":
                 cells.pop()
             if cells:
@@ -484,3 +485,183 @@ def test_plain_zip_stays_binary(toolfs_read, odir, tmp_path):
     renamed = tmp_path / "report.bin"
     renamed.write_bytes((odir / "basic.docx").read_bytes())
     assert toolfs_read(renamed).json["contentType"] == "document"  # by content, not name
+
+
+# --- real-world shapes and hostile inputs (issue 24; fixtures: gen_office_cases.py) ---
+
+@pytest.fixture(scope="module")
+def cdir(tmp_path_factory) -> pathlib.Path:
+    out = tmp_path_factory.mktemp("office_cases")
+    cases.generate(out)
+    return out
+
+
+def against_openpyxl(res: dict, path) -> None:
+    """Every cell openpyxl reads (data_only=True) appears at its row and column letter."""
+    wb = openpyxl.load_workbook(path, data_only=True)
+    for ws in wb.worksheets:
+        index = wb.sheetnames.index(ws.title) + 1
+        head, rows = sheet_rows(res["content"], index)
+        letters = head_letters(res["content"], index)
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value is None:
+                    continue
+                assert rows[c.row][letters.index(c.column_letter)] == cell_text(c.value), \
+                    c.coordinate
+
+
+def head_letters(content: str, index: int) -> list:
+    block = content.split(f"--- Sheet {index}: ", 1)[1]
+    line = next(l for l in block.split("\n") if l.startswith("| row |"))
+    return line[2:-2].split(" | ")[1:]
+
+
+@pytest.mark.parametrize("name", ["zip_mtime.xlsx", "zip_trailing.xlsx", "zip_stub.xlsx"])
+def test_zip_that_zip_t_and_zipfile_read(toolfs_read, cdir, name):
+    """Local headers that differ from the central directory, bytes after the end record or
+    before the archive: zip -T, Python's zipfile and openpyxl read these; so does toolfs."""
+    res = read(toolfs_read, cdir / name)
+    assert res["success"], res["content"]
+    against_openpyxl(res, cdir / name)
+
+
+def test_strings_decode_x_escapes(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "escapes.xlsx")
+    _, rows = sheet_rows(res["content"], 1)
+    shown = [want for _, want in cases.ESCAPES]
+    assert rows[1] == shown and rows[2] == shown
+    ws = openpyxl.load_workbook(cdir / "escapes.xlsx", data_only=True).active
+    assert rows[1][0] == ws["A1"].value  # openpyxl decodes only _x005F_
+
+
+def test_inline_string_with_a_v_shows_the_inline_string(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "inline_v.xlsx")
+    assert sheet_rows(res["content"], 1)[1] == {1: ["inline text"]}
+    against_openpyxl(res, cdir / "inline_v.xlsx")
+
+
+def test_empty_v_is_no_shared_string(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "empty_v.xlsx")
+    assert sheet_rows(res["content"], 1)[1] == {1: ["", "second"]}
+    assert "FIRST STRING" not in res["content"]
+    against_openpyxl(res, cdir / "empty_v.xlsx")
+
+
+def test_number_format_escapes_before_multibyte_characters(toolfs_read, cdir):
+    r = toolfs_read(cdir / "rouble.xlsx")
+    r.out.decode("utf-8")  # strict: valid UTF-8
+    _, rows = sheet_rows(r.json["content"], 1)
+    assert rows[1] == [shown for _, _, shown in cases.ROUBLE]
+
+
+def test_main_part_typed_by_default_extension(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "default_type.xlsx")
+    assert res["success"], res["content"]
+    assert res["contentType"] == "spreadsheet"
+    against_openpyxl(res, cdir / "default_type.xlsx")
+
+
+def test_chartsheet_has_its_header_and_selector(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "chartsheet.xlsx")
+    c = res["content"]
+    assert c.index("--- Sheet 1: First") < c.index("--- Sheet 2: Chart (chart sheet) ---") \
+        < c.index("--- Sheet 3: Third")
+    assert sheet_rows(c, 1)[1] == {1: ["one"]}
+    assert sheet_rows(c, 3)[1] == {1: ["three"]}
+    against_openpyxl(res, cdir / "chartsheet.xlsx")
+    third = read(toolfs_read, cdir / "chartsheet.xlsx", "--select", "3")
+    assert third["content"].startswith("--- Sheet 3: Third (A1:A1) ---\n")
+    assert [s["name"] for s in res["metadata"]["sheets"]] == ["First", "Chart", "Third"]
+
+
+def test_dimension_is_not_trusted_over_the_cells(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "dimension.xlsx")
+    against_openpyxl(res, cdir / "dimension.xlsx")
+    head, rows = sheet_rows(res["content"], 1)
+    assert head == "Rows only (A1:B4) ---" and rows[4] == ["v4", "w4"]
+    head, rows = sheet_rows(res["content"], 2)
+    assert head == "Partial (A1:C5) ---"
+    assert rows == {1: ["a1", "", "c1"], 2: ["", "b2"], 5: ["a5"]}
+    assert [s["range"] for s in res["metadata"]["sheets"]] == ["A1:B4", "A1:C5"]
+
+
+def test_columns_up_to_xfd(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "wide.xlsx", "--max_output", "1M")
+    assert res["success"] and not res["truncated"]
+    against_openpyxl(res, cdir / "wide.xlsx")
+    _, rows = sheet_rows(res["content"], 1)
+    assert rows[2][16383] == "col 16384" and rows[1][1024] == "col 1025"
+    cut = read(toolfs_read, cdir / "wide.xlsx")  # the default 100 KiB cannot hold both rows
+    assert cut["truncated"] and cut["next"] == "wide.xlsx:1.2-.tool.json"
+    rest = read(toolfs_read, cdir / "wide.xlsx", "--select", "1.2-")
+    assert sheet_rows(rest["content"], 1)[1][2][16383] == "col 16384"
+
+
+def test_rows_up_to_1048576(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "far_row.xlsx")
+    head, rows = sheet_rows(res["content"], 1)
+    assert head == "Far (A1:A1048576) ---"
+    assert rows == {1: ["top"], 1048576: ["last row"]}
+    assert "past the end" not in res["content"]
+    assert "(1 row past row 1048576 left out)" in res["content"]
+
+
+def test_big_shared_string_is_read_and_cut(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "big_string.xlsx")
+    assert res["success"], res["content"]
+    _, rows = sheet_rows(res["content"], 1)
+    total = cases.BIG_STRING_CHARS
+    assert rows[1][0].endswith(f" [... cell truncated: 2000 of {total} chars shown]")
+    assert rows[1][1] == "small"
+
+
+def test_ods_selector_inside_repeated_rows(toolfs_read, cdir):
+    for start in (2, 4, 6):
+        res = read(toolfs_read, cdir / "repeated.ods", "--select", f"1.{start}-")
+        _, rows = sheet_rows(res["content"], 1)
+        assert rows == {**{r: ["same", "7"] for r in range(start, 7)}, 7: ["tail", "y"]}
+    one = read(toolfs_read, cdir / "repeated.ods", "--select", "1.3-", "--max_lines", "1")
+    assert sheet_rows(one["content"], 1)[1] == {3: ["same", "7"]}
+    assert one["next"] == "repeated.ods:1.4-.tool.json"
+
+
+def test_encrypted_odf_is_encrypted(toolfs_read, cdir):
+    r = toolfs_read(cdir / "encrypted.odt")
+    assert r.rc == 1 and r.json["errorCode"] == "encrypted", r.json["content"]
+    assert "password-protected" in r.json["error"]
+
+
+@pytest.mark.parametrize("name,marker", [("break_heading.docx", "# "),
+                                         ("break_heading.odt", "## ")])
+def test_heading_starting_with_a_line_break(toolfs_read, cdir, name, marker):
+    text = [t for _, t in lines(read(toolfs_read, cdir / name)["content"])]
+    assert text[0] == marker + "Broken heading"
+    assert "Body text." in text
+
+
+def test_odt_internal_links_are_not_urls(toolfs_read, cdir):
+    text = [t for _, t in lines(read(toolfs_read, cdir / "bookmark.odt")["content"])]
+    assert "See Introduction and the table and the site (https://example.org/)." in text
+
+
+def test_docx_text_boxes_in_order(toolfs_read, cdir):
+    text = [t for _, t in lines(read(toolfs_read, cdir / "textbox.docx")["content"])]
+    assert [t for t in text if t] == ["Before the box.", "Box first line", "Box second line",
+                                      "Anchor paragraph.", "| Cell text |", "| --- |",
+                                      "After the box."]
+
+
+def test_headers_alone_stop_at_max_output(toolfs_read, cdir):
+    """300 sheets without values, each a 16,384-column header: cut at max_output with a next."""
+    res = read(toolfs_read, cdir / "wide_sheets.xlsx")
+    assert len(res["content"].encode()) < 100 * 1024 + 256 * 1024
+    assert res["truncated"] and res["next"] == "wide_sheets.xlsx:2.1-.tool.json"
+    assert res["range"] == {"unit": "sheet", "start": 1, "end": 1, "total": 300}
+
+
+def test_ods_columns_up_to_xfd(toolfs_read, cdir):
+    res = read(toolfs_read, cdir / "wide.ods", "--max_output", "1M")
+    head, rows = sheet_rows(res["content"], 1)
+    assert head == "Wide (A1:XFD1) ---"
+    assert (rows[1][0], rows[1][1024], rows[1][16383]) == ("first", "col 1025", "col 16384")

@@ -112,8 +112,12 @@ static enum tr_probe office_probe(const struct tr_file *file)
 {
 	if (is_ole2(file->head, file->head_len))
 		return TR_PROBE_CONTENT;
+	/* Bytes before the archive (a self-extractor's stub; the directory's offsets count
+	 * them, so zip -T and Python's zipfile read it): an Office file by its name and parts. */
 	if (!is_zip(file->head, file->head_len))
-		return TR_PROBE_NO;
+		return has_office_extension(file->src->name) && names_content_types(file)
+			       ? TR_PROBE_EXTENSION
+			       : TR_PROBE_NO;
 	if (is_odf(file->head, file->head_len) || names_content_types(file))
 		return TR_PROBE_CONTENT;
 	return has_office_extension(file->src->name) ? TR_PROBE_EXTENSION : TR_PROBE_NO;
@@ -184,40 +188,96 @@ static int read_ole2(const struct tr_file *file, const struct tr_selector *sel,
 	return tr_reader_binary.read(file, sel, opts, res);
 }
 
-/* Finds the main part in [Content_Types].xml: its name (malloc'd into *part) and kind. Returns
- * 0, 1 when there is none of a known kind, or -1 with the failure recorded in z. */
-static int find_main_part(struct tr_office_zip *z, char **part, const struct office_kind **kind)
+/* The kind whose main-part content type type starts with, or NULL. */
+static const struct office_kind *kind_of_type(const char *type)
 {
+	for (size_t i = 0; type && i < sizeof(office_kinds) / sizeof(office_kinds[0]); i++)
+		if (strncmp(type, office_kinds[i].content_type,
+			    strlen(office_kinds[i].content_type)) == 0)
+			return &office_kinds[i];
+	return NULL;
+}
+
+/* The package's main part as its relationships name it (_rels/.rels, type officeDocument),
+ * malloc'd, or NULL (none, or out of memory: z->oom). */
+static char *office_document_target(struct tr_office_zip *z)
+{
+	struct tr_office_rels rels;
+	const struct tr_office_rel *rel;
+	char *target = NULL;
+
+	if (tr_office_rels_load(z, "", &rels) < 0)
+		return NULL;
+	rel = tr_office_rels_by_type(&rels, "/officeDocument");
+	if (rel && !rel->external && !(target = strdup(rel->target)))
+		z->oom = true;
+	tr_office_rels_free(&rels);
+	return target;
+}
+
+/* One pass over [Content_Types].xml. Without target: the first Override of a main-part type
+ * sets *kind and *part (malloc'd). With target (the part _rels/.rels names): the Default of its
+ * extension sets *kind when no Override types target otherwise. Returns 0, 1 when there is no
+ * [Content_Types].xml, or -1 with the failure recorded in z. */
+static int scan_content_types(struct tr_office_zip *z, const char *target, char **part,
+			      const struct office_kind **kind)
+{
+	const char *dot = target ? strrchr(target, '.') : NULL;
+	const struct office_kind *by_default = NULL;
+	bool overridden = false;
 	struct tr_office_xml x;
 	int rc = tr_office_xml_open(&x, z, "[Content_Types].xml");
 
-	*part = NULL;
-	*kind = NULL;
 	if (rc)
 		return rc;
 	while (!*kind && (rc = tr_office_xml_next(&x)) == 1) {
+		bool is_override = tr_office_xml_start(&x, "Override");
 		char *type, *name;
 
-		if (!tr_office_xml_start(&x, "Override"))
+		if (!is_override && !tr_office_xml_start(&x, "Default"))
 			continue;
 		type = tr_office_xml_attr(&x, "ContentType");
-		name = tr_office_xml_attr(&x, "PartName");
-		for (size_t i = 0;
-		     type && name && i < sizeof(office_kinds) / sizeof(office_kinds[0]); i++) {
-			if (strncmp(type, office_kinds[i].content_type,
-				    strlen(office_kinds[i].content_type)) == 0) {
-				*kind = &office_kinds[i];
-				*part = strdup(name[0] == '/' ? name + 1 : name);
-				if (!*part)
-					z->oom = true;
-				break;
-			}
+		name = tr_office_xml_attr(&x, is_override ? "PartName" : "Extension");
+		if (type && name && is_override && !target) {
+			*kind = kind_of_type(type);
+			if (*kind && !(*part = strdup(name[0] == '/' ? name + 1 : name)))
+				z->oom = true;
+		} else if (type && name && is_override) {
+			overridden |= !strcmp(name[0] == '/' ? name + 1 : name, target);
+		} else if (type && name && dot && !strcasecmp(name, dot + 1)) {
+			by_default = kind_of_type(type);
 		}
 		free(type);
 		free(name);
 	}
 	tr_office_xml_close(&x);
-	if (rc < 0 || z->oom)
+	if (target && by_default && !overridden) {
+		*kind = by_default;
+		if (!(*part = strdup(target)))
+			z->oom = true;
+	}
+	return rc < 0 || z->oom ? -1 : 0;
+}
+
+/* Finds the main part in [Content_Types].xml: its name (malloc'd into *part) and kind, from an
+ * Override of a main-part type, or else from the Default of the extension of the part that
+ * _rels/.rels names. Returns 0, 1 when there is none of a known kind, or -1 with the failure
+ * recorded in z. */
+static int find_main_part(struct tr_office_zip *z, char **part, const struct office_kind **kind)
+{
+	char *target;
+	int rc;
+
+	*part = NULL;
+	*kind = NULL;
+	rc = scan_content_types(z, NULL, part, kind);
+	if (rc || *kind)
+		return rc < 0 ? -1 : rc > 0 ? 1 : 0;
+	target = office_document_target(z);
+	if (target)
+		rc = scan_content_types(z, target, part, kind);
+	free(target);
+	if (rc < 0 || z->oom || z->error)
 		return -1;
 	return *kind ? 0 : 1;
 }
@@ -264,6 +324,36 @@ static int find_odf_kind(struct tr_office_zip *z, char **part, const struct offi
 	return 0;
 }
 
+/* True when META-INF/manifest.xml gives part encryption data (a password-protected ODF
+ * package: its XML parts are ciphertext). A manifest that cannot be read says no. */
+static bool odf_encrypted(struct tr_office_zip *z, const char *part)
+{
+	struct tr_office_xml x;
+	bool in_part = false, encrypted = false;
+
+	if (z->error != TR_OK)
+		return false;
+	if (tr_office_xml_open(&x, z, "META-INF/manifest.xml") != 0) {
+		z->error = TR_OK; /* not a failure of the document */
+		z->reason[0] = '\0';
+		return false;
+	}
+	while (!encrypted && tr_office_xml_next(&x) == 1) {
+		if (tr_office_xml_start(&x, "file-entry")) {
+			char *path = tr_office_xml_attr(&x, "full-path");
+
+			in_part = path && !strcmp(path[0] == '/' ? path + 1 : path, part);
+			free(path);
+		} else if (in_part && tr_office_xml_start(&x, "encryption-data")) {
+			encrypted = true;
+		}
+	}
+	tr_office_xml_close(&x);
+	z->error = TR_OK;
+	z->reason[0] = '\0';
+	return encrypted;
+}
+
 /* Turns the failure recorded in z into res (images dropped). Returns 0, or -1 when out of
  * memory. */
 static int fail_from_zip(struct tr_office_zip *z, const char *path, const char *noun,
@@ -289,6 +379,7 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 	struct tr_office_zip z = {0};
 	struct tr_blob *blob = NULL;
 	char *main_part = NULL;
+	bool odf;
 	int rc;
 
 	if (is_ole2(file->head, file->head_len))
@@ -306,8 +397,9 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 		rc = fail_from_zip(&z, file->src->path, "Office document", res);
 		goto out;
 	}
-	if (is_odf(file->head, file->head_len) ||
-	    (!tr_office_zip_has(&z, "[Content_Types].xml") && tr_office_zip_has(&z, "mimetype")))
+	odf = is_odf(file->head, file->head_len) ||
+	      (!tr_office_zip_has(&z, "[Content_Types].xml") && tr_office_zip_has(&z, "mimetype"));
+	if (odf)
 		rc = find_odf_kind(&z, &main_part, &kind);
 	else
 		rc = find_main_part(&z, &main_part, &kind);
@@ -325,6 +417,12 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 	}
 	if (rc != 0) {
 		rc = fail_from_zip(&z, file->src->path, "Office document", res);
+		goto out;
+	}
+	if (odf && odf_encrypted(&z, main_part)) {
+		tr_result_fail(res, TR_E_ENCRYPTED, "Office document is password-protected: %s",
+			       file->src->path);
+		rc = res->short_result ? 0 : -1;
 		goto out;
 	}
 	free(res->mime_type);

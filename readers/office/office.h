@@ -194,7 +194,8 @@ bool tr_office_blank(const struct tr_buf *b);
 
 /* Appends a block (a paragraph, heading or list item) of text[0..len) after prefix ("# ",
  * "  - ", "1. ", ""), separated from the previous block by a blank line unless both are list
- * items. Blank text is skipped. Returns 0 or -1 (out of memory). */
+ * items. Blank text is skipped; after a marker, leading line breaks and spaces are; a heading's
+ * line breaks become spaces. Returns 0 or -1 (out of memory). */
 int tr_office_rendering_block(struct tr_office_rendering *r, const char *prefix, const char *text,
 			      size_t len, bool list);
 

@@ -23,6 +23,18 @@ struct docx_num {
 	unsigned counts[9];
 };
 
+/* Text boxes nest at most this deep (a deeper one is skipped). */
+#define MAX_BOX_DEPTH 4
+
+/* The paragraph a text box interrupts, put aside while the box's own paragraphs are read. */
+struct docx_host {
+	struct tr_buf para;
+	char *style, *link_url; /* owned */
+	size_t link_start;
+	int num_id, lvl, outline, run_depth, text_depth;
+	bool has_num;
+};
+
 struct docx {
 	const struct tr_office_doc *d;
 	struct tr_office_zip *z;
@@ -45,7 +57,53 @@ struct docx {
 	char *link_url; /* the hyperlink being read, owned */
 	size_t link_start;
 	int64_t insertions, deletions;
+	struct docx_host hosts[MAX_BOX_DEPTH]; /* the paragraphs around the open text boxes */
+	int box_depth;
 };
+
+/* Enters a w:txbxContent: the paragraph being read is put aside, the box's paragraphs are read
+ * as blocks of their own (so they come before the rest of the paragraph that anchors them). */
+static void enter_box(struct docx *dx)
+{
+	struct docx_host *h = &dx->hosts[dx->box_depth++];
+
+	*h = (struct docx_host){
+		.para = dx->para,
+		.style = dx->style,
+		.link_url = dx->link_url,
+		.link_start = dx->link_start,
+		.num_id = dx->num_id,
+		.lvl = dx->lvl,
+		.outline = dx->outline,
+		.run_depth = dx->run_depth,
+		.text_depth = dx->text_depth,
+		.has_num = dx->has_num,
+	};
+	memset(&dx->para, 0, sizeof(dx->para));
+	dx->style = dx->link_url = NULL;
+	dx->num_id = dx->lvl = dx->outline = dx->run_depth = dx->text_depth = 0;
+	dx->has_num = false;
+}
+
+/* Leaves a text box: the paragraph around it continues. */
+static void leave_box(struct docx *dx)
+{
+	struct docx_host *h = &dx->hosts[--dx->box_depth];
+
+	tr_buf_free(&dx->para);
+	free(dx->style);
+	free(dx->link_url);
+	dx->para = h->para;
+	dx->style = h->style;
+	dx->link_url = h->link_url;
+	dx->link_start = h->link_start;
+	dx->num_id = h->num_id;
+	dx->lvl = h->lvl;
+	dx->outline = h->outline;
+	dx->run_depth = h->run_depth;
+	dx->text_depth = h->text_depth;
+	dx->has_num = h->has_num;
+}
 
 static int to_int(const char *s, int fallback)
 {
@@ -299,10 +357,16 @@ static int start_element(struct docx *dx, struct tr_office_xml *x)
 		dx->deletions++;
 		return tr_office_xml_skip(x) < 0 ? -1 : 0;
 	}
-	if (!strcmp(name, "delText") || !strcmp(name, "instrText") ||
-	    !strcmp(name, "txbxContent") || !strcmp(name, "Fallback") || !strcmp(name, "rPr") ||
-	    !strcmp(name, "sectPr"))
+	/* mc:Fallback repeats the mc:Choice before it (a text box as VML after DrawingML). */
+	if (!strcmp(name, "delText") || !strcmp(name, "instrText") || !strcmp(name, "Fallback") ||
+	    !strcmp(name, "rPr") || !strcmp(name, "sectPr") ||
+	    (!strcmp(name, "txbxContent") && dx->box_depth == MAX_BOX_DEPTH))
 		return tr_office_xml_skip(x) < 0 ? -1 : 0;
+	if (!strcmp(name, "txbxContent")) {
+		if (!empty)
+			enter_box(dx);
+		return 0;
+	}
 	if (!strcmp(name, "ins") || !strcmp(name, "moveTo")) {
 		if (!empty)
 			dx->insertions++;
@@ -374,7 +438,9 @@ static int end_element(struct docx *dx, struct tr_office_xml *x)
 
 	if (!strcmp(name, "p"))
 		return end_paragraph(dx);
-	if (!strcmp(name, "r") && dx->run_depth)
+	if (!strcmp(name, "txbxContent") && dx->box_depth)
+		leave_box(dx);
+	else if (!strcmp(name, "r") && dx->run_depth)
 		dx->run_depth--;
 	else if (!strcmp(name, "t") && dx->text_depth)
 		dx->text_depth--;
@@ -502,6 +568,8 @@ static void docx_free(struct docx *dx)
 	free(dx->levels);
 	free(dx->nums);
 	tr_office_rendering_free(&dx->r);
+	while (dx->box_depth) /* a part that ended inside a text box */
+		leave_box(dx);
 	tr_buf_free(&dx->para);
 	free(dx->style);
 	free(dx->link_url);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "office.h"
+#include "util.h"
 
 const char *tr_numfmt_builtin(unsigned id)
 {
@@ -52,6 +53,16 @@ static int format_general(struct tr_buf *out, double v)
 	return tr_buf_append(out, text, strlen(text));
 }
 
+/* Bytes of the character at s (len >= 1 bytes left): a UTF-8 sequence's length, 1 for ASCII
+ * and for a byte that starts no valid sequence. "\\", "_" and "*" take the whole character after
+ * them (`_₽`, `\\€`), never a single byte of it. */
+static size_t char_bytes(const char *s, size_t len)
+{
+	int n = len ? tr_utf8_check_seq((const unsigned char *)s, len) : 1;
+
+	return n > 0 ? (size_t)n : 1;
+}
+
 /* The date and time parts a format shows. */
 struct date_kind {
 	bool date, time, seconds, elapsed;
@@ -69,8 +80,8 @@ static bool date_format(const char *s, size_t len, struct date_kind *k)
 		if (s[i] == '"') {
 			while (++i < len && s[i] != '"')
 				;
-		} else if (s[i] == '\\' || s[i] == '_' || s[i] == '*') {
-			i++;
+		} else if ((s[i] == '\\' || s[i] == '_' || s[i] == '*') && i + 1 < len) {
+			i += char_bytes(s + i + 1, len - i - 1);
 		} else if (s[i] == '[') {
 			size_t j = i + 1;
 
@@ -179,12 +190,15 @@ static int append_literals(struct tr_buf *out, const char *s, size_t from, size_
 				i++;
 			rc = tr_buf_append(out, s + start, i - start);
 		} else if (s[i] == '\\' && i + 1 < to) {
-			rc = tr_buf_append(out, s + ++i, 1);
+			size_t n = char_bytes(s + i + 1, to - i - 1);
+
+			rc = tr_buf_append(out, s + i + 1, n);
+			i += n;
 		} else if (s[i] == '_' && i + 1 < to) {
-			i++;
+			i += char_bytes(s + i + 1, to - i - 1);
 			rc = tr_buf_append(out, " ", 1);
 		} else if (s[i] == '*' && i + 1 < to) {
-			i++;
+			i += char_bytes(s + i + 1, to - i - 1);
 		} else if (s[i] == '[') {
 			size_t start = i + 1;
 
@@ -227,8 +241,8 @@ static int format_number(struct tr_buf *out, double v, const char *s, size_t len
 				;
 			continue;
 		}
-		if (s[i] == '\\' || s[i] == '_' || s[i] == '*') {
-			i++;
+		if ((s[i] == '\\' || s[i] == '_' || s[i] == '*') && i + 1 < len) {
+			i += char_bytes(s + i + 1, len - i - 1);
 			continue;
 		}
 		if (s[i] == '[') {

@@ -263,6 +263,12 @@ static int odt_start(struct odt *o, struct tr_office_xml *x, char **list_style_n
 		free(o->href);
 		o->href = tr_office_xml_attr(x, "href");
 		o->link_start = o->para.len;
+		if (o->href && o->href[0] == '#') {
+			/* A link inside the document (#1.Introduction|outline): its text only, as
+			 * .docx shows w:hyperlink w:anchor. */
+			free(o->href);
+			o->href = NULL;
+		}
 	} else if (!strcmp(name, "note-citation")) {
 		o->in_citation++;
 	} else if (!strcmp(name, "note-body")) {
@@ -363,8 +369,9 @@ int tr_office_odt(const struct tr_office_doc *d, struct tr_result *res)
 
 /* --- spreadsheets --- */
 
-/* Repeats beyond these are empty formatting runs (a style applied to the rest of the sheet). */
-#define ODS_MAX_COLUMNS 1024
+/* Columns read, as in .xlsx (A to XFD). Empty cells repeated past them are formatting runs (a
+ * style applied to the rest of the sheet) and never expanded. */
+#define ODS_MAX_COLUMNS 16384
 
 struct ods_sheet {
 	char *name;  /* owned */
@@ -394,8 +401,9 @@ struct ods_table {
 	struct tr_buf rows; /* the row lines shown */
 	struct tr_buf merged;
 	uint64_t merged_count;
-	struct tr_buf cells[ODS_MAX_COLUMNS]; /* the row being read */
-	uint32_t used;                        /* 1 + last column with a value in this row */
+	struct tr_buf *cells; /* the row being read: ODS_MAX_COLUMNS, kept across tables */
+	uint32_t touched;     /* cells that may hold memory: 1 + the last one written */
+	uint32_t used;        /* 1 + last column with a value in this row */
 	bool row_hidden;
 	uint64_t row_repeat;
 	bool capped;
@@ -453,8 +461,14 @@ static int ods_cell(struct ods *s, struct tr_office_xml *x, struct ods_table *t)
 		for (uint64_t i = 0; i < repeat && t->col + i <= ODS_MAX_COLUMNS; i++) {
 			uint32_t col = (uint32_t)(t->col + i);
 
-			if (t->shown && t->row >= t->from_row && !t->capped) {
+			/* The row may stand for a group (number-rows-repeated) that reaches the
+			 * selector's first row. */
+			if (t->shown && !t->capped &&
+			    (t->row >= t->from_row ||
+			     (t->row_repeat && t->row_repeat > t->from_row - t->row))) {
 				t->cells[col - 1].len = 0;
+				if (col > t->touched)
+					t->touched = col;
 				if (tr_office_cell_append_capped(&t->cells[col - 1], text.data,
 								 text.len,
 								 s->d->opts->max_line_chars) < 0)
@@ -508,12 +522,12 @@ static int ods_row_end(struct ods *s, struct ods_table *t, size_t index)
 			t->min_row = t->row;
 		t->max_row = t->row + repeat - 1;
 	}
-	for (uint64_t i = 0; t->used && t->shown && !t->capped && i < repeat && rc == 0; i++) {
+	/* From the selector's first row on: no loop over the repeats before it. */
+	for (uint64_t i = t->from_row > t->row ? t->from_row - t->row : 0;
+	     t->used && t->shown && !t->capped && i < repeat && rc == 0; i++) {
 		uint64_t number = t->row + i;
 		size_t before = t->rows.len;
 
-		if (number < t->from_row)
-			continue;
 		rc = tr_buf_printf(&t->rows, "| %" PRIu64 "%s |", number,
 				   t->row_hidden ? " (hidden)" : "");
 		for (uint32_t c = 0; c < t->used && rc == 0; c++) {
@@ -591,13 +605,18 @@ static int ods_table_end(struct ods *s, struct ods_table *t, size_t index)
 	return rc;
 }
 
+/* Clears t for the next table; the cells array stays (only the cells written are freed, so
+ * that many tables cost no 16,384-cell pass each). */
 static void ods_table_reset(struct ods_table *t)
 {
-	for (size_t c = 0; c < ODS_MAX_COLUMNS; c++)
-		tr_buf_free(&t->cells[c]);
+	struct tr_buf *cells = t->cells;
+
+	for (size_t c = 0; c < t->touched; c++)
+		tr_buf_free(&cells[c]);
 	tr_buf_free(&t->rows);
 	tr_buf_free(&t->merged);
 	memset(t, 0, sizeof(*t));
+	t->cells = cells;
 }
 
 /* Streams content.xml: automatic styles (hidden tables), then every table. */
@@ -699,13 +718,17 @@ int tr_office_ods(const struct tr_office_doc *d, struct tr_result *res)
 	const struct tr_selector *sel = d->sel;
 	struct ods s = {.d = d, .z = d->z};
 	struct ods_table *t = calloc(1, sizeof(*t));
+	struct tr_buf *cells = calloc(ODS_MAX_COLUMNS, sizeof(*cells));
 	int rc = -1;
 
 	res->type = TR_TYPE_SPREADSHEET;
-	if (!t) {
+	if (!t || !cells) {
+		free(t);
+		free(cells);
 		d->z->oom = true;
 		return -1;
 	}
+	t->cells = cells;
 	s.v.first = sel->present ? (size_t)sel->start : 1;
 	s.v.last = sel->present && sel->end ? (size_t)sel->end : SIZE_MAX;
 	s.v.from_row = sel->column;
@@ -744,6 +767,7 @@ out:
 	if (rc < 0 && !d->z->error)
 		d->z->oom = true;
 	ods_table_reset(t);
+	free(t->cells);
 	free(t);
 	for (size_t i = 0; i < s.n_sheets; i++) {
 		free(s.sheets[i].name);

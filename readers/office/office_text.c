@@ -331,9 +331,22 @@ int tr_office_rendering_block(struct tr_office_rendering *r, const char *prefix,
 	if (r->out.len && !(list && r->prev_list) && tr_buf_append(&r->out, "\n", 1) < 0)
 		return -1;
 	r->prev_list = list;
-	if (tr_buf_append(&r->out, prefix, strlen(prefix)) < 0 ||
-	    tr_buf_append(&r->out, text, len) < 0 || tr_buf_append(&r->out, "\n", 1) < 0)
+	/* A marker stands before the text itself: a line break that opens a heading or a list
+	 * item would leave "# " alone on its line. A heading stays one line. */
+	while (prefix[0] && len && (*text == '\n' || *text == ' ' || *text == '\t')) {
+		text++;
+		len--;
+	}
+	if (tr_buf_append(&r->out, prefix, strlen(prefix)) < 0)
 		return -1;
+	for (size_t i = 0, from = 0; i <= len; i++) {
+		if (i < len && !(prefix[0] == '#' && text[i] == '\n'))
+			continue;
+		if (tr_buf_append(&r->out, text + from, i - from) < 0 ||
+		    tr_buf_append(&r->out, i < len ? " " : "\n", 1) < 0)
+			return -1;
+		from = i + 1;
+	}
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* office_xlsx.c - Excel workbooks: each sheet's XML streamed row by row (xmlTextReader, never a
  * DOM) into pipe tables with column letters and row numbers; cached values formatted by their
  * number format; sheets selected by number, a sheet from a row on with A.R-. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,13 +9,15 @@
 
 #include "office.h"
 
-/* Columns of a sheet shown at most (a used range claiming more is cut to this). */
-#define MAX_COLUMNS 1024
+/* Excel's limits: columns A to XFD, rows 1 to 1,048,576. Cells past them are not read. */
+#define MAX_COLUMNS 16384
+#define MAX_ROWS 1048576
 
 struct xlsx_sheet {
 	char *name, *part; /* owned */
 	bool hidden;
-	char *dim; /* owned: <dimension ref>, or NULL */
+	char *dim;    /* owned: <dimension ref> (or the scanned used range once shown), or NULL */
+	bool scanned; /* dim is the used range of the cells, not the file's <dimension> */
 };
 
 struct numfmt {
@@ -58,12 +61,12 @@ static bool parse_ref(const char *ref, uint32_t *col, uint32_t *row)
 	while (*p == '$')
 		p++;
 	for (; *p >= 'A' && *p <= 'Z'; p++)
-		if ((c = c * 26 + (uint64_t)(*p - 'A' + 1)) > 16384)
+		if ((c = c * 26 + (uint64_t)(*p - 'A' + 1)) > MAX_COLUMNS)
 			return false;
 	if (*p == '$')
 		p++;
 	for (; *p >= '0' && *p <= '9'; p++)
-		if ((r = r * 10 + (uint64_t)(*p - '0')) > 1048576)
+		if ((r = r * 10 + (uint64_t)(*p - '0')) > MAX_ROWS)
 			return false;
 	if (c == 0 || (r == 0 && *p != ':' && *p)) /* a column alone ("A") has no row */
 		return false;
@@ -173,10 +176,91 @@ static int grow(void **array, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-/* Collects the text of an <si> or <is> element (its <t>s, not the phonetic <rPh>) into out. */
+/* The UTF-16 unit of an escape "_xHHHH_" at s (len bytes left), or -1 when s holds none. */
+static long x_escape(const char *s, size_t len)
+{
+	char hex[5];
+
+	if (len < 7 || s[0] != '_' || s[1] != 'x' || s[6] != '_')
+		return -1;
+	for (int i = 2; i < 6; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return -1;
+	memcpy(hex, s + 2, 4);
+	hex[4] = '\0';
+	return strtol(hex, NULL, 16);
+}
+
+/* Writes code point cp as UTF-8 at out; returns its length (at most 4). */
+static size_t put_utf8(char *out, unsigned long cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Decodes the escapes of ST_Xstring in b from offset from on, in place: "_xHHHH_" is the UTF-16
+ * unit HHHH (a surrogate pair as two escapes; "_x005F_" a literal "_", so "_x005F_x0041_" is
+ * the text "_x0041_"); NUL is dropped, a lone surrogate becomes U+FFFD. One pass, never longer
+ * than the input. */
+static void decode_x_escapes(struct tr_buf *b, size_t from)
+{
+	size_t r = from, w = from;
+
+	while (r < b->len) {
+		long unit = b->data[r] == '_' ? x_escape(b->data + r, b->len - r) : -1;
+		unsigned long cp;
+
+		if (unit < 0) {
+			b->data[w++] = b->data[r++];
+			continue;
+		}
+		r += 7;
+		cp = (unsigned long)unit;
+		if (unit >= 0xd800 && unit < 0xdc00) {
+			long low = x_escape(b->data + r, b->len - r);
+
+			if (low >= 0xdc00 && low < 0xe000) {
+				cp = 0x10000 + (((unsigned long)unit - 0xd800) << 10) +
+				     ((unsigned long)low - 0xdc00);
+				r += 7;
+			} else {
+				cp = 0xfffd;
+			}
+		} else if (unit >= 0xdc00 && unit < 0xe000) {
+			cp = 0xfffd;
+		}
+		if (cp)
+			w += put_utf8(b->data + w, cp);
+	}
+	b->len = w;
+	if (b->data && b->cap > w)
+		b->data[w] = '\0';
+}
+
+/* Collects the text of an <si> or <is> element (its <t>s, not the phonetic <rPh>) into out,
+ * its _xHHHH_ escapes decoded. */
 static int rich_text(struct tr_office_xml *xml, const char *element, struct tr_buf *out)
 {
 	int depth = tr_office_xml_depth(xml), rc;
+	size_t start = out->len;
 	bool in_t = false;
 
 	if (tr_office_xml_empty(xml))
@@ -186,8 +270,10 @@ static int rich_text(struct tr_office_xml *xml, const char *element, struct tr_b
 		const char *text;
 
 		if (type == XML_READER_TYPE_END_ELEMENT && tr_office_xml_depth(xml) == depth &&
-		    !strcmp(tr_office_xml_name(xml), element))
+		    !strcmp(tr_office_xml_name(xml), element)) {
+			decode_x_escapes(out, start);
 			return 1;
+		}
 		if (tr_office_xml_start(xml, "rPh")) {
 			if (tr_office_xml_skip(xml) < 0)
 				return -1;
@@ -315,9 +401,20 @@ static const char *style_format(const struct xlsx *x, const char *s)
 
 /* One row being read: the escaped text of each column in the shown span. */
 struct row {
-	struct tr_buf *cells; /* MAX_COLUMNS */
+	struct tr_buf *cells; /* one per column of the range */
 	uint32_t used;        /* 1 + the last column index written, 0: none */
+	bool outside;         /* a value fell outside the range (a wrong <dimension>) */
 };
+
+/* The number of a <row>: its r attribute, else the one after prev. */
+static uint64_t row_number(struct tr_office_xml *xml, uint64_t prev)
+{
+	char *r = tr_office_xml_attr(xml, "r");
+	uint64_t n = r ? strtoull(r, NULL, 10) : prev + 1;
+
+	free(r);
+	return n;
+}
 
 /* Reads the <c> element the reader stands on into the row: the value by its type and format. */
 static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_col,
@@ -325,10 +422,10 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 {
 	char *ref = tr_office_xml_attr(xml, "r"), *type = tr_office_xml_attr(xml, "t");
 	char *style = tr_office_xml_attr(xml, "s");
-	struct tr_buf value = {0}, shown = {0};
+	struct tr_buf value = {0}, inline_text = {0}, shown = {0};
 	uint32_t col = *next_col, r;
 	int depth = tr_office_xml_depth(xml), rc = 1;
-	bool in_v = false, has_v = false;
+	bool in_v = false, has_v = false, has_is = false;
 
 	if (ref && !parse_ref(ref, &col, &r))
 		col = *next_col;
@@ -346,8 +443,8 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 			} else if (tr_office_xml_end(xml, "v")) {
 				in_v = false;
 			} else if (tr_office_xml_start(xml, "is")) {
-				has_v = true;
-				if (rich_text(xml, "is", &value) < 0)
+				has_is = true;
+				if (rich_text(xml, "is", &inline_text) < 0)
 					rc = -1;
 			} else if (tr_office_xml_start(xml, "f")) {
 				if (tr_office_xml_skip(xml) < 0)
@@ -360,6 +457,18 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 				break;
 		}
 	}
+	/* An inline string is its <is> alone (a <v> beside it is not shown, as Excel and openpyxl
+	 * do); an empty <v/> is no value, never shared string 0. */
+	if ((type && !strcmp(type, "inlineStr")) || (has_is && !has_v)) {
+		tr_buf_free(&value);
+		value = inline_text;
+		memset(&inline_text, 0, sizeof(inline_text));
+		has_v = has_is;
+	} else if (has_v && !value.len && !(type && !strcmp(type, "str"))) {
+		has_v = false;
+	}
+	if (rc >= 0 && has_v && value.len && (col < first_col || col - first_col >= n_cols))
+		row->outside = true;
 	if (rc >= 0 && has_v && col >= first_col && col - first_col < n_cols) {
 		const char *v = value.data ? value.data : "";
 
@@ -396,11 +505,12 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 		if (shown.len && col - first_col + 1 > row->used)
 			row->used = col - first_col + 1;
 	}
-	if (value.oom)
+	if (value.oom || inline_text.oom)
 		rc = -1;
 	if (rc < 0 && x->z->error == TR_OK)
 		oom(x);
 	tr_buf_free(&value);
+	tr_buf_free(&inline_text);
 	tr_buf_free(&shown);
 	free(ref);
 	free(type);
@@ -435,28 +545,27 @@ static int read_dimension(struct xlsx *x, struct xlsx_sheet *sheet)
 static int scan_range(struct xlsx *x, struct xlsx_sheet *sheet)
 {
 	struct tr_office_xml xml;
-	uint32_t c1 = UINT32_MAX, r1 = UINT32_MAX, c2 = 0, r2 = 0, row = 0, col = 0;
+	uint32_t c1 = UINT32_MAX, c2 = 0, col = 0;
+	uint64_t r1 = UINT64_MAX, r2 = 0, row = 0;
 	char a[16], b[16];
 	int rc = tr_office_xml_open(&xml, x->z, sheet->part);
 
+	sheet->scanned = true;
 	if (rc)
 		return rc > 0 ? 0 : -1;
 	while ((rc = tr_office_xml_next(&xml)) == 1) {
 		if (tr_office_xml_start(&xml, "row")) {
-			char *r = tr_office_xml_attr(&xml, "r");
-
-			row = r ? (uint32_t)strtoul(r, NULL, 10) : row + 1;
+			row = row_number(&xml, row);
 			col = 0;
-			free(r);
 		} else if (tr_office_xml_start(&xml, "c")) {
 			char *ref = tr_office_xml_attr(&xml, "r");
-			uint32_t cr = row;
+			uint32_t cr;
 
 			col++;
-			if (ref && !parse_ref(ref, &col, &cr))
-				cr = row;
+			if (ref)
+				parse_ref(ref, &col, &cr);
 			free(ref);
-			if (row == 0 || col == 0)
+			if (row == 0 || row > MAX_ROWS || col == 0 || col > MAX_COLUMNS)
 				continue;
 			c1 = col < c1 ? col : c1;
 			c2 = col > c2 ? col : c2;
@@ -467,12 +576,13 @@ static int scan_range(struct xlsx *x, struct xlsx_sheet *sheet)
 	tr_office_xml_close(&xml);
 	if (rc < 0)
 		return -1;
+	free(sheet->dim);
+	sheet->dim = NULL;
 	if (c2 == 0)
 		return 0;
 	tr_office_column_name(c1, a);
 	tr_office_column_name(c2, b);
-	free(sheet->dim);
-	if (asprintf(&sheet->dim, "%s%" PRIu32 ":%s%" PRIu32, a, r1, b, r2) < 0) {
+	if (asprintf(&sheet->dim, "%s%" PRIu64 ":%s%" PRIu64, a, r1, b, r2) < 0) {
 		sheet->dim = NULL;
 		oom(x);
 		return -1;
@@ -494,28 +604,57 @@ static int format_row(struct tr_buf *line, uint32_t number, bool hidden, const s
 	return tr_buf_append(line, "\n", 1);
 }
 
-/* Writes sheet number index (1-based) from row from_row on, until the caps. */
-static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
+/* Appends the header of sheet index: "--- Sheet 2: Revenue (A1:F1200, 3 hidden columns) ---",
+ * the table's head when it has columns. */
+static int sheet_header(struct xlsx *x, size_t index, const char *kind, uint32_t c1,
+			uint32_t n_cols, uint32_t hidden_cols, uint32_t from_row)
+{
+	const struct xlsx_sheet *sheet = &x->sheets[index - 1];
+	char a[16];
+	int rc;
+
+	rc = tr_buf_printf(&x->out, "%s--- Sheet %zu: %s (%s", x->out.len ? "\n" : "", index,
+			   sheet->name ? sheet->name : "", kind);
+	if (rc == 0 && hidden_cols)
+		rc = tr_buf_printf(&x->out, ", %" PRIu32 " hidden column%s", hidden_cols,
+				   hidden_cols == 1 ? "" : "s");
+	if (rc == 0 && sheet->hidden)
+		rc = tr_buf_printf(&x->out, ", hidden sheet");
+	if (rc == 0 && from_row > 1)
+		rc = tr_buf_printf(&x->out, ", from row %" PRIu32, from_row);
+	if (rc == 0)
+		rc = tr_buf_printf(&x->out, ") ---\n");
+	if (rc == 0 && n_cols) {
+		rc = tr_buf_append(&x->out, "| row |", 7);
+		for (uint32_t c = 0; c < n_cols && rc == 0; c++) {
+			tr_office_column_name(c1 + c, a);
+			rc = tr_buf_printf(&x->out, " %s |", a);
+		}
+		rc |= tr_buf_append(&x->out, "\n| --- |", 8);
+		for (uint32_t c = 0; c < n_cols && rc == 0; c++)
+			rc = tr_buf_append(&x->out, " --- |", 6);
+		rc |= tr_buf_append(&x->out, "\n", 1);
+	}
+	return rc;
+}
+
+/* Writes sheet number index (1-based) from row from_row on, until the caps, with sheet->dim as
+ * its range; sets *outside when a value lies outside that range. */
+static int render_pass(struct xlsx *x, size_t index, uint32_t from_row, bool *outside)
 {
 	struct xlsx_sheet *sheet = &x->sheets[index - 1];
 	const struct tr_options *opts = x->d->opts;
-	uint32_t c1 = 1, r1 = 1, c2 = 1, r2 = 1, n_cols, row_no = 0, hidden_cols = 0;
+	uint32_t c1 = 1, r1 = 1, c2 = 1, r2 = 1, n_cols, hidden_cols = 0;
+	uint64_t row_no = 0, merged_count = 0, past_rows = 0;
 	struct tr_office_xml xml;
 	struct tr_buf line = {0}, merged = {0};
 	struct row row = {0};
-	uint64_t merged_count = 0;
-	bool ranged, any_row = false;
+	bool ranged, any_row = false, header = false, chart = false, root = false;
 	int rc;
 
-	if (!sheet->part)
-		return tr_office_zip_fail(x->z, TR_E_CORRUPT, "sheet %zu (%s) has no part", index,
-					  sheet->name ? sheet->name : "");
-	if (!sheet->dim && scan_range(x, sheet) < 0)
-		return -1;
+	*outside = false;
 	ranged = parse_range(sheet->dim, &c1, &r1, &c2, &r2);
 	n_cols = ranged ? c2 - c1 + 1 : 0;
-	if (n_cols > MAX_COLUMNS)
-		n_cols = MAX_COLUMNS;
 	row.cells = calloc(n_cols ? n_cols : 1, sizeof(*row.cells));
 	if (!row.cells)
 		return oom(x), -1;
@@ -524,6 +663,10 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 		rc = tr_office_zip_fail(x->z, TR_E_CORRUPT, "the part %s is missing", sheet->part);
 	while (rc == 0 && (rc = tr_office_xml_next(&xml)) == 1) {
 		rc = 0;
+		if (!root && tr_office_xml_type(&xml) == XML_READER_TYPE_ELEMENT) {
+			root = true;
+			chart = !strcmp(tr_office_xml_name(&xml), "chartsheet");
+		}
 		if (tr_office_xml_start(&xml, "col")) {
 			char *h = tr_office_xml_attr(&xml, "hidden"),
 			     *mn = tr_office_xml_attr(&xml, "min"),
@@ -542,44 +685,20 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 			free(mn);
 			free(mx);
 		} else if (tr_office_xml_start(&xml, "sheetData")) {
-			char a[16], b[16];
-
-			rc = tr_buf_printf(&x->out, "%s--- Sheet %zu: %s (", x->out.len ? "\n" : "",
-					   index, sheet->name ? sheet->name : "");
-			if (rc == 0)
-				rc = tr_buf_printf(&x->out, "%s", ranged ? sheet->dim : "empty");
-			if (rc == 0 && hidden_cols)
-				rc = tr_buf_printf(&x->out, ", %" PRIu32 " hidden column%s",
-						   hidden_cols, hidden_cols == 1 ? "" : "s");
-			if (rc == 0 && sheet->hidden)
-				rc = tr_buf_printf(&x->out, ", hidden sheet");
-			if (rc == 0 && from_row > 1)
-				rc = tr_buf_printf(&x->out, ", from row %" PRIu32, from_row);
-			if (rc == 0)
-				rc = tr_buf_printf(&x->out, ") ---\n");
-			if (rc == 0 && n_cols) {
-				rc = tr_buf_append(&x->out, "| row |", 7);
-				for (uint32_t c = 0; c < n_cols && rc == 0; c++) {
-					tr_office_column_name(c1 + c, a);
-					rc = tr_buf_printf(&x->out, " %s |", a);
-				}
-				rc |= tr_buf_append(&x->out, "\n| --- |", 8);
-				for (uint32_t c = 0; c < n_cols && rc == 0; c++)
-					rc = tr_buf_append(&x->out, " --- |", 6);
-				rc |= tr_buf_append(&x->out, "\n", 1);
-			}
-			(void)b;
+			header = true;
+			rc = sheet_header(x, index, ranged ? sheet->dim : "empty", c1, n_cols,
+					  hidden_cols, from_row);
 		} else if (tr_office_xml_start(&xml, "row")) {
-			char *r = tr_office_xml_attr(&xml, "r"),
-			     *h = tr_office_xml_attr(&xml, "hidden");
+			char *h = tr_office_xml_attr(&xml, "hidden");
 			bool hidden = h && (!strcmp(h, "1") || !strcmp(h, "true"));
 			uint32_t next_col = c1;
 			int depth = tr_office_xml_depth(&xml);
 
-			row_no = r ? (uint32_t)strtoul(r, NULL, 10) : row_no + 1;
-			free(r);
+			row_no = row_number(&xml, row_no);
 			free(h);
-			if (row_no < from_row || tr_office_xml_empty(&xml)) {
+			if (row_no > MAX_ROWS && !tr_office_xml_empty(&xml))
+				past_rows++;
+			if (row_no < from_row || row_no > MAX_ROWS || tr_office_xml_empty(&xml)) {
 				rc = tr_office_xml_skip(&xml) < 0 ? -1 : 0;
 				continue;
 			}
@@ -594,10 +713,12 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 				if (tr_office_xml_start(&xml, "c"))
 					rc = read_cell(x, &xml, &next_col, c1, n_cols, &row);
 			}
+			if (row.outside || (row.used && (row_no < r1 || row_no > r2)))
+				*outside = true;
 			if (rc != 0 || row.used == 0)
 				continue;
 			line.len = 0;
-			if (format_row(&line, row_no, hidden, &row) < 0) {
+			if (format_row(&line, (uint32_t)row_no, hidden, &row) < 0) {
 				rc = -1;
 				oom(x);
 				break;
@@ -621,12 +742,19 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 			free(ref);
 		}
 	}
+	/* A chart sheet (or a sheet without <sheetData>) has a header all the same, so that the
+	 * sheets after it keep their numbers. */
+	if (rc == 0 && !header)
+		rc = sheet_header(x, index, chart ? "chart sheet" : "empty", c1, 0, 0, from_row);
 	if (rc == 0 && !x->capped) {
 		if (!any_row)
 			rc = tr_buf_append(&x->out, "(no rows with values)\n", 22);
 		if (rc == 0 && merged_count)
 			rc = tr_buf_printf(&x->out, "Merged cells (value in the first cell): %s\n",
 					   merged.data);
+		if (rc == 0 && past_rows)
+			rc = tr_buf_printf(&x->out, "(%" PRIu64 " row%s past row %d left out)\n",
+					   past_rows, past_rows == 1 ? "" : "s", MAX_ROWS);
 	}
 	tr_office_xml_close(&xml);
 	for (uint32_t c = 0; c < n_cols; c++)
@@ -639,6 +767,35 @@ static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
 	return rc < 0 || x->z->oom ? -1 : 0;
 }
 
+/* Writes sheet number index (1-based) from row from_row on, until the caps. The range is the
+ * file's <dimension> while every value lies inside it; otherwise (a wrong, partial or missing
+ * dimension) the sheet is scanned for the used range of its cells and written again. */
+static int render_sheet(struct xlsx *x, size_t index, uint32_t from_row)
+{
+	struct xlsx_sheet *sheet = &x->sheets[index - 1];
+	size_t out_len = x->out.len;
+	uint64_t rows_shown = x->rows_shown;
+	bool outside;
+
+	if (!sheet->part)
+		return tr_office_zip_fail(x->z, TR_E_CORRUPT, "sheet %zu (%s) has no part", index,
+					  sheet->name ? sheet->name : "");
+	if (!sheet->dim && !sheet->scanned && scan_range(x, sheet) < 0)
+		return -1;
+	if (render_pass(x, index, from_row, &outside) < 0)
+		return -1;
+	if (!outside || sheet->scanned)
+		return 0;
+	x->out.len = out_len;
+	if (x->out.data)
+		x->out.data[out_len] = '\0';
+	x->rows_shown = rows_shown;
+	x->capped = false;
+	if (scan_range(x, sheet) < 0)
+		return -1;
+	return render_pass(x, index, from_row, &outside);
+}
+
 static int fill_sheet_meta(struct xlsx *x, struct tr_result *res)
 {
 	res->meta.sheets = calloc(x->n_sheets, sizeof(*res->meta.sheets));
@@ -648,10 +805,13 @@ static int fill_sheet_meta(struct xlsx *x, struct tr_result *res)
 	for (size_t i = 0; i < x->n_sheets; i++) {
 		struct tr_sheet_meta *m = &res->meta.sheets[i];
 
+		uint32_t c1, r1, c2, r2;
+		bool ranged = parse_range(x->sheets[i].dim, &c1, &r1, &c2, &r2);
+
 		m->name = strdup(x->sheets[i].name ? x->sheets[i].name : "");
-		m->range = x->sheets[i].dim ? strdup(x->sheets[i].dim) : NULL;
+		m->range = ranged ? strdup(x->sheets[i].dim) : NULL; /* not "1:4" */
 		m->hidden = x->sheets[i].hidden;
-		if (!m->name || (x->sheets[i].dim && !m->range))
+		if (!m->name || (ranged && !m->range))
 			return oom(x), -1;
 	}
 	return 0;
@@ -713,6 +873,14 @@ int tr_office_xlsx(const struct tr_office_doc *d, struct tr_result *res)
 		if (x.sheets[i - 1].hidden && !(sel->present && i == first)) {
 			hidden_skipped = true;
 			continue;
+		}
+		/* Sheets without rows (chart sheets, empty ones) add headers alone, up to 200 KB
+		 * each at 16,384 columns: they stop at max_output too. */
+		if (shown && x.out.len >= d->opts->max_output) {
+			x.capped = true;
+			x.cap_sheet = i;
+			x.cap_row = 1;
+			break;
 		}
 		if (render_sheet(&x, i, i == first && sel->column ? (uint32_t)sel->column : 1) < 0)
 			goto out;

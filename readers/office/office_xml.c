@@ -9,8 +9,13 @@
 #include "office.h"
 
 /* Parser options: the reader never substitutes entities (no XML_PARSE_NOENT), never loads or
- * validates a DTD (no XML_PARSE_DTDLOAD/DTDATTR/DTDVALID), never uses the network. */
-#define XML_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_COMPACT)
+ * validates a DTD (no XML_PARSE_DTDLOAD/DTDATTR/DTDVALID), never uses the network.
+ * XML_PARSE_HUGE lifts libxml2's 10 MB cap on one text node (a long shared string is valid
+ * Excel); what it would otherwise bound stays bounded here: a part's inflated size by the bomb
+ * limits, nesting by TR_OFFICE_MAX_DEPTH, and entities cannot expand. */
+#define XML_OPTIONS                                                                      \
+	(XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_COMPACT | \
+	 XML_PARSE_HUGE)
 
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 

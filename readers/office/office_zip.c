@@ -34,7 +34,11 @@ int tr_office_zip_open(struct tr_office_zip *z, const unsigned char *data, size_
 		z->oom = true;
 		return -1;
 	}
-	z->zip = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+	/* Without ZIP_CHECKCONS: it refuses archives that zip -T, Python's zipfile and Office read
+	 * (a local header whose time differs from the central directory's, bytes after the end
+	 * record). What matters is checked where an entry is read: its sizes against the bomb
+	 * limits, its inflated length against the directory, its CRC (libzip). */
+	z->zip = zip_open_from_source(src, ZIP_RDONLY, &zerr);
 	if (!z->zip) {
 		zip_source_free(src);
 		tr_office_zip_fail(z, TR_E_CORRUPT, "the zip archive is unreadable (%s)",

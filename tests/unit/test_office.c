@@ -43,6 +43,13 @@ static void test_number_formats(void)
 	expect_format(1234, "\"$\"#,##0", false, "$1,234");
 	expect_format(1234, "[$€-407] #,##0", false, "€ 1,234");
 	expect_format(1500000, "#,##0,\"K\"", false, "1,500K");
+	/* \X, _X and *X take the whole (multibyte) character X. */
+	expect_format(1234, "#,##0\\ _₽", false, "1,234  ");
+	expect_format(5, "#,##0_€", false, "5 ");
+	expect_format(-5, "#,##0_€;\\−#,##0_€", false, "−5 ");
+	expect_format(7, "0\\ ₽", false, "7 ₽");
+	expect_format(9, "0*€", false, "9");
+	expect_format(45352, "yyyy-mm-dd_€", false, "2024-03-01");
 }
 
 static void test_dates(void)
