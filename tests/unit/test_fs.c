@@ -218,8 +218,10 @@ static void test_names(int root_fd)
 		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), 0);
 		EXPECT_INT(n.base_len, 255);
 		EXPECT(!n.sel.present);
-		snprintf(name, sizeof(name), "%.255s:18446744073709551615.18446744073709551615-"
-			 ".tool.anthropic.json", long_names[1]);
+		snprintf(name, sizeof(name),
+			 "%.255s:18446744073709551615.18446744073709551615-"
+			 ".tool.anthropic.json",
+			 long_names[1]);
 		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), 0);
 		EXPECT_INT(n.base_len, 255);
 		EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
