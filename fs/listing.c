@@ -75,7 +75,8 @@ static int push_sibling(struct tfs_fs *fs, struct tfs_inode *dir, struct tfs_lis
 		return 0;
 	if (asprintf(&name, "%s" TFS_SIBLING_SUFFIX, e->name) < 0)
 		return -1;
-	/* Longer names stay resolvable but are not listed: most tools cannot hold them. */
+	/* Longer names stay resolvable (docs/SPEC.md §4) but are not listed: a struct dirent holds
+	 * 255 bytes, and most tools cannot list a longer entry. */
 	if (strlen(name) > NAME_MAX ||
 	    bsearch(&name, real_names, n_real, sizeof(*real_names), compare_names)) {
 		free(name);

@@ -13,6 +13,7 @@
 #include "beneath.h"
 #include "creds.h"
 #include "ops.h"
+#include "stop.h"
 #include "toolfs.h"
 
 #ifndef TOOLFS_VERSION
@@ -493,6 +494,7 @@ int main(int argc, char **argv)
 	struct tfs_fs fs;
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_session *se = NULL;
+	struct tfs_stop stop;
 	struct stat root_st;
 	char *mnt_real = NULL;
 	int root_fd = -1, status = EXIT_FAILURE, rc;
@@ -544,8 +546,8 @@ int main(int argc, char **argv)
 		goto out_args;
 	}
 	fs.se = se;
-	if (fuse_set_signal_handlers(se) != 0) {
-		fprintf(stderr, "toolfs: cannot set signal handlers\n");
+	if (tfs_stop_init(&stop) != 0) {
+		fprintf(stderr, "toolfs: cannot set signal handlers: %s\n", strerror(errno));
 		goto out_session;
 	}
 	if (fuse_session_mount(se, mnt_real) != 0) {
@@ -564,6 +566,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toolfs: cannot go to the background\n");
 		goto out_unmount;
 	}
+	/* From here a stop signal or an unmount ends the process within a second, even while a
+	 * render goes on (stop.h); main's teardown below is what runs when nothing holds it up. */
+	if (tfs_stop_start(&stop, se, mnt_real) != 0) {
+		fprintf(stderr, "toolfs: cannot start the stop thread: %s\n", strerror(errno));
+		goto out_unmount;
+	}
 	/* The trimmer is best effort: without its thread the daemon only keeps more pages. */
 	fs.trimmer = tfs_trimmer_start(TRIM_INTERVAL_MS);
 	if (tfs_watch_start(fs.watch, se) < 0) {
@@ -580,13 +588,13 @@ int main(int argc, char **argv)
 	fs.watch = NULL;
 	tfs_trimmer_stop(fs.trimmer);
 	fs.trimmer = NULL;
-	/* A positive value is the signal (SIGTERM, SIGINT, SIGHUP) that ended the loop: a clean
-	 * stop. */
+	/* The loop ends when the connection does (an unmount, or the detach of a stop signal): a
+	 * clean stop. */
 	status = rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 out_unmount:
 	fuse_session_unmount(se);
 out_signals:
-	fuse_remove_signal_handlers(se);
+	tfs_stop_destroy(&stop);
 out_session:
 	fuse_session_destroy(se);
 out_args:

@@ -203,7 +203,10 @@ static int lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *na
 			close(fd);
 	} else if (fd >= 0) {
 		err = tfs_lookup_real(fs, dir, name, fd, seen, e);
-	} else if (open_err != ENOENT) {
+	} else if (open_err != ENOENT && open_err != ENAMETOOLONG) {
+		/* A name longer than SOURCE's NAME_MAX is no real entry but may be a virtual
+		 * one: the kernel passes FUSE lookups of up to 1024 bytes, and a next of a
+		 * 236-255-byte NAME is longer than 255 (docs/SPEC.md §4). */
 		err = open_err;
 	} else {
 		err = lookup_sibling(fs, dir, dir_fd, name, e);

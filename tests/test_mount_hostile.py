@@ -174,10 +174,12 @@ def test_255_byte_names(mnt, src, toolfs_read):
     longest = "n" * 251 + ".txt"
     assert read_bytes(mnt / longest) == b"the longest name\n"
     names = guarded(os.listdir, mnt)
-    assert longest in names and longest + ".tool.json" not in names  # 265 bytes: unlistable
-    with pytest.raises(OSError) as exc:
-        guarded(os.stat, mnt / (longest + ".tool.json"))
-    assert exc.value.errno == errno.ENAMETOOLONG
+    assert longest in names and longest + ".tool.json" not in names  # 265 bytes: unlisted
+    # ... but resolvable by name, as every virtual name longer than NAME_MAX (docs/SPEC.md §4)
+    assert read_bytes(mnt / (longest + ".tool.json")) == toolfs_read(longest, cwd=src).out
+    with pytest.raises(OSError) as exc:  # no name: the daemon's ENOENT, or the kernel's limit
+        guarded(os.stat, mnt / (longest + ":1" * 400 + ".tool.json"))
+    assert exc.value.errno in (errno.ENOENT, errno.ENAMETOOLONG)
     just = "m" * 241 + ".txt"
     assert len(just + ".tool.json") == 255 and just + ".tool.json" in names
     assert read_bytes(mnt / (just + ".tool.json")) == toolfs_read(just, cwd=src).out
@@ -410,3 +412,64 @@ def test_bind_mounted_proc_file(src, toolfs_bin, tmp_path, toolfs_read):
     finally:
         subprocess.run(["umount", "-l", str(target)], capture_output=True)
         target.unlink()
+
+
+# -- names at NAME_MAX: every next is reachable (issue 23, defect 6) ------------------------------
+
+LONG_LINES = 5000
+LONG_WINDOW = 1000
+# Names of 236-245 bytes have a NAME.tool.json that fits NAME_MAX (255) and a next that does not;
+# 246-255 bytes, not even their default sibling fits. One of them is multi-byte UTF-8.
+LONG_NAMES = ["a" * 232 + ".txt", "b" * 236 + ".txt", "c" * 241 + ".txt",
+              "é" * 120 + "x.txt", "d" * 251 + ".txt"]
+
+
+@pytest.fixture(scope="module")
+def long_src(tmp_path_factory) -> pathlib.Path:
+    src = tmp_path_factory.mktemp("long_names")
+    text = "".join(f"line {i} of a file whose name is long\n" for i in range(1, LONG_LINES + 1))
+    for name in LONG_NAMES:
+        (src / name).write_text(text)
+    return src
+
+
+@pytest.mark.parametrize("name", LONG_NAMES, ids=lambda n: f"{len(n.encode())}B{'' if n.isascii() else '-utf8'}")
+def test_long_names_read_to_the_end_by_next(long_src, toolfs_bin, tmp_path, toolfs_read,
+                                            cache_mode, name):
+    """Starting at NAME.tool.json (and NAME.tool.txt), following next until there is none reads
+    every line, each step the bytes toolfs-read prints for that selector, even where the name
+    next gives is longer than NAME_MAX."""
+    assert len(name.encode()) in (236, 240, 245, 255)
+    with mounted(toolfs_bin, long_src, tmp_path / "mnt", "-o",
+                 f"max_lines={LONG_WINDOW},cache={cache_mode}") as m:
+        lines, sibling, steps = [], name + ".tool.json", 0
+        while sibling is not None:
+            doc = tool(m.path / sibling)
+            assert doc["success"] is True, doc
+            cli = toolfs_read(name, "--max-lines", LONG_WINDOW,
+                              *(["--select", sibling[len(name) + 1:-len(".tool.json")]]
+                                if sibling != name + ".tool.json" else []), cwd=long_src)
+            assert read_bytes(m.path / sibling) == cli.out
+            lines += doc["content"].splitlines()
+            sibling, steps = doc.get("next"), steps + 1
+            if sibling is not None:
+                assert sibling.startswith(name + ":") and sibling.endswith(".tool.json")
+        assert steps == LONG_LINES // LONG_WINDOW
+        assert lines == [f"{i:6d}\tline {i} of a file whose name is long"
+                         for i in range(1, LONG_LINES + 1)]
+        # The txt view's footer names the next .tool.txt, as long; it is reachable too.
+        text, shown = name + ".tool.txt", 0
+        while text is not None:
+            body = read_bytes(m.path / text).decode()
+            shown += sum(1 for line in body.splitlines() if line[:6].strip().isdigit())
+            footer = body.rsplit("\n[truncated: read ", 1)
+            text = footer[1][:-len(" next]\n")] if len(footer) == 2 else None
+        assert shown == LONG_LINES
+        # Every format of a selector resolves, the longest name being NAME:SEL.tool.anthropic.json.
+        for fmt in FORMATS:
+            data, _, _ = read_sibling(m.path / f"{name}:{LONG_LINES}.tool{fmt}.json")
+            assert f"line {LONG_LINES} of a file".encode() in data
+        # A virtual name over NAME_MAX whose source does not exist is ENOENT, as any other.
+        with pytest.raises(FileNotFoundError):
+            guarded(os.stat, m.path / ("z" + name[1:] + ":2.tool.json"))
+        assert guarded(os.listdir, m.path)

@@ -164,6 +164,10 @@ static void make_dir(const char *rel)
 	EXPECT(mkdir(path, 0755) == 0);
 }
 
+/* A 245-byte and a 255-byte file name, the longest NAMEs whose next, resp. default sibling,
+ * is longer than NAME_MAX. */
+static char long_names[2][NAME_MAX + 1];
+
 static void test_names(int root_fd)
 {
 	struct tr_options opts;
@@ -200,6 +204,31 @@ static void test_names(int root_fd)
 	EXPECT_INT(n.sel.start, 2);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.yaml.json", &opts, &n), ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt", &opts, &n), ENOENT);
+	/* Names longer than NAME_MAX: a next of a 245-byte NAME, any sibling of a 255-byte one; a
+	 * whole NAME[:SEL] that long is no entry (ENAMETOOLONG), so the selector is split off. */
+	{
+		char name[NAME_MAX + 128];
+
+		snprintf(name, sizeof(name), "%.245s:4001-5000.tool.json", long_names[0]);
+		EXPECT(strlen(name) > NAME_MAX);
+		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), 0);
+		EXPECT_INT(n.base_len, 245);
+		EXPECT(n.sel.present && n.sel.start == 4001 && n.sel.end == 5000);
+		snprintf(name, sizeof(name), "%.255s.tool.json", long_names[1]);
+		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), 0);
+		EXPECT_INT(n.base_len, 255);
+		EXPECT(!n.sel.present);
+		snprintf(name, sizeof(name),
+			 "%.255s:18446744073709551615.18446744073709551615-"
+			 ".tool.anthropic.json",
+			 long_names[1]);
+		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), 0);
+		EXPECT_INT(n.base_len, 255);
+		EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
+		EXPECT(n.sel.column == UINT64_MAX);
+		name[0] = 'z'; /* no such source */
+		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), ENOENT);
+	}
 	/* Symlinks get siblings unless symlinks=none. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), 0);
 	EXPECT(tfs_name_has_sibling(S_IFLNK, &opts));
@@ -284,6 +313,12 @@ int main(void)
 	touch("a.txt");
 	touch("notes");
 	touch("notes:3");
+	memset(long_names[0], 'L', 241);
+	strcpy(long_names[0] + 241, ".txt");
+	memset(long_names[1], 'M', 251);
+	strcpy(long_names[1] + 251, ".txt");
+	touch(long_names[0]);
+	touch(long_names[1]);
 	make_dir("dir");
 	touch("dir/b.txt");
 	snprintf(path, sizeof(path), "%s/fifo", tmp_root);
