@@ -504,9 +504,11 @@ int main(int argc, char **argv)
 	memset(&fs, 0, sizeof(fs));
 	tr_options_init(&fs.opts);
 	tfs_listing_store_init(&fs.listings);
+	tfs_handles_init(&fs.handles);
 	rc = parse_args(argc, argv, &fs.opts, &cmd);
 	if (rc >= 0) {
 		free(cmd.fuse_opts);
+		tfs_handles_destroy(&fs.handles);
 		tfs_listing_store_destroy(&fs.listings);
 		return rc;
 	}
@@ -604,6 +606,7 @@ out_inodes:
 	tfs_beneath_destroy(&fs);
 	tfs_inodes_destroy(&fs.inodes);
 out_cache:
+	tfs_handles_destroy(&fs.handles);
 	tfs_cache_free(fs.cache);
 out_paths:
 	tfs_listing_store_destroy(&fs.listings);

@@ -382,19 +382,27 @@ static int sibling_doc(struct tfs_fs *fs, struct tfs_inode *inode, struct tr_doc
 
 static void open_sibling(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
 {
+	struct tfs_fs *fs = tfs_fs_of(req);
+	struct tfs_handle *h;
 	struct tr_doc *doc;
-	int err = sibling_doc(tfs_fs_of(req), inode, &doc);
+	int err = sibling_doc(fs, inode, &doc);
 
 	if (err) {
 		fuse_reply_err(req, err);
 		return;
 	}
-	fi->fh = (uintptr_t)doc;
+	h = tfs_handle_open(&fs->handles, doc);
+	if (!h) {
+		tr_doc_unref(doc);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fi->fh = (uintptr_t)h;
 	/* The inode is one immutable version: whatever the kernel cached of it is still right. */
 	fi->keep_cache = 1;
 	fi->noflush = 1;
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		tr_doc_unref(doc);
+		tfs_handle_release(&fs->handles, h);
 }
 
 static void tfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -507,7 +515,7 @@ static void tfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			struct fuse_file_info *fi)
 {
 	if (tfs_inode_of(req, ino)->is_sibling)
-		read_sibling(req, (const struct tr_doc *)(uintptr_t)fi->fh, size, off);
+		read_sibling(req, ((const struct tfs_handle *)(uintptr_t)fi->fh)->doc, size, off);
 	else
 		read_real(req, fi->fh, size, off);
 }
@@ -515,7 +523,7 @@ static void tfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void tfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	if (tfs_inode_of(req, ino)->is_sibling) {
-		tr_doc_unref((struct tr_doc *)(uintptr_t)fi->fh);
+		tfs_handle_release(&tfs_fs_of(req)->handles, (struct tfs_handle *)(uintptr_t)fi->fh);
 		tfs_trimmer_note(tfs_fs_of(req)->trimmer);
 	} else {
 		close(fi->fh);

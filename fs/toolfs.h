@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "cache.h"
+#include "handles.h"
 #include "heap.h"
 #include "inode.h"
 #include "listing.h"
@@ -20,6 +21,7 @@ struct tfs_fs {
 	char *root_kpath; /* SOURCE as the kernel names the root's descriptor (beneath.h); owned */
 	struct tfs_inodes inodes;
 	struct tfs_cache *cache; /* owned */
+	struct tfs_handles handles; /* open sibling handles */
 	struct tfs_watch *watch; /* owned; NULL: every plain entry served uncached (cache=strict) */
 	bool cache_attrs; /* cache=relaxed: plain attributes cached too, fresh within the delay */
 	/* The kernel opens directories without the daemon and keeps every listing (cache=relaxed
