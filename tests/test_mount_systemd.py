@@ -82,19 +82,17 @@ def service_settings(text: str) -> dict:
     return settings
 
 
-def exposure(text: str, tmp_path: pathlib.Path, kind: str = "system") -> tuple:
-    """(overall exposure, full report) of the configured unit text for an instance, from
+def exposure(text: str, tmp_path: pathlib.Path) -> tuple:
+    """(overall exposure, full report) of the configured system unit text for an instance, from
     `systemd-analyze security --offline=true`."""
-    units = tmp_path / ("units-" + kind)
+    units = tmp_path / "units"
     units.mkdir()
     (units / "toolfs@.service").write_text(text)
     instance = units / ("toolfs@" + escape_path(tmp_path / "proj") + ".service")
     os.symlink("toolfs@.service", instance)
-    args = ["systemd-analyze"] + (["--user"] if kind == "user" else []) + \
-        ["security", "--offline=true", "--no-pager", str(instance)]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, SYSTEMD_LOG_COLOR="0", SYSTEMD_COLORS="0",
-                                   XDG_RUNTIME_DIR=str(tmp_path)))
+    done = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager",
+                           str(instance)], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, SYSTEMD_LOG_COLOR="0", SYSTEMD_COLORS="0"))
     found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", done.stdout)
     assert found, done.stdout + done.stderr
     return float(found[1]), done.stdout
