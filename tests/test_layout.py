@@ -1,6 +1,7 @@
 """The architecture holds: no dependency cycle between headers or between C files, the reader
-core knows nothing of FUSE, front ends see include/ alone, and nothing points outside the
-repository for its contract."""
+core knows nothing of FUSE, front ends see include/ alone, nothing points outside the
+repository for its contract, and every library meson looks for has its Debian -dev package in
+debian/control's Build-Depends and in .ci/packages."""
 import os
 import pathlib
 import re
@@ -47,3 +48,45 @@ def test_contract_lives_in_the_repository():
         assert "../shared" not in text, f"{path.relative_to(REPO)} points outside the repository"
         for section in re.findall(r"SPEC(?:\.md)? §(\d+)", text):
             assert f"\n## {section}." in spec.read_text(), f"{path.name}: no §{section}"
+
+
+def meson_dependencies() -> set:
+    """Every name passed to dependency() in a meson.build, but meson's own `threads`."""
+    names = set()
+    for path in tracked_files():
+        if path.name == "meson.build":
+            names |= set(re.findall(r"\bdependency\(\s*'([^']+)'", path.read_text()))
+    return names - {"threads"}
+
+
+def pkg_config_package(name: str) -> str:
+    """The Debian package that ships NAME.pc (dpkg -S), or a message saying why none."""
+    found = subprocess.run(["pkg-config", "--variable=pcfiledir", name], capture_output=True,
+                           text=True)
+    if found.returncode != 0:
+        return f"(no {name}.pc installed: {found.stderr.strip()})"
+    pc = os.path.realpath(os.path.join(found.stdout.strip(), name + ".pc"))
+    owner = subprocess.run(["dpkg", "-S", pc], capture_output=True, text=True)
+    if owner.returncode != 0:
+        return f"(dpkg -S {pc}: {owner.stderr.strip()})"
+    return owner.stdout.split(":", 1)[0].split(",")[0].strip()
+
+
+def build_depends() -> set:
+    """The package names of debian/control's Build-Depends (versions and arch lists dropped)."""
+    text = (REPO / "debian" / "control").read_text()
+    field = re.search(r"^Build-Depends:(.*?)(?=^\S)", text, re.M | re.S)[1]
+    return {alt.split()[0] for item in field.split(",") for alt in item.split("|") if alt.strip()}
+
+
+def test_every_meson_dependency_has_its_debian_package():
+    deps = meson_dependencies()
+    assert "libzip" in deps and "fuse3" in deps, deps  # the scan finds them at all
+    control = build_depends()
+    ci = {line.strip() for line in (REPO / ".ci" / "packages").read_text().splitlines()
+          if line.strip() and not line.startswith("#")}
+    packages = {name: pkg_config_package(name) for name in sorted(deps)}
+    missing = [f"{name}: {pkg}" for name, pkg in packages.items()
+               if not pkg.endswith("-dev") or pkg not in control or pkg not in ci]
+    assert not missing, "meson dependency(): Debian -dev package not in debian/control's " \
+        "Build-Depends and .ci/packages: " + "; ".join(missing)

@@ -1,17 +1,33 @@
 """The systemd units of systemd/: `systemd-analyze verify` accepts them (system and user), and
 their ExecStart/ExecStop, expanded the way systemd expands them for an escaped instance, mount
-the workspace where the documented mountpoint rule says and unmount it.
+the workspace where the documented mountpoint rule says and unmount it. The system unit's
+exposure (`systemd-analyze security --offline=true`) is at most SCORE_MAX, and its ExecStart and
+ExecStop still work under the restrictions it declares that can be applied without a running
+systemd (namespaces, capability bounding set, no_new_privs, the system call filter, umask).
 
-Oracles: systemd-analyze, systemd-escape, /proc/self/mounts."""
+Oracles: systemd-analyze, systemd-escape, setpriv, /proc/self/mounts, /proc/PID/status."""
+import ctypes
+import errno
+import json
 import os
 import pathlib
+import platform
+import re
 import shlex
 import shutil
 import subprocess
+import sys
+import tempfile
+import time
 
 import pytest
+from PIL import Image
 
-from mount_util import cleanup, daemon_pid, is_mounted, Mount
+from fixtures import gen_pdfs
+from mount_util import cleanup, daemon_pid, is_mounted, Mount, MOUNT_TIMEOUT
+
+# The system unit's exposure as systemd-analyze rates it (README: "Hardening"), at most this.
+SCORE_MAX = 6.0
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 UNITS = {"system": REPO / "systemd" / "toolfs@.service.in",
@@ -39,6 +55,54 @@ def directive(text: str, key: str) -> str:
     lines = [l.split("=", 1)[1] for l in text.splitlines() if l.startswith(key + "=")]
     assert len(lines) == 1, key
     return lines[0]
+
+
+def expand_exec(line: str, src, runtime, instance) -> list:
+    """An Exec line's words with %f, %t, %i and an empty $TOOLFS_OPTIONS expanded as systemd
+    does."""
+    words = []
+    for word in shlex.split(line):
+        if word == "$TOOLFS_OPTIONS":
+            continue  # empty by default: zero words
+        words.append(word.replace("%f", str(src)).replace("%t", str(runtime))
+                     .replace("%i", instance))
+    return words
+
+
+def service_settings(text: str) -> dict:
+    """Key -> list of values of the [Service] section, in order."""
+    settings, section = {}, None
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            settings.setdefault(key, []).append(value)
+    return settings
+
+
+def exposure(text: str, tmp_path: pathlib.Path) -> tuple:
+    """(overall exposure, full report) of the configured system unit text for an instance, from
+    `systemd-analyze security --offline=true`."""
+    units = tmp_path / "units"
+    units.mkdir()
+    (units / "toolfs@.service").write_text(text)
+    instance = units / ("toolfs@" + escape_path(tmp_path / "proj") + ".service")
+    os.symlink("toolfs@.service", instance)
+    done = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager",
+                           str(instance)], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, SYSTEMD_LOG_COLOR="0", SYSTEMD_COLORS="0"))
+    found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", done.stdout)
+    assert found, done.stdout + done.stderr
+    return float(found[1]), done.stdout
+
+
+def test_system_unit_exposure(build_dir, tmp_path):
+    need_systemd_tools()
+    score, report = exposure(render(UNITS["system"], build_dir), tmp_path)
+    print(f"system unit exposure: {score}")
+    assert score <= SCORE_MAX, report
 
 
 @pytest.mark.parametrize("kind", ["system", "user"])
@@ -88,13 +152,7 @@ def test_exec_lines_mount_where_documented(kind, build_dir, tmp_path):
     mnt.mkdir(parents=True)  # RuntimeDirectory=toolfs/%i
 
     def expand(line: str) -> list:
-        words = []
-        for word in shlex.split(line):
-            if word == "$TOOLFS_OPTIONS":
-                continue  # empty by default: zero words
-            words.append(word.replace("%f", str(src)).replace("%t", str(runtime))
-                         .replace("%i", instance))
-        return words
+        return expand_exec(line, src, runtime, instance)
 
     assert directive(text, "RuntimeDirectory") == "toolfs/%i"
     start = subprocess.run(expand(directive(text, "ExecStart")), capture_output=True, timeout=60)
@@ -108,3 +166,183 @@ def test_exec_lines_mount_where_documented(kind, build_dir, tmp_path):
         assert not is_mounted(mnt)
     finally:
         cleanup(mount)
+
+
+# -- the system unit run as systemd would run it, as far as that works without systemd ----------
+
+SECCOMP_EXEC = REPO / "tests" / "seccomp_exec.py"
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def truth(settings: dict, key: str) -> bool:
+    return settings.get(key, ["no"])[-1].lower() in ("yes", "true", "on", "1")
+
+
+def syscall_groups() -> dict:
+    """@group -> its members (names and @groups), from `systemd-analyze syscall-filter`."""
+    out = subprocess.run(["systemd-analyze", "syscall-filter", "--no-pager"], capture_output=True,
+                         text=True, check=True).stdout
+    table, group = {}, None
+    for line in out.splitlines():
+        if line.startswith("@"):
+            group = table.setdefault(line.strip(), [])
+        elif line.startswith("    ") and not line.lstrip().startswith("#") and group is not None:
+            group.append(line.strip())
+    return table
+
+
+def expand_syscalls(names, groups) -> set:
+    found = set()
+    for name in names:
+        found |= expand_syscalls(groups[name], groups) if name.startswith("@") else {name}
+    return found
+
+
+def capability_numbers() -> dict:
+    text = pathlib.Path("/usr/include/linux/capability.h").read_text()
+    return {m[1]: int(m[2]) for m in re.finditer(r"#define (CAP_\w+)\s+(\d+)\n", text)}
+
+
+def confinement(settings: dict) -> list:
+    """The command prefix that applies the unit's restrictions systemd would apply and that need
+    no service manager: PrivateNetwork=/ProtectHostname= (unshare), CapabilityBoundingSet= and
+    NoNewPrivileges= (setpriv), SystemCallFilter=, SystemCallArchitectures=native,
+    RestrictAddressFamilies= and RestrictNamespaces= (seccomp_exec.py). Not applied here:
+    cgroup settings (MemoryMax=, DevicePolicy=, IPAddressDeny=) and ProtectClock='s device rule."""
+    prefix = []
+    spaces = (["--net"] if truth(settings, "PrivateNetwork") else []) + \
+        (["--uts"] if truth(settings, "ProtectHostname") else [])
+    if spaces:
+        prefix += ["unshare", *spaces, "--"]
+    setpriv = ["--no-new-privs"] if truth(settings, "NoNewPrivileges") else []
+    if "CapabilityBoundingSet" in settings:
+        caps = " ".join(settings["CapabilityBoundingSet"]).split()
+        setpriv += ["--bounding-set",
+                    ",".join(["-all"] + ["+" + c.lower().removeprefix("cap_") for c in caps])]
+    if setpriv:
+        prefix += ["setpriv", *setpriv, "--"]
+    seccomp = []
+    if "SystemCallFilter" in settings:
+        names = " ".join(settings["SystemCallFilter"]).split()
+        assert not any(n.startswith("~") for n in names), "an allow list is expected"
+        assert settings.get("SystemCallArchitectures") == ["native"]
+        for name in sorted(expand_syscalls(names, syscall_groups())):
+            seccomp += ["--allow", name]
+    for family in " ".join(settings.get("RestrictAddressFamilies", [])).split():
+        seccomp += ["--family", family]
+    if truth(settings, "RestrictNamespaces"):
+        seccomp.append("--restrict-namespaces")
+    if seccomp:
+        prefix += [sys.executable, str(SECCOMP_EXEC), *seccomp, "--"]
+    return prefix
+
+
+def as_nobody(*cmd) -> subprocess.CompletedProcess:
+    return subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                           "--", *map(str, cmd)], capture_output=True, text=True, timeout=60)
+
+
+def reap(pid: int, timeout: float = MOUNT_TIMEOUT):
+    """The exit status of pid, a child of this process once it became the subreaper; None when
+    it is still running after timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done == pid:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.02)
+    return None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the system unit runs as root")
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="seccomp_exec.py knows x86-64 only")
+def test_system_unit_runs_confined(build_dir):
+    """ExecStart under the unit's own restrictions mounts with allow_other; uid 65534 reads what
+    the modes let it read and nothing else; ExecStop unmounts and the daemon exits 0."""
+    need_systemd_tools()
+    text = render(UNITS["system"], build_dir)
+    settings = service_settings(text)
+    # Reachable by uid 65534, as /run and a workspace are.
+    base = pathlib.Path(tempfile.mkdtemp(prefix="toolfs-unit-", dir="/tmp"))
+    base.chmod(0o755)
+    src = base / "proj"
+    (src / "priv").mkdir(parents=True)
+    src.chmod(0o755)
+    (src / "priv").chmod(0o700)
+    (src / "priv" / "inner.txt").write_text("behind a 0700 directory\n")
+    (src / "pub.txt").write_text("anyone may read this\n")
+    (src / "pub.txt").chmod(0o644)
+    other = src / "other.txt"
+    other.write_text("only uid 1234 may read this\n")
+    other.chmod(0o600)
+    os.chown(other, 1234, 1234)
+    # the optional readers' modules (poppler, libvips) run under the filter too
+    gen_pdfs.text_pdf(src / "four.pdf", 4)
+    Image.effect_noise((3000, 2400), 40).convert("RGB").save(src / "big.png")
+    runtime = base / "run"
+    instance = escape_path(src)
+    mnt = runtime / "toolfs" / instance
+    mnt.mkdir(parents=True)  # RuntimeDirectory=toolfs/%i, RuntimeDirectoryMode=0755
+    for path in (runtime, runtime / "toolfs", mnt):
+        path.chmod(int(settings["RuntimeDirectoryMode"][-1], 8))
+    prefix = confinement(settings)
+    umask = int(settings.get("UMask", ["0022"])[-1], 8)
+    libc = ctypes.CDLL(None, use_errno=True)
+    # systemd is the parent of a forking service's daemon; here this process takes its place, so
+    # that the daemon's exit status can be read.
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    mount = Mount(mnt, None)
+    try:
+        start = subprocess.run(prefix + expand_exec(directive(text, "ExecStart"), src, runtime,
+                                                    instance),
+                               capture_output=True, timeout=MOUNT_TIMEOUT,
+                               preexec_fn=lambda: os.umask(umask))
+        mount.pid = daemon_pid(mnt)
+        assert start.returncode == 0, start.stderr.decode()
+        assert is_mounted(mnt), "Type=forking: mounted when ExecStart returns"
+        status = dict(line.split(":", 1) for line in
+                      pathlib.Path(f"/proc/{mount.pid}/status").read_text().splitlines())
+        if truth(settings, "NoNewPrivileges"):
+            assert status["NoNewPrivs"].strip() == "1"
+        if "SystemCallFilter" in settings:
+            assert status["Seccomp"].strip() == "2"
+        if "CapabilityBoundingSet" in settings:
+            numbers = capability_numbers()
+            want = sum(1 << numbers[c] for c in " ".join(settings["CapabilityBoundingSet"]).split())
+            assert int(status["CapBnd"], 16) == want
+            assert int(status["CapEff"], 16) == want
+
+        pub = as_nobody("cat", mnt / "pub.txt.tool.json")
+        assert pub.returncode == 0, pub.stderr
+        assert '"success":true' in pub.stdout and "anyone may read this" in pub.stdout
+        for denied in (mnt / "priv" / "inner.txt.tool.json", mnt / "other.txt.tool.json",
+                       mnt / "priv"):
+            done = as_nobody("cat", denied)
+            assert done.returncode != 0 and os.strerror(errno.EACCES) in done.stderr, \
+                (denied, done.stdout, done.stderr)
+        # root (this process) reads what only uid 1234 and a DAC override may: the daemon kept
+        # the capabilities reading needs
+        assert "only uid 1234 may read this" in (mnt / "other.txt.tool.json").read_text()
+        assert "behind a 0700 directory" in (mnt / "priv" / "inner.txt.tool.json").read_text()
+        for name in ("four.pdf", "big.png"):
+            doc = json.loads((mnt / (name + ".tool.json")).read_text())
+            assert doc["success"] is True, doc
+        assert json.loads((mnt / "big.png.tool.json").read_text())["metadata"]["resized"]
+
+        stop = subprocess.run(prefix + expand_exec(directive(text, "ExecStop"), src, runtime,
+                                                   instance),
+                              capture_output=True, timeout=MOUNT_TIMEOUT)
+        assert stop.returncode == 0, stop.stderr.decode()
+        assert not is_mounted(mnt)
+        assert reap(mount.pid) == 0, "the daemon exits 0 after ExecStop"
+        mount.pid = None
+    finally:
+        cleanup(mount)
+        if mount.pid is not None:
+            reap(mount.pid, timeout=1)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        if not is_mounted(mnt):
+            shutil.rmtree(base, ignore_errors=True)
