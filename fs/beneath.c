@@ -134,31 +134,22 @@ bool tfs_fd_beneath(const struct tfs_fs *fs, int fd)
 	return inside;
 }
 
-/* A file or link: still its latest name in a directory inside SOURCE. */
+/* A file or link: the directory of its latest name is inside SOURCE. Whether the name still
+ * holds it is not asked: a lookup and an open are two requests, and a file replaced between them
+ * is opened as it was looked up (inode.h: TFS_FD_RETIRE_MS), as a native open would. */
 static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 {
 	struct tfs_inode *parent;
-	struct stat st;
 	char *name;
-	int dir_fd, err;
+	int err;
 
 	if (!tfs_inodes_entry_ref(&fs->inodes, inode, &parent, &name))
 		return ENOMEM;
+	free(name);
 	if (!parent)
 		return ESTALE;
-	dir_fd = tfs_inode_fd(&fs->inodes, parent);
-	if (dir_fd < 0) {
-		err = -dir_fd;
-	} else {
-		err = fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-				      st.st_dev == inode->dev && st.st_ino == inode->ino &&
-				      tfs_fd_beneath(fs, dir_fd)
-			      ? 0
-			      : ESTALE;
-		tfs_inode_fd_put(&fs->inodes, parent);
-	}
+	err = tfs_inode_beneath(fs, parent);
 	tfs_inodes_forget(&fs->inodes, parent, 1);
-	free(name);
 	return err;
 }
 

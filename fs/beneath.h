@@ -22,8 +22,7 @@ int tfs_beneath_set_own_mount(struct tfs_fs *fs, const char *mountpoint);
 bool tfs_fd_beneath(const struct tfs_fs *fs, int fd);
 
 /* 0 when the real or sibling inode is still inside SOURCE: a directory is, or lies below it; a
- * file or link is still the latest name it was found by, in such a directory (a sibling: its
- * directory). Otherwise ESTALE: it was moved out, or a chain of directories it hangs from was
+ * file or link was last found in such a directory (a sibling: its directory). Otherwise ESTALE: it was moved out, or a chain of directories it hangs from was
  * (docs/SPEC.md §4). Another errno when the inode cannot be opened. */
 int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode);
 
