@@ -25,7 +25,8 @@
  * daemon). In -o cache=strict, a directory over the watch limit or on a file system inotify
  * cannot see, every timeout is 0. A watched change is invalidated from the watch's own thread
  * (fuse_lowlevel_notify_inval_entry / _inode), never from a handler, where the kernel may hold
- * the directory's lock the invalidation waits for.
+ * the directory's lock the invalidation waits for; the one invalidation a handler sends is
+ * open_real's of a file's attributes alone, which takes no such lock.
  *
  * Nothing is stale meanwhile in cache=watch, and no sibling in any mode, by construction: every handler that reads
  * SOURCE first takes in the pending change events (tfs_watch_sync), which the kernel queued
@@ -38,7 +39,8 @@
  * resolves the source by name in its directory now.
  *
  * Real files' pages stay cached across opens only while (size, mtime, ctime) are unchanged
- * (tfs_inodes_reopen_unchanged); an IN_MODIFY drops them too.
+ * (tfs_inodes_reopen_unchanged) and the kernel's size is the opened one (open_real); an
+ * IN_MODIFY drops them too.
  *
  * A sibling inode is one immutable version (inode.h), so its attributes never go stale and its
  * pages can always be kept; only its entry timeout is 0, so that the next lookup after a change

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from mount_util import mounted
+from mount_util import Busy, mounted
 
 ROUNDS = int(os.environ.get("TOOLFS_TORN_ROUNDS", "1000"))
 SECONDS = float(os.environ.get("TOOLFS_TORN_SECONDS", "8"))
@@ -108,24 +108,6 @@ class Reader:
                 parts.append(part)
         finally:
             os.close(fd)
-
-
-class Busy:
-    """Two processes that burn a CPU each (none when n is 0), killed by their pids on exit."""
-
-    def __init__(self, n: int):
-        self.n = n
-        self.procs = []
-
-    def __enter__(self):
-        for _ in range(self.n):
-            self.procs.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
-        return self
-
-    def __exit__(self, *exc):
-        for proc in self.procs:
-            proc.kill()
-            proc.wait()
 
 
 def describe(data, versions: dict) -> str:
