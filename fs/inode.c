@@ -942,3 +942,29 @@ bool tfs_inodes_reopen_unchanged(struct tfs_inodes *tab, struct tfs_inode *inode
 	pthread_mutex_unlock(&tab->lock);
 	return same;
 }
+
+void tfs_inodes_gave_size(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size)
+{
+	pthread_mutex_lock(&tab->lock);
+	if (inode->given == TFS_SIZE_NONE) {
+		inode->given = TFS_SIZE_ONE;
+		inode->given_size = size;
+	} else if (inode->given == TFS_SIZE_ONE && inode->given_size != size) {
+		/* Two replies of different sizes may reach the kernel in either order, and it
+		 * keeps the first (the later one started at the same attr_version): unknown. */
+		inode->given = TFS_SIZE_MIXED;
+	}
+	pthread_mutex_unlock(&tab->lock);
+}
+
+bool tfs_inodes_open_size_stale(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size)
+{
+	bool stale;
+
+	pthread_mutex_lock(&tab->lock);
+	stale = inode->given != TFS_SIZE_ONE || inode->given_size != size;
+	inode->given = TFS_SIZE_ONE;
+	inode->given_size = size;
+	pthread_mutex_unlock(&tab->lock);
+	return stale;
+}

@@ -78,6 +78,11 @@ struct tfs_inode {
 			/* Regular files: opened says the state at the previous open is known:
 			 * its size, mtime and ctime; under the table lock. */
 			bool opened;
+			/* Regular files: the sizes given to the kernel (lookups, getattr) since
+			 * the last open that invalidated its attributes: TFS_SIZE_NONE, one size
+			 * (given_size), or TFS_SIZE_MIXED. Under the table lock. */
+			uint8_t given;
+			off_t given_size;
 			off_t opened_size;
 			struct timespec opened_mtime, opened_ctime;
 		};
@@ -247,5 +252,18 @@ char *tfs_inodes_child_path(struct tfs_inodes *tab, struct tfs_inode *dir, const
  * state at the previous open, so the kernel may keep the pages it cached then. */
 bool tfs_inodes_reopen_unchanged(struct tfs_inodes *tab, struct tfs_inode *inode,
 				 const struct stat *st);
+
+/* tfs_inode.given: what the daemon knows of the size the kernel holds for a regular file. */
+enum { TFS_SIZE_NONE, TFS_SIZE_ONE, TFS_SIZE_MIXED };
+
+/* Records that a reply (lookup, readdirplus, getattr) gave the kernel size for the real regular
+ * file inode. */
+void tfs_inodes_gave_size(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size);
+
+/* For an open of the real regular file inode whose descriptor has size: returns true when the
+ * kernel may hold another size for it (any size given since the last such open differs, or
+ * several did), and from then on counts size as the one given. On true the caller must
+ * invalidate the kernel's attributes of inode before it replies to the open. */
+bool tfs_inodes_open_size_stale(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size);
 
 #endif

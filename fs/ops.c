@@ -27,7 +27,8 @@
  * daemon). In -o cache=strict, a directory over the watch limit or on a file system inotify
  * cannot see, every timeout is 0. A watched change is invalidated from the watch's own thread
  * (fuse_lowlevel_notify_inval_entry / _inode), never from a handler, where the kernel may hold
- * the directory's lock the invalidation waits for.
+ * the directory's lock the invalidation waits for; the one invalidation a handler sends is
+ * open_real's of a file's attributes alone, which takes no such lock.
  *
  * Nothing is stale meanwhile in cache=watch, and no sibling in any mode, by construction: every handler that reads
  * SOURCE first takes in the pending change events (tfs_watch_sync), which the kernel queued
@@ -40,7 +41,8 @@
  * resolves the source by name in its directory now.
  *
  * Real files' pages stay cached across opens only while (size, mtime, ctime) are unchanged
- * (tfs_inodes_reopen_unchanged); an IN_MODIFY drops them too.
+ * (tfs_inodes_reopen_unchanged) and the kernel's size is the opened one (open_real); an
+ * IN_MODIFY drops them too.
  *
  * A sibling inode is one immutable version (inode.h), so its attributes never go stale and its
  * pages can always be kept; only its entry timeout is 0, so that the next lookup after a change
@@ -62,12 +64,19 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 	 * cache=relaxed with a watch (directories the watch does not cover are handled in dir.c). */
 	fs->no_opendir = fs->cache_attrs && fs->watch &&
 			 (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT);
-	/* No FUSE_CAP_AUTO_INVAL_DATA (libfuse asks for it by default): with attribute timeouts of
-	 * 0 it makes the kernel send a GETATTR before every read() of a cached real file, which
-	 * quadruples the cost of a warm `cat`. Freshness does not need it: an open of a changed
-	 * file drops its pages (keep_cache is 0, tfs_inodes_reopen_unchanged), and a getattr that
-	 * sees a new size drops them anyway. */
-	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	/* FUSE_CAP_AUTO_INVAL_DATA makes every read() first refresh the attributes when they are
+	 * no longer valid (fuse_cache_read_iter). In cache=relaxed they are valid for
+	 * PLAIN_TIMEOUT unless an open of a changed file or the watch thread invalidated them, so
+	 * it costs a GETATTR only then, and a read of a file whose size shrank then stops at the
+	 * opened version's size (see open_real): without it, a read inside the old, larger size
+	 * ends only where a short READ lowers i_size, and the kernel drops that lowering when an
+	 * invalidation raced with the READ, keeping zeroed pages past the end. With the
+	 * attribute timeouts of 0 of the other modes it would cost a GETATTR before every read(),
+	 * which quadruples the cost of a warm `cat`: not asked there. */
+	if (fs->cache_attrs && (conn->capable & FUSE_CAP_AUTO_INVAL_DATA))
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
+	else
+		conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 	/* Fewer, larger requests: reads and readahead of up to 1 MiB (FUSE_MAX_PAGES follows
 	 * max_write in libfuse). The kernel lowers what it cannot grant. */
 	conn->max_write = 1U << 20;
@@ -103,7 +112,6 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 	struct tfs_inode *inode;
 	char *path = NULL;
 	bool created;
-
 	int err = tfs_stat_entry(fs, fd, &e->attr);
 
 	if (err) {
@@ -123,6 +131,8 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 		return ENOMEM;
 	if (created && fs->watch && inode->type == S_IFDIR)
 		watch_new_dir(fs, inode, &e->attr);
+	if (inode->type == S_IFREG)
+		tfs_inodes_gave_size(&fs->inodes, inode, e->attr.st_size);
 	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
 	e->entry_timeout = tfs_watch_covers(fs->watch, dir) &&
 					   (inode->type == S_IFDIR || fs->cache_attrs)
@@ -273,10 +283,13 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 		rc = fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 		tfs_inode_fd_put(&fs->inodes, inode);
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		fuse_reply_err(req, errno);
-	else
-		fuse_reply_attr(req, &st, plain_attr_timeout(fs, inode));
+		return;
+	}
+	if (inode->type == S_IFREG)
+		tfs_inodes_gave_size(&fs->inodes, inode, st.st_size);
+	fuse_reply_attr(req, &st, plain_attr_timeout(fs, inode));
 }
 
 static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -315,7 +328,31 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 	}
 }
 
-static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
+/*
+ * Never a torn read. The kernel serves a real file's reads through its page cache, cut at the
+ * size it holds for the inode (filemap_read stops at i_size; fuse_cache_read_iter asks for
+ * attributes only when a read passes that size and they are no longer valid, and an mmap
+ * faults past it with SIGBUS). That size came from the last lookup or getattr: in
+ * cache=relaxed it stays valid for PLAIN_TIMEOUT, until the watch thread's invalidation lands;
+ * in the other modes, for the rest of the jiffy it came in. A file rewritten in place (same
+ * inode) and opened within that window would be read as the new bytes cut or padded at the old
+ * size, which is no version the file ever had.
+ *
+ * So an open compares the size of the descriptor it opened with the sizes given to the kernel
+ * for the inode (tfs_inodes_open_size_stale), and when they may differ invalidates the inode's
+ * attributes (offset -1: attributes only, which takes no page or directory lock, so it is safe
+ * inside a handler) before it replies. The kernel's next stat, read past the old size or
+ * lseek(SEEK_END) then asks getattr, which answers by fstat of this very descriptor (the
+ * kernel sends its fh), so the size is the opened version's; a read inside a larger old size
+ * ends where this descriptor's short READ ends (fuse_short_read lowers i_size). A getattr or
+ * lookup reply that left before the invalidation and arrives after it is dropped by the kernel
+ * (its attr_version is older). keep_cache is 0 then, so no page of another version is served
+ * either. FOPEN_DIRECT_IO would not clamp reads to i_size, but it refuses MAP_SHARED mmap
+ * (ENODEV before FUSE_DIRECT_IO_ALLOW_MMAP, Linux 6.6) and its MAP_PRIVATE faults are cut at
+ * i_size all the same.
+ */
+static void open_real(fuse_req_t req, fuse_ino_t ino, struct tfs_inode *inode,
+		      struct fuse_file_info *fi)
 {
 	struct tfs_fs *fs = tfs_fs_of(req);
 	enum tfs_rights rights;
@@ -346,7 +383,11 @@ static void open_real(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_
 		return;
 	}
 	fi->fh = fd;
-	fi->keep_cache = tfs_inodes_reopen_unchanged(&tfs_fs_of(req)->inodes, inode, &st);
+	fi->keep_cache = tfs_inodes_reopen_unchanged(&fs->inodes, inode, &st);
+	if (tfs_inodes_open_size_stale(&fs->inodes, inode, st.st_size)) {
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
+		fi->keep_cache = 0;
+	}
 	fi->noflush = 1;
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		close(fd); /* the open was interrupted; no release will come */
@@ -418,7 +459,7 @@ static void tfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	if (inode->is_sibling)
 		open_sibling(req, inode, fi);
 	else
-		open_real(req, inode, fi);
+		open_real(req, ino, inode, fi);
 	tfs_creds_clear_caller();
 }
 

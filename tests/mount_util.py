@@ -205,3 +205,22 @@ def settled(cache_mode: str, check) -> bool:
             return False
         time.sleep(0.0002)
     return True
+
+
+class Busy:
+    """n processes that burn a CPU each (2: both of a 2-CPU machine), killed by their pids on
+    exit."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.procs = []
+
+    def __enter__(self):
+        for _ in range(self.n):
+            self.procs.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
+        return self
+
+    def __exit__(self, *exc):
+        for proc in self.procs:
+            proc.kill()
+            proc.wait()

@@ -1,5 +1,6 @@
 /* test_inodes.c - unit tests of the daemon's inode table: sibling versions, the documents they
- * keep or hold from a lookup to its open, and the budget that bounds the holds. */
+ * keep or hold from a lookup to its open, the budget that bounds the holds, the descriptor pool,
+ * and the sizes given to the kernel for a regular file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,6 +41,27 @@ static struct tfs_inode *look_up(struct tfs_inodes *tab, const struct tfs_doc_ke
 
 enum { POOL_FILES = 40, POOL_CAP = 8 };
 
+/* Makes the directory dir (a mkdtemp template) holding n empty files f0, f1, ..., and tab over
+ * it; returns its O_PATH descriptor, which tab borrows. */
+static int temp_tree(char *dir, int n, struct tfs_inodes *tab)
+{
+	char path[64];
+	struct stat st;
+	int fd, root_fd;
+
+	EXPECT(mkdtemp(dir) != NULL);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		EXPECT(fd >= 0);
+		close(fd);
+	}
+	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(fstat(root_fd, &st) == 0);
+	EXPECT(tfs_inodes_init(tab, root_fd, &st, 100) == 0);
+	return root_fd;
+}
+
 /* The descriptor pool: inodes keep their identity without a descriptor (by file handle, or by
  * parent + name when handles is false), at most POOL_CAP unused descriptors stay open, and an
  * inode whose file is gone answers -ESTALE, never another file. */
@@ -51,16 +73,7 @@ static void test_descriptor_pool(bool handles)
 	struct stat st;
 	int root_fd, fd;
 
-	EXPECT(mkdtemp(dir) != NULL);
-	for (int i = 0; i < POOL_FILES; i++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, i);
-		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-		EXPECT(fd >= 0);
-		close(fd);
-	}
-	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	EXPECT(fstat(root_fd, &st) == 0);
-	EXPECT(tfs_inodes_init(&tab, root_fd, &st, 100) == 0);
+	root_fd = temp_tree(dir, POOL_FILES, &tab);
 	tab.fd_cap = POOL_CAP;
 	if (!handles)
 		tab.use_handles = false;
@@ -122,6 +135,44 @@ static void test_descriptor_pool(bool handles)
 		unlink(path);
 	}
 	unlink(moved);
+	rmdir(dir);
+}
+
+/* The sizes given to the kernel for a regular file: an open whose descriptor's size is not the
+ * one size given since the last such open must invalidate the kernel's attributes (ops.c,
+ * open_real), and counts its own size as given from then on. */
+static void test_size_given(void)
+{
+	char dir[] = "/tmp/toolfs-unit-size-XXXXXX", path[64];
+	struct tfs_inodes tab;
+	struct tfs_inode *inode;
+	struct stat st;
+	bool created;
+	int root_fd, fd;
+
+	root_fd = temp_tree(dir, 1, &tab);
+	fd = openat(root_fd, "f0", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	EXPECT(fd >= 0 && fstat(fd, &st) == 0);
+	inode = tfs_inodes_add_real(&tab, fd, &st, &tab.root, "f0", NULL, UINT64_MAX, &created);
+	EXPECT(inode && created);
+
+	EXPECT(tfs_inodes_open_size_stale(&tab, inode, 10)); /* nothing given yet */
+	EXPECT(!tfs_inodes_open_size_stale(&tab, inode, 10));
+	tfs_inodes_gave_size(&tab, inode, 10);
+	EXPECT(!tfs_inodes_open_size_stale(&tab, inode, 10));
+	EXPECT(tfs_inodes_open_size_stale(&tab, inode, 20)); /* rewritten in place */
+	tfs_inodes_gave_size(&tab, inode, 20);
+	EXPECT(!tfs_inodes_open_size_stale(&tab, inode, 20));
+	/* Two sizes given: the kernel keeps whichever reply came first. */
+	tfs_inodes_gave_size(&tab, inode, 30);
+	tfs_inodes_gave_size(&tab, inode, 20);
+	EXPECT(tfs_inodes_open_size_stale(&tab, inode, 20));
+	EXPECT(!tfs_inodes_open_size_stale(&tab, inode, 20));
+
+	tfs_inodes_forget(&tab, inode, 1);
+	tfs_inodes_destroy(&tab);
+	snprintf(path, sizeof(path), "%s/f0", dir);
+	unlink(path);
 	rmdir(dir);
 }
 
@@ -213,5 +264,6 @@ int main(void)
 	tfs_inodes_destroy(&tab); /* frees what is left, holds included (ASan: no leak) */
 	test_descriptor_pool(true);
 	test_descriptor_pool(false);
+	test_size_given();
 	return EXPECT_DONE();
 }
