@@ -162,6 +162,7 @@ int tfs_inode_usable(struct tfs_fs *fs, struct tfs_inode *inode)
 
 int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 {
+	uint64_t marks = 0;
 	int fd, err;
 
 	if (inode->is_sibling)
@@ -170,11 +171,18 @@ int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 		return 0;
 	if (inode->type != S_IFDIR)
 		return entry_beneath(fs, inode);
+	/* Where every directory above it is watched, it cannot have left SOURCE without a change
+	 * event that marks it (or an ancestor) moved: found inside once, it needs no new look
+	 * until a mark is set anywhere (a rename of a directory, or lost events). */
+	if (fs->watch && tfs_inodes_beneath_known(&fs->inodes, inode, &marks))
+		return 0;
 	fd = tfs_inode_fd(&fs->inodes, inode);
 	if (fd < 0)
 		return -fd;
 	err = tfs_fd_beneath(fs, fd) ? 0 : ESTALE;
 	tfs_inode_fd_put(&fs->inodes, inode);
+	if (!err && fs->watch)
+		tfs_inodes_beneath_seen(&fs->inodes, inode, marks);
 	return err;
 }
 

@@ -635,6 +635,27 @@ static void mark_locked(struct tfs_inodes *tab, struct tfs_inode *inode)
 		return;
 	inode->moved_until = UINT64_MAX;
 	inode->moved_seq = tab->events;
+	tab->marks++;
+}
+
+bool tfs_inodes_beneath_known(struct tfs_inodes *tab, struct tfs_inode *dir, uint64_t *marks)
+{
+	bool known;
+
+	pthread_mutex_lock(&tab->lock);
+	*marks = tab->marks;
+	known = dir->beneath_marks == tab->marks + 1;
+	for (struct tfs_inode *p = dir->parent; known && p; p = p->parent)
+		known = __atomic_load_n(&p->wd, __ATOMIC_RELAXED) > 0;
+	pthread_mutex_unlock(&tab->lock);
+	return known;
+}
+
+void tfs_inodes_beneath_seen(struct tfs_inodes *tab, struct tfs_inode *dir, uint64_t marks)
+{
+	pthread_mutex_lock(&tab->lock);
+	dir->beneath_marks = marks + 1;
+	pthread_mutex_unlock(&tab->lock);
 }
 
 struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode *dir,

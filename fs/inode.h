@@ -72,6 +72,9 @@ struct tfs_inode {
 			 * past a change (ops.c). */
 			uint64_t moved_until;
 			uint64_t moved_seq; /* the change event that set the mark (tfs_inodes.events) */
+			/* Directories: tfs_inodes.marks + 1 when it was last found inside SOURCE
+			 * (beneath.h), 0 never. Under the lock. */
+			uint64_t beneath_marks;
 			/* Directories: events taken in that may change its listing (names
 			 * created, deleted or moved in it; itself moved or unwatched). Atomic. */
 			uint64_t listing_changes;
@@ -121,6 +124,7 @@ struct tfs_inodes {
 	size_t n_fds, fd_cap; /* open pool descriptors (used or not); the most kept unused */
 	bool use_handles;     /* the daemon may reopen file handles (CAP_DAC_READ_SEARCH) */
 	uint64_t events;      /* change events taken in so far (watch.c); under the lock */
+	uint64_t marks;       /* moved marks set so far (lost events included); under the lock */
 	uint64_t events_lost; /* inotify queue overflows (watch.c): every listing may differ; atomic */
 	int mount_id;         /* of the root: handles of other mounts are not kept */
 	/* Called (outside the lock) for each real inode about to be freed, e.g. to drop its
@@ -223,6 +227,14 @@ void tfs_inodes_mark_all(struct tfs_inodes *tab,
 /* Marks inode moved by the current event, or, with done, starts the one-second grace of a mark
  * whose kernel entry has been invalidated. */
 void tfs_inodes_mark_moved(struct tfs_inodes *tab, struct tfs_inode *inode, bool done);
+
+/* Whether directory dir was found inside SOURCE (tfs_inodes_beneath_seen) with no moved mark set
+ * since, and every directory above it is watched, so that its moving out would have set one.
+ * *marks is the count of marks now, for tfs_inodes_beneath_seen. */
+bool tfs_inodes_beneath_known(struct tfs_inodes *tab, struct tfs_inode *dir, uint64_t *marks);
+
+/* Records that dir was found inside SOURCE when marks moved marks had been set. */
+void tfs_inodes_beneath_seen(struct tfs_inodes *tab, struct tfs_inode *dir, uint64_t marks);
 
 /* False when inode, or a directory on the path of its latest entries up to the root, carries a
  * moved mark: the kernel may have reached it by a name that no longer holds it. */
