@@ -304,6 +304,7 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
+	tfs_watch_sync(fs->watch);
 	n = tfs_inode_usable(fs, inode);
 	if (n) {
 		fuse_reply_err(req, (int)n);
