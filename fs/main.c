@@ -38,6 +38,7 @@ struct cmdline {
 static void usage(FILE *out)
 {
 	struct tr_options defaults;
+	char types[160];
 
 	fputs("Usage: toolfs [options] SOURCE MOUNTPOINT\n"
 	      "\n"
@@ -70,8 +71,11 @@ static void usage(FILE *out)
 	      "  inode_handles=yes|no      keep inodes as file handles (default: yes)\n"
 	      "  allow_other               let other users enter the mount (default: off)\n"
 	      "  Other options go to FUSE (mount.fuse3(8)). The mount is always\n"
-	      "  ro,nodev,nosuid,default_permissions; -o rw is refused.\n"
-	      "\n"
+	      "  ro,nodev,nosuid,default_permissions; -o rw is refused.\n",
+	      out);
+	tr_content_types_list(types, sizeof(types));
+	fprintf(out, "\nContent types (the result's contentType):\n  %s\n", types);
+	fputs("\n"
 	      "Exit status:\n"
 	      "  0  the mount is live (with -f: it was unmounted cleanly); --help, --version\n"
 	      "  1  SOURCE or MOUNTPOINT unusable, /dev/fuse missing, or the mount failed\n"

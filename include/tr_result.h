@@ -38,6 +38,7 @@ enum tr_error {
 	TR_E_UNSUPPORTED,
 	TR_E_OUT_OF_RANGE,
 	TR_E_IO,
+	TR_E_TIMEOUT, /* the renders ran past max_render_ms */
 };
 
 enum tr_range_unit {
@@ -183,6 +184,10 @@ int tr_result_add_document(struct tr_result *res, struct tr_blob *blob, const ch
 /* Names used in JSON: "text", "image", ...; "not_found", ... ("" for TR_OK). */
 const char *tr_content_type_name(enum tr_content_type type);
 const char *tr_error_name(enum tr_error code);
+
+/* Writes every contentType name of docs/SPEC.md §2, comma-separated, unknown last ("text, image,
+ * ..., binary, unknown"), to buf, cut to size. For usage texts and the MCP tool description. */
+void tr_content_types_list(char *buf, size_t size);
 
 /* Maps an errno from opening or reading a source to an error code. */
 enum tr_error tr_error_from_errno(int err);

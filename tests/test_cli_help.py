@@ -173,3 +173,53 @@ def test_meson_install_lays_out_binaries_pages_and_units(build_dir):
     if (REPO / "readers" / "mcp").is_dir():
         want |= {f"{prefix}/bin/toolfs-mcp", f"{prefix}/share/man/man1/toolfs-mcp.1"}
     assert want <= installed, want - installed
+
+
+def schema_content_types() -> list:
+    schema = json.loads((REPO / "docs" / "toolresult.schema.json").read_text())
+    return schema["properties"]["contentType"]["enum"]
+
+
+def man_text(page) -> str:
+    """The source of a manual page with roff's escaped dashes and font changes undone."""
+    text = (MAN_DIR / f"{page}.in").read_text()
+    return re.sub(r"\\f[BIRP]|\\&", "", text.replace("\\-", "-"))
+
+
+def mentions(text, option) -> bool:
+    """True when option is named in text, with underscores or with dashes."""
+    return any(re.search(rf"(?<![a-z_]){re.escape(form)}(?![a-z_])", text)
+               for form in {option, option.replace("_", "-")})
+
+
+def mcp_read_description(build_dir) -> str:
+    proc = subprocess.run([str(binary(build_dir, "toolfs-mcp"))], capture_output=True,
+                          timeout=30, input=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+    tools = json.loads(proc.stdout.decode().splitlines()[0])["result"]["tools"]
+    return next(t for t in tools if t["name"] == "read")["description"]
+
+
+def catalogue(build_dir) -> dict:
+    """{where: text} of every place that must name every content type and option."""
+    places = {f"man {page}": man_text(page) for page in PAGES}
+    for name in FOLDERS:
+        places[f"{name} --help"] = run(binary(build_dir, name), "--help").stdout.decode()
+    places["toolfs-mcp read description"] = mcp_read_description(build_dir)
+    return places
+
+
+def test_every_content_type_and_option_is_documented_everywhere(build_dir):
+    """The MCP tool description, the four manual pages and the three --help texts name every
+    contentType of the schema and every option of include/tr_options.h (the mount's own options
+    are not asked of toolfs-mcp, which has no mount)."""
+    missing = []
+    for where, text in catalogue(build_dir).items():
+        for kind in schema_content_types():
+            if not re.search(rf"\b{kind}\b", text):
+                missing.append(f"{where}: content type {kind}")
+        for option in header_fields():
+            if "toolfs-mcp" in where and option in mount_only():
+                continue
+            if not mentions(text, option):
+                missing.append(f"{where}: option {option}")
+    assert not missing, "\n".join(missing)

@@ -13,6 +13,7 @@ enum { EXIT_READ_OK = 0, EXIT_READ_FAILED = 1, EXIT_USAGE = 2 };
 static void usage(FILE *out)
 {
 	struct tr_options defaults;
+	char types[160];
 
 	fputs("Usage: toolfs-read [--select SEL] [--format FMT] [--OPTION VALUE]... FILE\n"
 	      "\n"
@@ -45,6 +46,8 @@ static void usage(FILE *out)
 			tr_option_print_help(out, &defaults, tr_option_names[i], "--", " ");
 		}
 	}
+	tr_content_types_list(types, sizeof(types));
+	fprintf(out, "\nContent types (the result's contentType):\n  %s\n", types);
 	fputs("\n"
 	      "Exit status:\n"
 	      "  0  the file was read (success is true); --help, --version\n"

@@ -90,7 +90,11 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 	static const struct tr_selector default_view;
 	unsigned char head[TR_HEAD_SIZE];
 	ssize_t head_len;
-	struct tr_file file = {.fd = fd, .st = *st, .src = src, .head = head};
+	struct tr_file file = {.fd = fd,
+			       .st = *st,
+			       .src = src,
+			       .head = head,
+			       .deadline = tr_deadline_after_ms(opts->max_render_ms)};
 	const struct tr_reader *reader;
 
 	tr_result_set_stat(res, st);

@@ -24,6 +24,7 @@
 #define TR_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "tr_options.h"
@@ -41,6 +42,9 @@ struct tr_file {
 	const struct tr_source *src;
 	const unsigned char *head; /* the first head_len bytes (head_len = min(size, 8 KiB)) */
 	size_t head_len;
+	/* CLOCK_MONOTONIC ns (tr_deadline_after_ms) past which renders stop: max_render_ms from
+	 * the start of this read; 0 for none */
+	uint64_t deadline;
 };
 
 /* How sure a probe is; the highest wins, ties go to the earlier reader in the list. */

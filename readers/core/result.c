@@ -228,6 +228,24 @@ const char *tr_content_type_name(enum tr_content_type type)
 	return "unknown";
 }
 
+void tr_content_types_list(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	for (int t = TR_TYPE_TEXT; t <= TR_TYPE_BINARY + 1 && used < size; t++) {
+		enum tr_content_type type = t > TR_TYPE_BINARY ? TR_TYPE_UNKNOWN : t;
+		int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+				 tr_content_type_name(type));
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
 const char *tr_error_name(enum tr_error code)
 {
 	switch (code) {
@@ -242,6 +260,7 @@ const char *tr_error_name(enum tr_error code)
 	case TR_E_BINARY: return "binary";
 	case TR_E_UNSUPPORTED: return "unsupported";
 	case TR_E_OUT_OF_RANGE: return "out_of_range";
+	case TR_E_TIMEOUT: return "timeout";
 	case TR_E_IO: break;
 	}
 	return "io_error";

@@ -27,6 +27,36 @@ static uint64_t base64_len(size_t len)
 	return 4 * (((uint64_t)len + 2) / 3);
 }
 
+/* libvips' own cancellation: a pipeline being computed emits "eval" as its tiles are done, and
+ * a killed image makes the computation fail at the next tile. */
+static void on_eval(VipsImage *image, VipsProgress *progress, void *deadline)
+{
+	(void)progress;
+	if (tr_deadline_passed(*(const uint64_t *)deadline))
+		vips_image_set_kill(image, TRUE);
+}
+
+/* Kills the computation of image when deadline (0: none) passes while it runs. */
+static void watch_deadline(VipsImage *image, uint64_t deadline)
+{
+	uint64_t *copy;
+
+	if (deadline == 0 || !(copy = g_try_new(uint64_t, 1)))
+		return;
+	*copy = deadline;
+	vips_image_set_progress(image, TRUE);
+	g_signal_connect_data(image, "eval", G_CALLBACK(on_eval), copy,
+			      (GClosureNotify)(void (*)(void))g_free, 0);
+}
+
+/* The error of a fit stopped by its deadline. */
+static enum tr_error timed_out(char *err, size_t err_size)
+{
+	vips_error_clear();
+	snprintf(err, err_size, "timeout: not fitted within the time for renders (max_render_ms)");
+	return TR_E_TIMEOUT;
+}
+
 static bool has_loader(const char *nickname)
 {
 	GType type;
@@ -116,7 +146,7 @@ out:
 
 /* Encodes img as PNG or JPEG (quality q); returns a blob, or NULL with the libvips error set
  * (or none, when the PNG encoder ran out of memory). */
-static struct tr_blob *encode(VipsImage *img, bool jpeg, int quality)
+static struct tr_blob *encode(VipsImage *img, bool jpeg, int quality, uint64_t deadline)
 {
 	VipsImage *ready = NULL;
 	void *buf = NULL;
@@ -125,6 +155,7 @@ static struct tr_blob *encode(VipsImage *img, bool jpeg, int quality)
 
 	if (to_8bit(img, jpeg, &ready))
 		return NULL;
+	watch_deadline(ready, deadline);
 	if (jpeg) {
 		if (!vips_jpegsave_buffer(ready, &buf, &len, "Q", quality, "strip", TRUE,
 					  "optimize_coding", TRUE, NULL)) {
@@ -265,7 +296,7 @@ static VipsImage *png_shrunk_on_load(const struct tr_blob *src, uint32_t factor)
  * (png_shrink_factor). With in_memory, decoded into memory once so that several encodings do
  * not decode the source again; else a sequential pipeline that one encoding pulls through. */
 static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint32_t target,
-			 const char *loader, bool in_memory)
+			 const char *loader, bool in_memory, uint64_t deadline)
 {
 	VipsImage *thumb = NULL, *pre = NULL, *mem;
 	char loader_options[32] = "";
@@ -296,6 +327,7 @@ static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint
 		return NULL;
 	if (!in_memory)
 		return thumb;
+	watch_deadline(thumb, deadline);
 	mem = vips_image_copy_memory(thumb);
 	g_object_unref(thumb);
 	return mem;
@@ -335,13 +367,15 @@ static enum tr_error decode_error(char *err, size_t err_size)
  * opts->image_max_b64, fills *out with it (the fit of source s) and returns TR_OK. Returns
  * TR_E_TOO_LARGE when it does not fit, TR_E_IO with err set when it cannot be encoded. */
 static enum tr_error try_encoding(VipsImage *thumb, int attempt, const struct source *s,
-				  const struct tr_options *opts, struct tr_fit *out, char *err,
-				  size_t err_size)
+				  const struct tr_options *opts, uint64_t deadline,
+				  struct tr_fit *out, char *err, size_t err_size)
 {
 	bool jpeg = attempt >= 0;
-	struct tr_blob *blob = encode(thumb, jpeg, jpeg ? jpeg_ladder[attempt] : 0);
+	struct tr_blob *blob = encode(thumb, jpeg, jpeg ? jpeg_ladder[attempt] : 0, deadline);
 	uint32_t to_w, to_h, to_long, from_long;
 
+	if (!blob && tr_deadline_passed(deadline))
+		return timed_out(err, err_size);
 	if (!blob) {
 		vips_reason(err, err_size, "libvips cannot encode it");
 		return TR_E_IO;
@@ -369,7 +403,7 @@ static enum tr_error try_encoding(VipsImage *thumb, int attempt, const struct so
 }
 
 static enum tr_error fit_image(const struct tr_blob *src, const struct tr_options *opts,
-			       struct tr_fit *out, char *err, size_t err_size)
+			       uint64_t deadline, struct tr_fit *out, char *err, size_t err_size)
 {
 	struct source source;
 	uint32_t from_long, target;
@@ -381,6 +415,8 @@ static enum tr_error fit_image(const struct tr_blob *src, const struct tr_option
 		snprintf(err, err_size, "libvips could not start");
 		return TR_E_IO;
 	}
+	if (tr_deadline_passed(deadline))
+		return timed_out(err, err_size);
 	loader = vips_foreign_find_load_buffer(src->data, src->len);
 	if (!loader) {
 		vips_reason(err, err_size, "libvips cannot decode it");
@@ -405,7 +441,7 @@ static enum tr_error fit_image(const struct tr_blob *src, const struct tr_option
 	int done_at_full_size = -1; /* the last attempt already made at the first size */
 
 	if (jpeg_source) {
-		VipsImage *streamed = shrunk(src, &source, target, loader, false);
+		VipsImage *streamed = shrunk(src, &source, target, loader, false, deadline);
 		enum tr_error rc;
 
 		if (!streamed)
@@ -414,9 +450,9 @@ static enum tr_error fit_image(const struct tr_blob *src, const struct tr_option
 		 * thread encodes: a worker per core on top of the writer only adds task switches
 		 * (4000x3000 at Q85: 20 ms against 25 ms). */
 		vips_image_set_int(streamed, "concurrency", 1);
-		rc = try_encoding(streamed, 0, &source, opts, out, err, err_size);
+		rc = try_encoding(streamed, 0, &source, opts, deadline, out, err, err_size);
 		g_object_unref(streamed);
-		if (rc == TR_OK)
+		if (rc == TR_OK || rc == TR_E_TIMEOUT)
 			return rc;
 		if (rc == TR_E_TOO_LARGE)
 			done_at_full_size = 0;
@@ -424,16 +460,18 @@ static enum tr_error fit_image(const struct tr_blob *src, const struct tr_option
 		 * damaged source (corrupt) from a failed encoding, as it did before. */
 	}
 	for (int step = 0; step < MAX_STEPS && target >= 1; step++) {
-		VipsImage *thumb = shrunk(src, &source, target, loader, true);
+		VipsImage *thumb = shrunk(src, &source, target, loader, true, deadline);
 		/* PNG stays PNG when it fits; a photo (JPEG source) goes straight to JPEG, and so does
 		 * anything that did not fit as PNG at a larger size or cannot (png_hopeless). */
 		int first = step > 0 ? 0 : skip_png ? done_at_full_size + 1 : -1;
 
+		if (!thumb && tr_deadline_passed(deadline))
+			return timed_out(err, err_size);
 		if (!thumb)
 			return decode_error(err, err_size);
 		for (int attempt = first; attempt < (int)N_LADDER; attempt++) {
-			enum tr_error rc = try_encoding(thumb, attempt, &source, opts, out, err,
-							err_size);
+			enum tr_error rc = try_encoding(thumb, attempt, &source, opts, deadline,
+							out, err, err_size);
 
 			if (rc != TR_E_TOO_LARGE) {
 				g_object_unref(thumb);

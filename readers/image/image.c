@@ -70,6 +70,7 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		.width = info.width,
 		.height = info.height,
 		.summary = info.summary,
+		.deadline = file->deadline,
 	};
 
 	return tr_image_attach(res, blob, &shown, opts);
@@ -102,7 +103,7 @@ bool tr_fit_has_loader(const char *nickname)
 }
 
 enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
-			   struct tr_fit *out, char *err, size_t err_size)
+			   uint64_t deadline, struct tr_fit *out, char *err, size_t err_size)
 {
 	const struct tr_vips_api *api = tr_module_api(&vips_module);
 
@@ -111,7 +112,7 @@ enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *o
 		snprintf(err, err_size, "%s", vips_module.error);
 		return TR_E_UNSUPPORTED;
 	}
-	return api->fit_image(src, opts, out, err, err_size);
+	return api->fit_image(src, opts, deadline, out, err, err_size);
 }
 #endif
 
@@ -142,7 +143,8 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 	/* Refused from the validator's dimensions: libvips is not even loaded for a bomb. */
 	enum tr_error code = tr_fit_too_many_pixels(img->width, img->height, err, sizeof(err))
 				     ? TR_E_TOO_LARGE
-				     : tr_fit_image(blob, opts, &fit, err, sizeof(err));
+				     : tr_fit_image(blob, opts, img->deadline, &fit, err,
+						    sizeof(err));
 
 	tr_blob_unref(blob);
 	if (code == TR_E_UNSUPPORTED) {
@@ -151,6 +153,14 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 	}
 	if (code == TR_E_TOO_LARGE) {
 		tr_result_fail(res, code, "Image cannot be made to fit: %s", err);
+		return 0;
+	}
+	if (code == TR_E_TIMEOUT) {
+		tr_result_fail(res, code,
+			       "Timeout: the %s image (%ux%u) was not fitted within max_render_ms "
+			       "(%llu ms): %s",
+			       img->format, img->width, img->height,
+			       (unsigned long long)opts->max_render_ms, res->path);
 		return 0;
 	}
 	if (code != TR_OK) {

@@ -96,13 +96,14 @@ struct tr_image_shown {
 	uint32_t width, height;
 	const char *summary; /* details for the description, or NULL */
 	bool must_convert;   /* a format vision APIs do not take (BMP, TIFF ...): always convert */
+	uint64_t deadline;   /* the read's tr_file.deadline: a fit still running then is stopped */
 };
 
 /* Attaches blob (the whole file; the reference is taken over) as images[0] of res and fills
  * dimensions, content, shortResult and success. An image over opts->image_max_dim or
  * opts->image_max_b64, or one that must be converted, goes through tr_fit_image (libvips):
  * metadata.resized and content then give the scale factor. A fit that fails takes its error
- * code (corrupt, unsupported, too_large, io_error); without libvips, must_convert ->
+ * code (corrupt, unsupported, too_large, io_error, timeout); without libvips, must_convert ->
  * unsupported and oversized images are attached as they are.
  * Returns 0, or -1 when out of memory. */
 int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr_image_shown *img,
@@ -201,9 +202,10 @@ bool tr_fit_has_loader(const char *nickname);
  * TR_E_UNSUPPORTED when its loader lacks the codec (e.g. HEIC without an HEVC decoder),
  * TR_E_TOO_LARGE when the source has more pixels than toolfs decodes or no size fits,
  * TR_E_IO when libvips cannot start or encode, TR_E_UNSUPPORTED when the module toolfs-vips.so
- * cannot be loaded (err names it). */
+ * cannot be loaded (err names it), TR_E_TIMEOUT when deadline (tr_deadline_after_ms; 0: none)
+ * passes first: libvips' computation is killed from its "eval" signal (err starts "timeout"). */
 enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
-			   struct tr_fit *out, char *err, size_t err_size);
+			   uint64_t deadline, struct tr_fit *out, char *err, size_t err_size);
 
 /* A PNG decoded at a fraction of its size (tr_png_shrink). */
 struct tr_png_shrunk {
@@ -232,12 +234,13 @@ struct tr_blob *tr_png_encode(const unsigned char *pixels, size_t stride, uint32
 
 /* The interface table toolfs-vips.so (fit.c) exports (util/module.c loads it); abi first.
  * tr_fit_has_loader and tr_fit_image call through it. */
-#define TR_VIPS_ABI 1
+#define TR_VIPS_ABI 2
 struct tr_vips_api {
 	unsigned abi; /* TR_VIPS_ABI */
 	bool (*has_loader)(const char *nickname);
 	enum tr_error (*fit_image)(const struct tr_blob *src, const struct tr_options *opts,
-				   struct tr_fit *out, char *err, size_t err_size);
+				   uint64_t deadline, struct tr_fit *out, char *err,
+				   size_t err_size);
 };
 extern const struct tr_vips_api tr_vips_api;
 

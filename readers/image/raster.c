@@ -160,6 +160,7 @@ static int convert(const struct tr_file *file, const struct tr_options *opts, st
 		.format = fmt->name,
 		.media_type = fmt->mime_type,
 		.must_convert = true,
+		.deadline = file->deadline,
 	};
 
 	if (size > limit) {

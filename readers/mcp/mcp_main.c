@@ -39,6 +39,7 @@ static void mcp_defaults(struct tr_options *opts)
 static void usage(FILE *out)
 {
 	struct tr_options d;
+	char types[160];
 
 	mcp_defaults(&d);
 	fputs("Usage: toolfs-mcp [--OPTION VALUE ...] [ROOT ...]\n"
@@ -63,6 +64,8 @@ static void usage(FILE *out)
 		if (!tr_option_describe(tr_option_names[i], NULL, 0)->mount_only)
 			tr_option_print_help(out, &d, tr_option_names[i], "--", " ");
 	}
+	tr_content_types_list(types, sizeof(types));
+	fprintf(out, "\nContent types (the result's contentType):\n  %s\n", types);
 	fputs("\n"
 	      "Exit status:\n"
 	      "  0  standard input ended (the client closed it); --help, --version\n"

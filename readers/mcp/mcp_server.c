@@ -144,7 +144,9 @@ static const char read_description[] =
 	"1-2000 by default; images (PNG, JPEG, GIF, WebP, and BMP/TIFF/ICO converted) come as "
 	"image blocks scaled to fit a model's limits; PDFs as the text of their pages (pages "
 	"\"3-5\" also gives those pages rendered as images); Jupyter notebooks as their cells "
-	"with outputs and figures. Binary files are refused with a description of what they are. "
+	"with outputs and figures; Word, Excel and PowerPoint files (and their OpenDocument "
+	"cousins) as Markdown-like text, a pipe table per sheet and the text of each slide. "
+	"Binary files are refused with a description of what they are. "
 	"A result that does not hold the whole file ends with a line saying how to read on, e.g. "
 	"\"call read with offset 2001, limit 2000\": call read again with those arguments. "
 	"file_path is absolute, or relative to the first allowed directory "
@@ -191,8 +193,40 @@ static cJSON *tool_result_schema(void)
 	return cJSON_Parse(schema);
 }
 
-static char *build_tools_list(bool structured)
+/* The read tool's description: read_description, the contentType values a result carries, and
+ * this server's option values (every reader option of the table in core/options.c), so that a
+ * model knows the limits it reads under. Returns a malloc'd string or NULL. */
+static char *describe_read(const struct tr_options *opts)
 {
+	char types[160], value[32];
+	size_t cap = sizeof(read_description) + 1024, used;
+	char *text = malloc(cap);
+
+	if (!text)
+		return NULL;
+	tr_content_types_list(types, sizeof(types));
+	used = (size_t)snprintf(text, cap,
+				"%s The types read (contentType): %s. A PDF page not rendered "
+				"within max_render_ms says timeout; its text is still there. This "
+				"server's options:",
+				read_description, types);
+	for (size_t i = 0; tr_option_names[i] && used < cap; i++) {
+		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
+
+		if (doc->mount_only)
+			continue;
+		tr_option_format(opts, doc->name, value, sizeof(value));
+		used += (size_t)snprintf(text + used, cap - used, " %s=%s", doc->name, value);
+	}
+	if (used + 1 < cap)
+		strcat(text, ".");
+	return text;
+}
+
+static char *build_tools_list(const struct tr_options *opts)
+{
+	bool structured = opts->mcp_structured;
+	char *description = describe_read(opts);
 	cJSON *result = cJSON_CreateObject();
 	cJSON *tools = cJSON_AddArrayToObject(result, "tools");
 	cJSON *read = cJSON_CreateObject(), *list = cJSON_CreateObject();
@@ -202,7 +236,8 @@ static char *build_tools_list(bool structured)
 	cJSON_AddItemToArray(tools, read);
 	cJSON_AddStringToObject(read, "name", "read");
 	cJSON_AddStringToObject(read, "title", "Read file");
-	cJSON_AddStringToObject(read, "description", read_description);
+	cJSON_AddStringToObject(read, "description", description ? description : read_description);
+	free(description);
 	schema = cJSON_AddObjectToObject(read, "inputSchema");
 	cJSON_AddStringToObject(schema, "type", "object");
 	props = cJSON_AddObjectToObject(schema, "properties");
@@ -715,7 +750,7 @@ struct mcp_server *mcp_server_new(const struct tr_options *opts, char *const *di
 	pthread_cond_init(&s->work, NULL);
 	pthread_cond_init(&s->idle, NULL);
 	s->roots = n_dirs ? mcp_roots_new(dirs, n_dirs, true) : mcp_roots_new(here, 1, true);
-	s->tools_list = build_tools_list(opts->mcp_structured);
+	s->tools_list = build_tools_list(opts);
 	s->workers = threads ? calloc(threads, sizeof(*s->workers)) : NULL;
 	if (!s->roots || !s->tools_list || (threads && !s->workers)) {
 		mcp_server_free(s);

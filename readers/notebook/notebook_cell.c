@@ -181,7 +181,8 @@ static int fit_image(const struct tr_nb_context *ctx, struct tr_nb_image *image,
 	fitted[0] = '\0';
 	if (!ctx->opts || !tr_fit_needed(image->width, image->height, image->blob->len, ctx->opts))
 		return 0;
-	if (tr_fit_image(image->blob, ctx->opts, &fit, err, sizeof(err)) != TR_OK) {
+	/* No deadline yet: a notebook's fits are bounded by TR_FIT_MAX_PIXELS each. */
+	if (tr_fit_image(image->blob, ctx->opts, 0, &fit, err, sizeof(err)) != TR_OK) {
 		snprintf(fitted, size, "%s", err);
 		return 1;
 	}

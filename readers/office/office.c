@@ -397,6 +397,7 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 		rc = fail_from_zip(&z, file->src->path, "Office document", res);
 		goto out;
 	}
+	z.deadline = file->deadline;
 	odf = is_odf(file->head, file->head_len) ||
 	      (!tr_office_zip_has(&z, "[Content_Types].xml") && tr_office_zip_has(&z, "mimetype"));
 	if (odf)

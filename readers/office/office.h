@@ -30,9 +30,10 @@
 struct tr_office_zip {
 	zip_t *zip;
 	uint64_t inflated;   /* bytes inflated so far, against TR_OFFICE_MAX_TOTAL */
-	enum tr_error error; /* TR_OK until a failure: too_large or corrupt */
+	enum tr_error error; /* TR_OK until a failure: too_large, corrupt or timeout */
 	bool oom;
-	char reason[320]; /* the failure as a sentence */
+	char reason[320];  /* the failure as a sentence */
+	uint64_t deadline; /* tr_file.deadline: XML parts stop with timeout past it; 0: none */
 };
 
 /* Opens the archive in data[0..len) (borrowed; must outlive z). Returns 0, or -1 with z->error

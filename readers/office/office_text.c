@@ -196,7 +196,7 @@ int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
 	if (tr_fit_needed(info.width, info.height, blob->len, opts)) {
 		struct tr_fit fit;
 
-		if (tr_fit_image(blob, opts, &fit, err, sizeof(err)) != TR_OK) {
+		if (tr_fit_image(blob, opts, z->deadline, &fit, err, sizeof(err)) != TR_OK) {
 			tr_blob_unref(blob);
 			return tr_buf_printf(text,
 					     "[picture %s: %s %" PRIu32 "x%" PRIu32

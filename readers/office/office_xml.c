@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "office.h"
+#include "util.h"
 
 /* Parser options: the reader never substitutes entities (no XML_PARSE_NOENT), never loads or
  * validates a DTD (no XML_PARSE_DTDLOAD/DTDATTR/DTDVALID), never uses the network.
@@ -84,6 +85,16 @@ static int xml_read(void *ctx, char *buf, int len)
 	}
 	x->got += (uint64_t)n;
 	x->z->inflated += (uint64_t)n;
+	/* The time budget (max_render_ms) is checked as each piece of XML is inflated: the
+	 * renderers' work is proportional to it. */
+	if (tr_deadline_passed(x->z->deadline)) {
+		tr_office_zip_fail(x->z, TR_E_TIMEOUT,
+				   "timeout: not read within the time for renders (max_render_ms), "
+				   "at %s",
+				   x->part);
+		x->failed = true;
+		return -1;
+	}
 	if (x->got > x->declared) {
 		tr_office_zip_fail(
 			x->z, TR_E_CORRUPT,

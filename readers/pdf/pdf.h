@@ -100,8 +100,10 @@ void tr_pdf_render_size(PopplerPage *page, uint32_t long_edge, uint32_t *width, 
  * instead (quality lowered until it fits, down to a floor). The pixel surface is freed before
  * returning, so only one page's pixels exist at a time. On success fills *out (the caller owns
  * out->data) and returns 0. Returns 1 when cairo cannot render or encode the page (*out
- * untouched; err gets a short reason, NUL-terminated), -1 when out of memory. */
-int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64,
+ * untouched; err gets a short reason, NUL-terminated), 2 when deadline (tr_deadline_after_ms;
+ * 0: none) passed before or while it was drawn (drawing stops within one drawing operation;
+ * err says so), -1 when out of memory. */
+int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, uint64_t deadline,
 		       struct tr_pdf_render *out, char *err, size_t err_size);
 #endif
 

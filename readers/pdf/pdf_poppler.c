@@ -21,6 +21,7 @@ struct pdf_read {
 	bool render_all;   /* a page selector: every shown page is rendered */
 	uint64_t rendered; /* images added so far (at most opts->max_pdf_pages) */
 	bool cut;          /* a page's text was cut to fit opts->max_output */
+	uint64_t timeouts; /* renders stopped or skipped at file->deadline (max_render_ms) */
 };
 
 static pthread_once_t silence_once = PTHREAD_ONCE_INIT;
@@ -105,11 +106,28 @@ static int add_render(struct pdf_read *rd, PopplerPage *page, uint64_t p)
 	uint32_t long_edge = rd->opts->image_max_dim < TR_PDF_RENDER_LONG_EDGE
 				     ? (uint32_t)rd->opts->image_max_dim
 				     : TR_PDF_RENDER_LONG_EDGE;
-	int rc = tr_pdf_render_page(page, long_edge ? long_edge : 1, rd->opts->image_max_b64, &img,
-				    err, sizeof(err));
+	int rc = tr_pdf_render_page(page, long_edge ? long_edge : 1, rd->opts->image_max_b64,
+				    rd->file->deadline, &img, err, sizeof(err));
 
 	if (rc < 0)
 		return -1;
+	if (rc == 2) {
+		/* docs/SPEC.md §3: the page is listed as a timeout; its text stays. When earlier
+		 * pages used the time, the page alone may still render. */
+		char hint[128] = "";
+
+		if (rd->rendered + rd->timeouts > 0)
+			snprintf(hint, sizeof(hint), "; read %s:%llu.tool.json to render it alone",
+				 rd->file->src->name, (unsigned long long)p);
+		rd->timeouts++;
+		return tr_buf_printf(&rd->res->content,
+				     "[page %llu: timeout: not rendered within max_render_ms (%llu "
+				     "ms), %s%s]\n",
+				     (unsigned long long)p,
+				     (unsigned long long)rd->opts->max_render_ms, err, hint) < 0
+			       ? -1
+			       : 0;
+	}
 	if (rc > 0)
 		return tr_buf_printf(&rd->res->content, "[page %llu: could not be rendered: %s]\n",
 				     (unsigned long long)p, err);
@@ -201,7 +219,7 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 	struct tr_result *res = rd->res;
 	struct tr_pdf_window win;
 	uint64_t last = 0;
-	char next[48], size_text[32];
+	char next[48], size_text[32], extra[96] = "";
 
 	if (sel->present && sel->column) {
 		tr_result_fail(res, TR_E_OUT_OF_RANGE,
@@ -244,21 +262,22 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 			return -1;
 	}
 	tr_format_size(res->meta.size, size_text, sizeof(size_text));
+	/* ", 2 page images" and ", 1 page not rendered (timeout)" when there are any */
+	if (res->n_images)
+		snprintf(extra, sizeof(extra), ", %zu page %s", res->n_images,
+			 plural(res->n_images, "image", "images"));
+	if (rd->timeouts)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 ", %llu %s not rendered (timeout)", (unsigned long long)rd->timeouts,
+			 plural(rd->timeouts, "page", "pages"));
 	if (n_pages == 0)
 		tr_result_set_short(res, "Read PDF: no pages, %s", size_text);
-	else if (res->n_images)
-		tr_result_set_short(res, "Read PDF: %llu of %llu %s (%llu-%llu), %s, %zu page %s",
-				    (unsigned long long)(last - win.first + 1),
-				    (unsigned long long)n_pages, plural(n_pages, "page", "pages"),
-				    (unsigned long long)win.first, (unsigned long long)last,
-				    size_text, res->n_images,
-				    plural(res->n_images, "image", "images"));
 	else
-		tr_result_set_short(res, "Read PDF: %llu of %llu %s (%llu-%llu), %s",
+		tr_result_set_short(res, "Read PDF: %llu of %llu %s (%llu-%llu), %s%s",
 				    (unsigned long long)(last - win.first + 1),
 				    (unsigned long long)n_pages, plural(n_pages, "page", "pages"),
 				    (unsigned long long)win.first, (unsigned long long)last,
-				    size_text);
+				    size_text, extra);
 	return res->short_result ? 0 : -1;
 }
 

@@ -145,18 +145,71 @@ out_image:
 }
 #endif
 
-int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64,
+/* A render's deadline. poppler-glib's poppler_page_render passes no abort callback to poppler's
+ * Page::displaySlice (and the headers that would reach it are not packaged), so the page is drawn
+ * through a cairo observer surface instead: cairo calls back after every paint, mask, fill,
+ * stroke and run of glyphs on the page's surface, and once the deadline has passed the callback
+ * finishes the target surface. Every later drawing operation then fails at once
+ * (CAIRO_STATUS_SURFACE_FINISHED puts the context in error, where cairo ignores all drawing),
+ * and poppler only parses what is left of the content stream. Operations inside a transparency
+ * group land on a surface of their own and are counted when the group is painted.
+ * The price: an observer logs every operation (freed with it), and cairo 1.16 never frees its
+ * callback list, 160 bytes per render (tests/lsan.supp). An observer kept across renders would
+ * not leak those but would grow its log without end, so each render has its own. */
+struct render_watch {
+	uint64_t deadline;
+	bool stopped;
+};
+
+static void on_operation(cairo_surface_t *observer, cairo_surface_t *target, void *data)
+{
+	struct render_watch *watch = data;
+
+	(void)observer;
+	if (!watch->stopped && tr_deadline_passed(watch->deadline)) {
+		watch->stopped = true;
+		cairo_surface_finish(target);
+	}
+}
+
+/* The surface poppler draws on: target itself without a deadline, else an observer of it
+ * calling on_operation (a new reference either way). */
+static cairo_surface_t *watched(cairo_surface_t *target, struct render_watch *watch)
+{
+	cairo_surface_t *observer;
+
+	if (watch->deadline == 0)
+		return cairo_surface_reference(target);
+	observer = cairo_surface_create_observer(target, CAIRO_SURFACE_OBSERVER_NORMAL);
+	if (cairo_surface_status(observer) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(observer);
+		return cairo_surface_reference(target);
+	}
+	cairo_surface_observer_add_paint_callback(observer, on_operation, watch);
+	cairo_surface_observer_add_mask_callback(observer, on_operation, watch);
+	cairo_surface_observer_add_fill_callback(observer, on_operation, watch);
+	cairo_surface_observer_add_stroke_callback(observer, on_operation, watch);
+	cairo_surface_observer_add_glyphs_callback(observer, on_operation, watch);
+	return observer;
+}
+
+int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, uint64_t deadline,
 		       struct tr_pdf_render *out, char *err, size_t err_size)
 {
 	uint32_t width, height;
 	double page_w = 0, page_h = 0;
-	cairo_surface_t *surface;
+	cairo_surface_t *surface, *drawn;
 	cairo_status_t status;
 	struct tr_blob *blob = NULL;
 	const char *media_type = "image/png";
+	struct render_watch watch = {.deadline = deadline};
 	cairo_t *cr;
 	int rc;
 
+	if (tr_deadline_passed(deadline)) {
+		snprintf(err, err_size, "not started, the time went to earlier work");
+		return 2;
+	}
 	tr_pdf_render_size(page, long_edge, &width, &height);
 	poppler_page_get_size(page, &page_w, &page_h);
 	/* RGB24: pages are painted on white, so no alpha channel is needed in the PNG. */
@@ -169,7 +222,8 @@ int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64,
 		snprintf(err, err_size, "%s", cairo_status_to_string(status));
 		return 1;
 	}
-	cr = cairo_create(surface);
+	drawn = watched(surface, &watch);
+	cr = cairo_create(drawn);
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
 	if (page_w > 0 && page_h > 0 && isfinite(page_w) && isfinite(page_h))
@@ -177,6 +231,12 @@ int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64,
 	poppler_page_render(page, cr);
 	status = cairo_status(cr);
 	cairo_destroy(cr);
+	cairo_surface_destroy(drawn);
+	if (watch.stopped) {
+		snprintf(err, err_size, "drawing stopped");
+		rc = 2;
+		goto out_surface;
+	}
 	if (status != CAIRO_STATUS_SUCCESS) {
 		rc = status == CAIRO_STATUS_NO_MEMORY ? -1 : 1;
 		snprintf(err, err_size, "%s", cairo_status_to_string(status));
@@ -209,7 +269,8 @@ int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64,
 		tr_options_init(&fit_opts);
 		fit_opts.image_max_dim = long_edge;
 		fit_opts.image_max_b64 = max_b64;
-		if (tr_fit_image(blob, &fit_opts, &fit, fit_err, sizeof(fit_err)) == TR_OK) {
+		if (tr_fit_image(blob, &fit_opts, deadline, &fit, fit_err, sizeof(fit_err)) ==
+		    TR_OK) {
 			tr_blob_unref(blob);
 			blob = fit.data;
 			media_type = fit.media_type;

@@ -286,6 +286,16 @@ int tr_decoder_finish(struct tr_decoder *dec, tr_decoder_sink sink, void *ctx);
 /* Frees what dec owns. Safe on a zeroed or failed decoder. */
 void tr_decoder_destroy(struct tr_decoder *dec);
 
+/* --- deadline --- */
+/* the time budget of one result's renders (max_render_ms): a CLOCK_MONOTONIC instant in ns. */
+
+/* The instant ms milliseconds from now, or 0 (no deadline) when ms is 0 or too far away. */
+uint64_t tr_deadline_after_ms(uint64_t ms);
+
+/* True when deadline (from tr_deadline_after_ms; 0: none) has come. Cheap enough (the vDSO
+ * clock) to ask once per drawing operation. */
+bool tr_deadline_passed(uint64_t deadline);
+
 /* --- module --- */
 /* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so), loaded on first use. */
 

@@ -289,7 +289,11 @@ static void test_options(void)
 	EXPECT_INT(o.max_pdf_pages, 20);
 	EXPECT_INT(o.max_notebook_size, 64 * 1024 * 1024);
 	EXPECT_INT(o.max_office_size, 64 * 1024 * 1024);
+	EXPECT_INT(o.max_render_ms, 10000);
 	EXPECT_INT(o.cache_size, 256 * 1024 * 1024);
+	EXPECT_INT(tr_options_set(&o, "max-render-ms", "250"), 0);
+	EXPECT_INT(o.max_render_ms, 250);
+	EXPECT_INT(tr_options_set(&o, "max_render_ms", "1K"), -1);
 	EXPECT_INT(tr_options_set(&o, "max-output", "10K"), 0);
 	EXPECT_INT(o.max_output, 10240);
 	EXPECT_INT(tr_options_set(&o, "max_image_size", "2M"), 0);
@@ -303,6 +307,34 @@ static void test_options(void)
 	EXPECT_INT(tr_options_set(&o, "symlinks", "none"), 0);
 	EXPECT_INT(o.symlinks, TR_SYMLINKS_NONE);
 	EXPECT_INT(tr_options_set(&o, "symlinks", "all"), -1);
+}
+
+/* The render budget's clock: no deadline never passes, one in the past has, one far ahead has
+ * not, and a budget too long to represent is none. */
+static void test_deadline(void)
+{
+	uint64_t soon = tr_deadline_after_ms(1), later = tr_deadline_after_ms(3600 * 1000);
+	struct timespec pause = {0, 3 * 1000 * 1000};
+
+	EXPECT(!tr_deadline_passed(0));
+	EXPECT_INT(tr_deadline_after_ms(0), 0);
+	EXPECT_INT(tr_deadline_after_ms(UINT64_MAX), 0);
+	EXPECT(soon != 0 && later > soon);
+	nanosleep(&pause, NULL);
+	EXPECT(tr_deadline_passed(soon));
+	EXPECT(!tr_deadline_passed(later));
+}
+
+/* The content types of --help and the MCP description: the schema's order, unknown last. */
+static void test_content_types_list(void)
+{
+	char buf[160], small[12];
+
+	tr_content_types_list(buf, sizeof(buf));
+	EXPECT_STR(buf, "text, image, pdf, notebook, document, spreadsheet, presentation, binary, "
+			"unknown");
+	tr_content_types_list(small, sizeof(small));
+	EXPECT_STR(small, "text, image");
 }
 
 static const char *const base64_path_names[TR_BASE64_PATHS] = {"scalar", "avx2", "avx512vbmi"};
@@ -663,5 +695,7 @@ int main(void)
 	test_selectors();
 	test_virtual_names();
 	test_options();
+	test_deadline();
+	test_content_types_list();
 	return EXPECT_DONE();
 }
