@@ -20,9 +20,8 @@ CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 NEXT = re.compile(r"^(?P<name>.+):(?P<start>[1-9][0-9]*)-\.tool\.json$")
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location(
-        "gen_notebooks", HERE / "fixtures" / "gen_notebooks.py")
+def _load_generator(name: str = "gen_notebooks"):
+    spec = importlib.util.spec_from_file_location(name, HERE / "fixtures" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -321,3 +320,38 @@ def test_too_large(toolfs_read, nbdir):
     assert r.rc == 1
     assert r.json["errorCode"] == "too_large"
     assert r.json["error"] == f"Notebook file exceeds 2KB limit (actual: {size / 1024:.2f}KB)"
+
+
+@pytest.fixture(scope="module")
+def big_notebook(tmp_path_factory) -> pathlib.Path:
+    """60 MiB of notebook (under max_notebook_size 64M): long outputs, images, Plotly data."""
+    path = tmp_path_factory.mktemp("bignb") / "big.ipynb"
+    _load_generator("gen_big_notebook").write(path, 60)
+    return path
+
+
+def _peak_rss_kib(argv) -> tuple:
+    """Runs argv under /usr/bin/time; returns (exit status, stdout, its peak RSS in KiB). (Not
+    wait4's rusage of a child of this process: that counts the forked pytest's pages too.)"""
+    import subprocess
+    import tempfile
+    with tempfile.NamedTemporaryFile() as report:
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name, *argv],
+                              capture_output=True, timeout=300)
+        return proc.returncode, proc.stdout, int(pathlib.Path(report.name).read_text().split()[-1])
+
+
+def test_big_notebook_in_bounded_memory(build_dir, big_notebook):
+    """Issue 24 item 2: a notebook under max_notebook_size is read with a peak RSS of at most
+    3x its size plus 64 MiB, in the default view, one cell alone and a range (it took 2.4 GB
+    for 60 MB when the whole text was parsed into a cJSON tree)."""
+    size = big_notebook.stat().st_size
+    bound_kib = (3 * size + 64 * 1024 * 1024) // 1024
+    binary = str(build_dir / "readers" / "cli" / "toolfs-read")
+    for args in ([], ["--select", "7"], ["--select", "50-"]):
+        rc, out, peak = _peak_rss_kib([binary, *args, "--", str(big_notebook)])
+        assert rc == 0, out[:300]
+        doc = json.loads(out)
+        assert doc["success"] and doc["metadata"]["cellCount"] > 300
+        print(f"toolfs-read {' '.join(args)}: peak RSS {peak} KiB for {size} bytes")
+        assert peak <= bound_kib, f"peak RSS {peak} KiB > {bound_kib} KiB ({args})"
