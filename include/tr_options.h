@@ -20,6 +20,7 @@ struct tr_options {
 	uint64_t max_pdf_pages;          /* 20 rendered pages per result */
 	uint64_t max_notebook_size;      /* 64 MiB */
 	uint64_t max_office_size;        /* 64 MiB: .docx/.xlsx/.pptx/ODF files (compressed) */
+	uint64_t max_read_memory;        /* 256 MiB: what reads in flight may hold at once */
 	uint64_t cache_size;             /* 256 MiB (daemon) */
 	enum tr_symlink_policy symlinks; /* inside (daemon) */
 	bool hide_siblings;              /* false (daemon) */

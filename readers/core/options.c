@@ -30,6 +30,8 @@ static const struct option_spec option_specs[] = {
 	OPT(max_pdf_pages, KIND_COUNT, "N", "pages rendered per result", false),
 	OPT(max_notebook_size, KIND_SIZE, "SIZE", "larger notebooks are too_large", false),
 	OPT(max_office_size, KIND_SIZE, "SIZE", "larger Office and ODF files are too_large", false),
+	OPT(max_read_memory, KIND_SIZE, "SIZE", "memory concurrent big reads share; more wait",
+	    false),
 	OPT(cache_size, KIND_SIZE, "SIZE", "memory for rendered siblings", true),
 	OPT(symlinks, KIND_SYMLINKS, "inside|none", "symlinks get siblings (inside) or not", true),
 	OPT(hide_siblings, KIND_FLAG, NULL, "do not list NAME.tool.json", true),
@@ -39,10 +41,23 @@ static const struct option_spec option_specs[] = {
 #undef OPT
 
 const char *const tr_option_names[] = {
-	"max_lines",         "max_line_chars",  "max_output",    "max_image_size",
-	"image_max_dim",     "image_max_b64",   "max_pdf_size",  "max_pdf_pages",
-	"max_notebook_size", "max_office_size", "cache_size",    "symlinks",
-	"hide_siblings",     "mcp_structured",  "mcp_documents", NULL,
+	"max_lines",
+	"max_line_chars",
+	"max_output",
+	"max_image_size",
+	"image_max_dim",
+	"image_max_b64",
+	"max_pdf_size",
+	"max_pdf_pages",
+	"max_notebook_size",
+	"max_office_size",
+	"max_read_memory",
+	"cache_size",
+	"symlinks",
+	"hide_siblings",
+	"mcp_structured",
+	"mcp_documents",
+	NULL,
 };
 
 void tr_options_init(struct tr_options *opts)
@@ -58,6 +73,7 @@ void tr_options_init(struct tr_options *opts)
 		.max_pdf_pages = 20,
 		.max_notebook_size = 64 * 1024 * 1024,
 		.max_office_size = 64 * 1024 * 1024,
+		.max_read_memory = 256 * 1024 * 1024,
 		.cache_size = 256 * 1024 * 1024,
 		.symlinks = TR_SYMLINKS_INSIDE,
 		.hide_siblings = false,

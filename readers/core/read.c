@@ -92,6 +92,8 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 	ssize_t head_len;
 	struct tr_file file = {.fd = fd, .st = *st, .src = src, .head = head};
 	const struct tr_reader *reader;
+	uint64_t cost;
+	int rc;
 
 	tr_result_set_stat(res, st);
 	head_len = tr_pread_full(fd, head, sizeof(head), 0);
@@ -121,7 +123,11 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 		tr_result_fail(res, TR_E_IO, "No reader accepts %s", res->path);
 		return 0;
 	}
-	if (reader->read(&file, sel ? sel : &default_view, opts, res) < 0)
+	cost = reader->memory ? reader->memory(&file, opts) : 0;
+	tr_budget_take(cost, opts->max_read_memory);
+	rc = reader->read(&file, sel ? sel : &default_view, opts, res);
+	tr_budget_give(cost);
+	if (rc < 0)
 		return -1;
 	if (!res->meta.has_sha256 && res->meta.size <= TR_SHA256_MAX_SIZE &&
 	    res->error != TR_E_IO && res->error != TR_E_PERMISSION_DENIED) {

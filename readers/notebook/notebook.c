@@ -439,8 +439,18 @@ static int notebook_read(const struct tr_file *file, const struct tr_selector *s
 	return rc;
 }
 
+/* The file, and at most as much again for the shown text, the decoded outputs being rendered
+ * and the result (docs/SPEC.md §3: a read stays within 3 times the size plus 64 MiB). */
+static uint64_t notebook_memory(const struct tr_file *file, const struct tr_options *opts)
+{
+	uint64_t size = (uint64_t)file->st.st_size;
+
+	return size > opts->max_notebook_size ? 0 : 3 * size;
+}
+
 const struct tr_reader tr_reader_notebook = {
 	.name = "notebook",
 	.probe = notebook_probe,
 	.read = notebook_read,
+	.memory = notebook_memory,
 };
