@@ -90,7 +90,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.environ.get("TOOLFS_BUILD_DIR", REPO / "build"))
     args = ap.parse_args()
-    server = pathlib.Path(args.build).resolve() / "readers" / "mcp" / "toolfs-mcp"
+    server = pathlib.Path(args.build).resolve() / "mcp" / "toolfs-mcp"
     if not server.exists():
         sys.exit(f"{server} is not built (meson setup build && ninja -C build)")
     npm_ci(SDK)

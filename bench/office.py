@@ -90,7 +90,7 @@ def main() -> int:
     args = ap.parse_args()
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    tool = pathlib.Path(args.build) / "readers" / "cli" / "toolfs-read"
+    tool = pathlib.Path(args.build) / "cli" / "toolfs-read"
     if not (PEER / "node_modules").exists():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PEER, check=True)
     xlsx, docx_path = work / f"orders-{VERSION}.xlsx", work / f"report-{VERSION}.docx"

@@ -45,7 +45,7 @@ class ReadResult:
 @pytest.fixture(scope="session")
 def build_dir() -> pathlib.Path:
     path = _build_dir()
-    if not (path / "readers" / "cli" / "toolfs-read").exists():
+    if not (path / "cli" / "toolfs-read").exists():
         pytest.fail(f"toolfs-read is not built in {path}; run meson setup + ninja first")
     return path
 
@@ -53,7 +53,7 @@ def build_dir() -> pathlib.Path:
 @pytest.fixture(scope="session")
 def toolfs_read(build_dir):
     """toolfs_read(path, *args, cwd=None) -> ReadResult."""
-    binary = str(build_dir / "readers" / "cli" / "toolfs-read")
+    binary = str(build_dir / "cli" / "toolfs-read")
 
     def run(path, *args, cwd=None, timeout=300):
         args = [str(a) for a in args]

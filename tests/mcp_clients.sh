@@ -8,7 +8,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
-server="$build/readers/mcp/toolfs-mcp"
+server="$build/mcp/toolfs-mcp"
 [ -x "$server" ] || { echo "tests/mcp_clients.sh: $server is not built" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

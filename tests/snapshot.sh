@@ -11,7 +11,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 fixtures=${3:-$out.fixtures}
-cli="$build/readers/cli/toolfs-read"
+cli="$build/cli/toolfs-read"
+[ -x "$cli" ] || cli="$build/readers/cli/toolfs-read" # a build from before cli/ moved to the top
 [ -x "$cli" ] || cli="$build/readers/toolfs-read" # a build from before readers/cli/
 
 

@@ -21,7 +21,7 @@ def tree(tmp_path_factory) -> pathlib.Path:
 
 
 def run_raw(build_dir, *args, cwd=None):
-    return subprocess.run([str(build_dir / "readers" / "cli" / "toolfs-read"), *map(str, args)], cwd=cwd,
+    return subprocess.run([str(build_dir / "cli" / "toolfs-read"), *map(str, args)], cwd=cwd,
                           capture_output=True, timeout=60)
 
 

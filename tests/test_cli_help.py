@@ -45,7 +45,7 @@ def project_version(build_dir) -> str:
     return json.loads(out)["version"]
 
 
-FOLDERS = {"toolfs": "fs", "toolfs-read": "readers/cli", "toolfs-mcp": "readers/mcp"}
+FOLDERS = {"toolfs": "fs", "toolfs-read": "cli", "toolfs-mcp": "mcp"}
 
 
 def binary(build_dir, name):
@@ -170,7 +170,7 @@ def test_meson_install_lays_out_binaries_pages_and_units(build_dir):
         want |= {f"{prefix}/bin/toolfs", f"{prefix}/share/man/man1/toolfs.1",
                  f"{prefix}/lib/systemd/system/toolfs@.service",
                  f"{prefix}/lib/systemd/user/toolfs@.service"}
-    if (REPO / "readers" / "mcp").is_dir():
+    if (REPO / "mcp").is_dir():
         want |= {f"{prefix}/bin/toolfs-mcp", f"{prefix}/share/man/man1/toolfs-mcp.1"}
     assert want <= installed, want - installed
 

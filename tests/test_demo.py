@@ -1,6 +1,6 @@
-"""The README's first command: fs/mount-workspace mounts a workspace (here the embedded demo tree,
-generated into a temporary folder) and every demo file reads as its type, through the mount and
-through the CLI alike."""
+"""The README's first command: contrib/mount-workspace mounts a workspace (here the embedded demo
+tree, generated into a temporary folder) and every demo file reads as its type, through the mount
+and through the CLI alike."""
 import json
 import pathlib
 import subprocess
@@ -25,8 +25,8 @@ EXPECTED = {  # demo file -> (contentType, success)
 @pytest.fixture
 def demo(tmp_path):
     src = tmp_path / "demo"
-    subprocess.run(["/usr/bin/python3", str(REPO / "fs" / "demo" / "make_demo_tree.py"), str(src)],
-                   check=True)
+    subprocess.run(["/usr/bin/python3", str(REPO / "contrib" / "demo" / "make_demo_tree.py"),
+                    str(src)], check=True)
     return src
 
 
@@ -45,7 +45,7 @@ def test_demo_tree_holds_every_type(demo, toolfs_read):
 @pytest.mark.mount
 def test_mount_workspace_mounts_and_prints_what_to_read(demo, tmp_path, build_dir):
     mnt = tmp_path / "mnt"
-    proc = subprocess.run(["bash", str(REPO / "fs" / "mount-workspace"), str(demo), str(mnt)],
+    proc = subprocess.run(["bash", str(REPO / "contrib" / "mount-workspace"), str(demo), str(mnt)],
                           capture_output=True, text=True, timeout=600)
     try:
         assert proc.returncode == 0, proc.stderr
@@ -53,7 +53,7 @@ def test_mount_workspace_mounts_and_prints_what_to_read(demo, tmp_path, build_di
         assert f"fusermount3 -u {mnt}" in proc.stdout
         listed = {p.name for p in mnt.iterdir()}
         assert {"budget.xlsx.tool.json", "notes.docx.tool.json", "logo.png.tool.json"} <= listed
-        cli = subprocess.run([str(build_dir / "readers" / "cli" / "toolfs-read"), "notes.docx"],
+        cli = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "notes.docx"],
                              cwd=demo, capture_output=True).stdout
         assert (mnt / "notes.docx.tool.json").read_bytes() == cli
         assert json.loads(cli)["contentType"] == "document"

@@ -208,7 +208,7 @@ def test_formats_without_a_loader_are_unsupported_by_name(fit_dir, build_dir, na
     ICO: those formats are then unsupported, by name, not corrupt."""
     fmt = gen_fit.CONVERTED[name][0]
     env = dict(os.environ, VIPS_BLOCK_UNTRUSTED="1")
-    proc = subprocess.run([str(build_dir / "readers" / "cli" / "toolfs-read"), "--", str(fit_dir / name)],
+    proc = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "--", str(fit_dir / name)],
                           capture_output=True, env=env, timeout=60)
     assert proc.returncode == 1
     j = __import__("json").loads(proc.stdout)

@@ -22,7 +22,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
 import gen_formats  # noqa: E402
 
 SDK = pathlib.Path(__file__).resolve().parent / "sdk"
-# The server's defaults that differ from toolfs-read's (readers/mcp/mcp_main.c, README).
+# The server's defaults that differ from toolfs-read's (mcp/mcp_main.c, README).
 SERVER_OPTIONS = ["--max-output", "40K", "--image-max-dim", "1568", "--image-max-b64", "1M",
                   "--max-pdf-pages", "5"]
 HINT = re.compile(r"^\[(.*)\. More: (.*)\]$")
@@ -31,7 +31,7 @@ CALL_HINT = re.compile(r"^call read with offset (\d+)(?:, limit (\d+))?$")
 
 @pytest.fixture(scope="module")
 def mcp_bin(build_dir) -> pathlib.Path:
-    path = build_dir / "readers" / "mcp" / "toolfs-mcp"
+    path = build_dir / "mcp" / "toolfs-mcp"
     assert path.exists(), "toolfs-mcp is not built"
     return path
 

@@ -68,7 +68,7 @@ def _read(build_dir, path, env_extra=None, trace=False):
     env.update(env_extra or {})
     if trace:
         env["LD_DEBUG"] = "files"
-    proc = subprocess.run([str(build_dir / "readers" / "cli" / "toolfs-read"), str(path)],
+    proc = subprocess.run([str(build_dir / "cli" / "toolfs-read"), str(path)],
                           capture_output=True, timeout=60, env=env)
     return proc, json.loads(proc.stdout)
 

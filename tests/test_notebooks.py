@@ -347,7 +347,7 @@ def test_big_notebook_in_bounded_memory(build_dir, big_notebook):
     for 60 MB when the whole text was parsed into a cJSON tree)."""
     size = big_notebook.stat().st_size
     bound_kib = (3 * size + 64 * 1024 * 1024) // 1024
-    binary = str(build_dir / "readers" / "cli" / "toolfs-read")
+    binary = str(build_dir / "cli" / "toolfs-read")
     for args in ([], ["--select", "7"], ["--select", "50-"]):
         rc, out, peak = _peak_rss_kib([binary, *args, "--", str(big_notebook)])
         assert rc == 0, out[:300]
@@ -365,7 +365,7 @@ def test_big_notebook_three_concurrent_mcp_reads_share_the_budget(build_dir, big
     import re
     import subprocess
     size = big_notebook.stat().st_size
-    mcp = build_dir / "readers" / "mcp" / "toolfs-mcp"
+    mcp = build_dir / "mcp" / "toolfs-mcp"
     proc = subprocess.Popen([str(mcp), str(big_notebook.parent)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",

@@ -126,7 +126,7 @@ def answer(proc, timeout: float) -> dict:
 def test_mcp_answers_others_while_a_page_renders(build_dir, tree):
     """toolfs-mcp: a read of the slow page runs on one worker; a read of a small file sent after
     it is answered at once, and the slow one comes back with its timeout within the budget."""
-    mcp = build_dir / "readers" / "mcp" / "toolfs-mcp"
+    mcp = build_dir / "mcp" / "toolfs-mcp"
     proc = subprocess.Popen([str(mcp), "--max_render_ms", "4000", str(tree)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)

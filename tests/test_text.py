@@ -385,7 +385,7 @@ def test_two_gigabytes_stay_small(build_dir, tmp_path):
             f.write(block)
     total = repeats * BLOCK_LINES
     assert big.stat().st_size >= 2 * 1000 ** 3
-    binary = str(build_dir / "readers" / "cli" / "toolfs-read")
+    binary = str(build_dir / "cli" / "toolfs-read")
     try:
         for sel, first in ((None, 1), (f"{total - 1500}-", total - 1500)):
             args = [binary] + (["--select", sel] if sel else []) + ["--", str(big)]

@@ -4,7 +4,7 @@
 # error or definite leak fails. Usage: tests/valgrind_cli.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cli="$repo/${1:-build}/readers/cli/toolfs-read"
+cli="$repo/${1:-build}/cli/toolfs-read"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -48,7 +48,7 @@ static int module_dirs(char dirs[][PATH_MAX])
 		slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		/* An executable of a build tree (readers/cli, fs, tests/unit ...) uses the modules
+		/* An executable of a build tree (cli, mcp, fs, tests/unit ...) uses the modules
 		 * built beside it, never installed ones of another version. */
 		for (int up = 0; up < 4; up++) {
 			if (join(probe, sizeof(probe), exe, "meson-private") && is_dir(probe) &&

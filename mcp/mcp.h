@@ -1,5 +1,5 @@
 /* mcp.h - toolfs-mcp (docs/SPEC.md §7): a Model Context Protocol server on the reader core, private to
- * readers/mcp. The message handling is a function of one input line, so the fuzzer drives it
+ * mcp/. The message handling is a function of one input line, so the fuzzer drives it
  * without stdio. */
 #ifndef TOOLFS_MCP_H
 #define TOOLFS_MCP_H
