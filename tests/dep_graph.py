@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
 """Checks that the source has no dependency cycle: neither between headers (#include lines) nor
-between C files (which file calls a function defined in which, read from the built objects with
-nm). Prints each cycle found and exits 1; prints the counts and exits 0 when there is none.
+between C files (which file calls a function defined in which, read with nm from every object
+the build compiles for a program or module: the daemon, the CLI, the MCP server, the shared
+modules and the libraries they link, tests and fuzz targets aside), and that readers/util/, the
+ground floor, neither includes a header of readers/core/ nor calls a function defined there.
+Prints each cycle or upward edge found and exits 1; prints the counts and exits 0 when there is
+none.
 
     tests/dep_graph.py [BUILD_DIR]        (default: build)
 """
+import json
 import pathlib
 import re
 import subprocess
 import sys
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-SOURCE_DIRS = ["include", "readers", "fs"]
+SOURCE_DIRS = ["include", "readers", "fs", "cli", "mcp"]
+UTIL = REPO / "readers" / "util"
+CORE = REPO / "readers" / "core"
+# Call cycles known and being removed, each a sorted pair of paths relative to the repository.
+# Issue 25: fs/dir.c calls tfs_lookup_real and fs/ops.c names dir.c's handlers; the lookup moves
+# to a file of its own in the fs/ split. Remove this entry once that lands.
+KNOWN_CYCLES = {("fs/dir.c", "fs/ops.c")}
 
 
 def sources():
@@ -40,25 +51,49 @@ def include_graph():
 
 
 def call_graph(build: pathlib.Path):
-    """Object -> objects whose functions it calls, from nm over the core and fs libraries."""
-    objects = sorted(p for p in build.rglob("*.o")
-                     if any(part.startswith(("libtoolfs_core.a.p", "libtoolfs_fs"))
-                            for part in p.parts))
+    """Source file -> source files whose functions it calls, from nm over every object meson's
+    compile_commands.json lists but those of tests/ (an object compiled twice, for two modules,
+    is one node: its source)."""
+    commands = build / "compile_commands.json"
+    if not commands.is_file():
+        return {}
+    objects = {}
+    for entry in json.loads(commands.read_text()):
+        source = (pathlib.Path(entry["directory"]) / entry["file"]).resolve()
+        if REPO not in source.parents or (REPO / "tests") in source.parents:
+            continue
+        objects.setdefault(source, []).append(pathlib.Path(entry["directory"]) / entry["output"])
     defined, used = {}, {}
-    for obj in objects:
-        out = subprocess.run(["nm", "--defined-only", "-g", str(obj)], capture_output=True,
-                             text=True, check=True).stdout
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) == 3 and parts[1] in "TDRB":
-                defined[parts[2]] = obj
-        out = subprocess.run(["nm", "-u", str(obj)], capture_output=True, text=True,
-                             check=True).stdout
-        used[obj] = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    for source, outputs in objects.items():
+        used[source] = set()
+        for obj in outputs:
+            out = subprocess.run(["nm", "--defined-only", "-g", str(obj)], capture_output=True,
+                                 text=True, check=True).stdout
+            for line in out.splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "TDRBVW" and parts[2] != "main":
+                    defined[parts[2]] = source
+            out = subprocess.run(["nm", "-u", str(obj)], capture_output=True, text=True,
+                                 check=True).stdout
+            used[source] |= {line.split()[-1] for line in out.splitlines() if line.strip()}
     graph = {}
-    for obj, symbols in used.items():
-        graph[obj] = {defined[s] for s in symbols if s in defined} - {obj}
+    for source, symbols in used.items():
+        graph[source] = {defined[s] for s in symbols if s in defined} - {source}
     return graph
+
+
+def upward_edges(headers, calls):
+    """Each include or call from readers/util/ into readers/core/, as text."""
+    found = []
+    for path in sorted(UTIL.glob("*.[ch]")):
+        for header in re.findall(r'^\s*#\s*include\s+"([^"]+)"', path.read_text(), re.M):
+            if (CORE / header).is_file():
+                found.append(f"{name(path)} includes core/{header}")
+    for source, deps in sorted(calls.items()):
+        if UTIL in source.parents:
+            found += [f"{name(source)} calls {name(dep)}" for dep in sorted(deps)
+                      if CORE in dep.parents]
+    return found
 
 
 def cycles(graph):
@@ -96,10 +131,7 @@ def cycles(graph):
 
 
 def name(path: pathlib.Path) -> str:
-    stem = path.name
-    if stem.endswith(".o"):  # meson names objects folder_file.c.o
-        stem = stem[:-2]
-    return str(path.relative_to(REPO)) if REPO in path.parents and path.suffix != ".o" else stem
+    return str(path.relative_to(REPO)) if REPO in path.parents else str(path)
 
 
 def main() -> int:
@@ -109,14 +141,22 @@ def main() -> int:
     if not calls:
         print(f"dep_graph: no objects under {build}: build first", file=sys.stderr)
         return 2
-    bad = 0
+    bad = known = 0
     for kind, graph in (("include", headers), ("call", calls)):
         for component in cycles(graph):
+            names = tuple(name(p) for p in component)
+            if kind == "call" and names in KNOWN_CYCLES:
+                known += 1
+                print(f"{kind} cycle (known, issue 25): " + " <-> ".join(names))
+                continue
             bad += 1
-            print(f"{kind} cycle: " + " <-> ".join(name(p) for p in component))
+            print(f"{kind} cycle: " + " <-> ".join(names))
+    for edge in upward_edges(headers, calls):
+        bad += 1
+        print(f"util -> core: {edge}")
     edges = sum(len(v) for v in headers.values()), sum(len(v) for v in calls.values())
     print(f"dep_graph: {len(headers)} headers ({edges[0]} includes), {len(calls)} objects "
-          f"({edges[1]} call edges), {bad} cycles")
+          f"({edges[1]} call edges), {known} known cycles, {bad} cycles or upward edges")
     return 1 if bad else 0
 
 

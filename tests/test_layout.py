@@ -17,10 +17,11 @@ def tracked_files():
 
 
 def test_no_dependency_cycle(build_dir):
+    """Over every object of the programs and modules; util/ calls nothing in core/."""
     proc = subprocess.run(["/usr/bin/python3", str(REPO / "tests" / "dep_graph.py"),
                            str(build_dir)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert re.search(r"\b0 cycles$", proc.stdout.strip()), proc.stdout
+    assert re.search(r"\b0 cycles or upward edges$", proc.stdout.strip()), proc.stdout
 
 
 def test_reader_core_has_no_fuse():
@@ -31,7 +32,7 @@ def test_reader_core_has_no_fuse():
 
 def test_front_ends_use_the_public_api_only():
     public = {p.name for p in (REPO / "include").glob("*.h")}
-    for folder in [REPO / "fs", REPO / "readers" / "cli"]:
+    for folder in [REPO / "fs", REPO / "cli", REPO / "mcp"]:
         own = {p.name for p in folder.glob("*.h")}
         for path in folder.glob("*.[ch]"):
             for name in re.findall(r'#\s*include\s*"([^"]+)"', path.read_text()):

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core.h"
 #include "image.h"
 #include "util.h"
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core.h"
 #include "image.h"
 #include "util.h"
 struct raster_format {

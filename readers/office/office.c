@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "office.h"
 #include "util.h"
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "pdf.h"
 #include "reader.h"
 #include "util.h"

@@ -9,6 +9,7 @@
 
 #include <poppler.h>
 
+#include "core.h"
 #include "pdf.h"
 #include "util.h"
 

@@ -10,9 +10,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "tr_blob.h"
-#include "tr_result.h"
-
 /* --- sha256 --- */
 /* SHA-256 as 64 hex digits (OpenSSL), one-shot or incremental. Pure: no I/O. */
 
@@ -51,38 +48,12 @@ bool tr_sha_memo_get(const struct stat *st, char hex[65]);
  * Only regular files. Thread-safe. */
 void tr_sha_memo_put(const struct stat *st, const char *hex);
 
-/* tr_digest_start (include/tr_digest.h) that also remembers the digest for st's version
- * (tr_sha_memo_put) when it is done; st is copied, NULL remembers nothing. */
-struct tr_digest *tr_digest_start_for(struct tr_blob *blob, const struct stat *st);
-
-/* tr_digest_start_for a blob still being written, of which the first ready bytes are: the thread
- * hashes each piece as tr_digest_advance publishes it, while it is still in the cache, instead
- * of reading the whole blob back from memory once it is written. Returns as tr_digest_start. */
-struct tr_digest *tr_digest_start_filling(struct tr_blob *blob, uint64_t ready,
-					  const struct stat *st);
-
-/* Publishes that the first ready bytes of the blob (up to its len) are written; the writer
- * must not change them afterwards. NULL is a no-op. */
-void tr_digest_advance(struct tr_digest *digest, uint64_t ready);
-
-/* The writer gave up before the blob was whole: the thread stops without a digest (nothing is
- * remembered) and the caller's reference is dropped. Its hex must never be asked for. NULL is
- * a no-op. */
-void tr_digest_abandon(struct tr_digest *digest);
-
 /* --- file_io --- */
-/* Positional reads, whole-file loads, file digests and name helpers shared by the readers. */
+/* Positional reads, file digests and name helpers shared by the readers. */
 
 /* Reads exactly len bytes at offset unless EOF comes first, retrying EINTR and short reads.
  * Returns the count read, or -1 with errno. */
 ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
-
-/* Reads the whole file (size bytes as of fstat; a file that grew is read to size, one that
- * shrank is an EIO error) into a new blob and, when meta is non-NULL, records the SHA-256 of
- * those bytes in it (has_sha256; for files of 4 MiB and more as sha256_later, computed by
- * tr_digest_start in a thread while the caller goes on), taken from the memo when this
- * version's is remembered and remembered otherwise. Returns 0, or -1 with errno. */
-int tr_load_file(int fd, uint64_t size, struct tr_blob **out, struct tr_metadata *meta);
 
 /* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
 int tr_sha256_fd(int fd, uint64_t size, char *hex);
