@@ -11,7 +11,7 @@
 enum { MAX_GROUPS = 256 };
 
 static struct {
-	bool enabled;	 /* allow_other */
+	bool enabled;    /* allow_other */
 	bool can_switch; /* setfsuid and setgroups work (CAP_SETUID, CAP_SETGID) */
 	uid_t uid;
 	gid_t gid;

@@ -19,7 +19,7 @@
 
 /* Which rights an access between begin and end is made with. */
 enum tfs_rights {
-	TFS_RIGHTS_OWN,	      /* the daemon's: no allow_other, no caller, or the daemon's user */
+	TFS_RIGHTS_OWN,       /* the daemon's: no allow_other, no caller, or the daemon's user */
 	TFS_RIGHTS_CALLER,    /* the caller's */
 	TFS_RIGHTS_UNCHECKED, /* another user's request that the daemon cannot take the rights of
 			       * (it lacks CAP_SETUID/CAP_SETGID): only what the kernel checked in

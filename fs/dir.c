@@ -20,7 +20,7 @@
 struct dir_handle {
 	DIR *dp;
 	struct tfs_listing listing;
-	bool built;	   /* a listing was snapshotted on this handle */
+	bool built;        /* a listing was snapshotted on this handle */
 	bool kernel_keeps; /* opened with cache_readdir: the kernel may keep its listing */
 };
 

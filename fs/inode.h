@@ -44,9 +44,9 @@ struct tfs_inode {
 				     * the table lock */
 			struct file_handle *handle; /* owned; NULL when it cannot be reopened by
 						     * handle */
-			struct tfs_inode *parent; /* directory of its latest lookup (a
+			struct tfs_inode *parent;   /* directory of its latest lookup (a
 						   * reference); NULL: root */
-			char *name;               /* its name there; owned; both under the lock */
+			char *name;                 /* its name there; owned; both under the lock */
 			struct tfs_inode *name_next; /* the table's (parent, name) index */
 			/* The descriptor pool: fd_users counts the requests using fd; unused open
 			 * descriptors are on the table's LRU list. fd_unpooled: the file left the
@@ -89,10 +89,10 @@ struct tfs_inode {
 			off_t opened_size;
 			struct timespec opened_mtime, opened_ctime;
 		};
-		struct { /* Sibling inodes. */
+		struct {                        /* Sibling inodes. */
 			struct tfs_inode *dir;  /* the directory holding the source; a reference */
 			struct tfs_doc_key key; /* owned */
-			struct stat attr; /* the virtual file's attributes; st_size = its
+			struct stat attr;       /* the virtual file's attributes; st_size = its
 					   * document's size */
 			/* Its document when the cache could not keep it (larger than the whole
 			 * cache), so that the open after the lookup finds it; owned reference,

@@ -38,10 +38,10 @@ void tfs_listing_destroy(struct tfs_listing *l);
  * generation that every offset it gives carries. */
 struct tfs_kept_listing {
 	struct tfs_listing listing;
-	uint64_t dir;  /* the directory's node id */
-	uint32_t gen;  /* 31 bits */
-	unsigned users; /* requests serving it now */
-	bool done;      /* served to its end: freed when its last user puts it */
+	uint64_t dir;     /* the directory's node id */
+	uint32_t gen;     /* 31 bits */
+	unsigned users;   /* requests serving it now */
+	bool done;        /* served to its end: freed when its last user puts it */
 	uint64_t used_ms; /* CLOCK_MONOTONIC of its last put */
 	struct tfs_kept_listing *next;
 };

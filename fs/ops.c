@@ -565,7 +565,8 @@ static void tfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void tfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	if (tfs_inode_of(req, ino)->is_sibling) {
-		tfs_handle_release(&tfs_fs_of(req)->handles, (struct tfs_handle *)(uintptr_t)fi->fh);
+		tfs_handle_release(&tfs_fs_of(req)->handles,
+				   (struct tfs_handle *)(uintptr_t)fi->fh);
 		tfs_trimmer_note(tfs_fs_of(req)->trimmer);
 	} else {
 		close(fi->fh);

@@ -48,9 +48,9 @@ struct tfs_readahead {
 
 	uint64_t gen;          /* counts runs begun and ended: the thread's cue to start over */
 	struct tfs_inode *dir; /* the run's directory (a reference), or NULL: no run */
-	char *first;    /* owned: the run's first lookup, until the thread confirms the run */
-	char *latest;   /* owned: the run's latest lookup */
-	unsigned steps; /* lookups in the run before it was confirmed */
+	char *first;      /* owned: the run's first lookup, until the thread confirms the run */
+	char *latest;     /* owned: the run's latest lookup */
+	unsigned steps;   /* lookups in the run before it was confirmed */
 	uint64_t used_ms; /* CLOCK_MONOTONIC of the run's latest lookup */
 	/* The latest lookup out of the run that had to render its sibling: with the next such one
 	 * in the same directory, it begins a run there. cand_dir is compared, never used. */
@@ -62,10 +62,10 @@ struct tfs_readahead {
 	/* The sources that follow latest in the run, in listing order. */
 	struct ra_entry ring[TFS_READAHEAD_WINDOW];
 	size_t head, n;
-	bool at_end; /* the stream has no more entries */
+	bool at_end;         /* the stream has no more entries */
 	unsigned unrendered; /* the thread's latest renders in a row that found the document
 			      * cached, or no source */
-	const char *busy; /* the source the thread renders now (its copy), or NULL */
+	const char *busy;    /* the source the thread renders now (its copy), or NULL */
 	const struct tfs_inode *busy_dir;
 };
 

@@ -20,7 +20,7 @@ struct tfs_fs {
 	dev_t own_dev;       /* the daemon's own mount, never entered (beneath.h); 0 before it */
 	char *root_kpath; /* SOURCE as the kernel names the root's descriptor (beneath.h); owned */
 	struct tfs_inodes inodes;
-	struct tfs_cache *cache; /* owned */
+	struct tfs_cache *cache;    /* owned */
 	struct tfs_handles handles; /* open sibling handles */
 	struct tfs_watch *watch; /* owned; NULL: every plain entry served uncached (cache=strict) */
 	bool cache_attrs; /* cache=relaxed: plain attributes cached too, fresh within the delay */

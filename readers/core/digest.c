@@ -13,9 +13,9 @@ struct tr_digest {
 	pthread_cond_t done_cond;
 	bool done;
 	char hex[65];
-	struct tr_blob *blob; /* the thread's, dropped when it is done */
+	struct tr_blob *blob;  /* the thread's, dropped when it is done */
 	struct tr_sha256 *ctx; /* the thread's */
-	bool remember;        /* put the digest in the memo for version */
+	bool remember;         /* put the digest in the memo for version */
 	struct stat version;
 	int refs; /* atomic: the owners and the thread */
 	/* Bytes of blob written so far (tr_digest_advance), all of it unless it is filling; under

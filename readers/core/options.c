@@ -42,24 +42,12 @@ static const struct option_spec option_specs[] = {
 #undef OPT
 
 const char *const tr_option_names[] = {
-	"max_lines",
-	"max_line_chars",
-	"max_output",
-	"max_image_size",
-	"image_max_dim",
-	"image_max_b64",
-	"max_pdf_size",
-	"max_pdf_pages",
-	"max_notebook_size",
-	"max_office_size",
-	"max_render_ms",
-	"max_read_memory",
-	"cache_size",
-	"symlinks",
-	"hide_siblings",
-	"mcp_structured",
-	"mcp_documents",
-	NULL,
+	"max_lines",       "max_line_chars", "max_output",
+	"max_image_size",  "image_max_dim",  "image_max_b64",
+	"max_pdf_size",    "max_pdf_pages",  "max_notebook_size",
+	"max_office_size", "max_render_ms",  "max_read_memory",
+	"cache_size",      "symlinks",       "hide_siblings",
+	"mcp_structured",  "mcp_documents",  NULL,
 };
 
 void tr_options_init(struct tr_options *opts)

@@ -451,8 +451,7 @@ static void test_crc32_matches_zlib(void)
 	EXPECT_INT(tr_crc32(0, "123456789", 9), 0xcbf43926u);
 	for (size_t align = 0; align < 16; align++) {
 		for (size_t len = 0; len <= 300; len++)
-			EXPECT_INT(tr_crc32(0, buf + align, len),
-				   crc32(0, buf + align, (uInt)len));
+			EXPECT_INT(tr_crc32(0, buf + align, len), crc32(0, buf + align, (uInt)len));
 	}
 	for (size_t split = 0; split <= 300; split++)
 		EXPECT_INT(tr_crc32(tr_crc32(0, buf, split), buf + split, 300 - split),
@@ -465,8 +464,8 @@ static void test_crc32_matches_zlib(void)
  * lengths around its steps, one-shot and fed in uneven pieces. */
 static void test_sha256_prefetched(void)
 {
-	static const size_t lens[] = {0, 1, 64, 16383, 16384, 16385, 32768, 49153, 1 << 20,
-				      (1 << 20) + 7};
+	static const size_t lens[] = {0,     1,     64,    16383,   16384,
+				      16385, 32768, 49153, 1 << 20, (1 << 20) + 7};
 	size_t max = (1 << 20) + 7;
 	unsigned char *buf = fill_random(malloc(max), max, 4242), digest[32], raw[32];
 	unsigned dlen = 0;

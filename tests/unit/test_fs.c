@@ -11,8 +11,8 @@
 
 #include "cache.h"
 #include "expect.h"
-#include "tr_confine.h"
 #include "names.h"
+#include "tr_confine.h"
 
 static struct tr_doc *doc_of_size(size_t n)
 {
