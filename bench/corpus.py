@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """corpus.py - the benchmark's corpus, generated deterministically (no network, stdlib only plus
 the vips CLI for the JPEG): a 19 MB PNG, a 50 MB log, a 1 GiB file, a 30-page PDF with text and
 drawings, a 4000x3000 JPEG, an 8000x8000 screenshot-like PNG and a copy of /usr/include."""

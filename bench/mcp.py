@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/mcp.py - toolfs-mcp against the reference MCP filesystem server
 (@modelcontextprotocol/server-filesystem, pinned in bench/mcp/package.json), both driven by the
 official TypeScript SDK client (tests/sdk/mcp_bridge.mjs) in this one run:

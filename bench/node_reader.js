@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_reader.js - the peer toolfs is measured against: the Read tool of a Node.js agent.
 //
 // It does what such a tool does: read the whole file, detect an image by its signature, base64

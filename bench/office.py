@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/office.py - the Office reader against the Node peer agents use (issue 15).
 
 Generates (once, cached in the work dir) a 200,000-row x 10-column .xlsx (~20 MB, openpyxl in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sharp_peer.js - the image peer toolfs's fitting is measured against: Node + sharp the way
 // Claude Code's Read tool fits an image (resize inside 2000x2000 without enlarging, PNG, then
 // JPEG at quality 80, 60, 40, 20 until the bytes are under 3.75 MB), base64 in a JSON result.

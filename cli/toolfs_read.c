@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* toolfs_read.c - the toolfs-read CLI: prints the bytes the virtual file FILE[:SEL].tool[.FMT].json
  * holds, using the reader core alone (no mount). */
 #include <fcntl.h>

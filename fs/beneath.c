@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* beneath.c - whether what a request reached is still inside SOURCE, and never the mount itself.
  *
  * A directory moved out of SOURCE keeps its inode, its file handle and every descriptor open on

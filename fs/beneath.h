@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* beneath.h - whether what a request reached is still inside SOURCE, and never the mount itself. */
 #ifndef TFS_BENEATH_H
 #define TFS_BENEATH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cache.c - a thread-safe LRU of rendered sibling documents bounded by their total size. */
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cache.h - the LRU of rendered sibling documents, keyed on source state, selector and format. */
 #ifndef TFS_CACHE_H
 #define TFS_CACHE_H

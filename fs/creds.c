@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* creds.c - a request's accesses to SOURCE made with the rights of the process that asked. */
 #include <errno.h>
 #include <grp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* creds.h - a request's accesses to SOURCE made with the rights of the process that asked. */
 #ifndef TFS_CREDS_H
 #define TFS_CREDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dir.c - the directory handlers of the daemon: listings (listing.h) served by readdir and
  * readdirplus, from a directory handle or, where the kernel keeps listings, without one. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* handles.c - the documents of open sibling handles, kept until the kernel releases them. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* handles.h - the documents of open sibling handles, kept until the kernel releases them. */
 #ifndef TFS_HANDLES_H
 #define TFS_HANDLES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap.c - the daemon's heap policy: malloc arenas capped at the CPU count, large blocks mapped
  * on their own, and a thread that returns the heap's free pages to the kernel once per interval
  * while documents are dropped. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap.h - the daemon's heap policy: few malloc arenas, large blocks mapped on their own, and
  * free pages given back to the kernel while the daemon works. */
 #ifndef TFS_HEAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inode.c - the inode table: lookup counting, real inodes by (st_dev, st_ino) with a bounded pool
  * of descriptors, sibling versions. */
 #include <errno.h>

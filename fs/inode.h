@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inode.h - the daemon's inode table: real entries of SOURCE and immutable sibling versions. */
 #ifndef TFS_INODE_H
 #define TFS_INODE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* listing.c - directory listings: snapshots of a directory with its siblings, and the store that
  * keeps them between the requests of a listing served without a directory handle. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* listing.h - directory listings of the daemon: a snapshot of a directory's real entries then
  * its siblings, and the store that keeps snapshots between the requests of one listing when the
  * kernel opens directories without asking the daemon. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - the toolfs daemon: arguments, start-up checks, and the FUSE session's life cycle. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* names.c - the virtual name grammar of docs/SPEC.md §4 on top of tr_virtual_name_parse. */
 #include <errno.h>
 #include <fcntl.h>

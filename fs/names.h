@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* names.h - the names of docs/SPEC.md §4 in a directory: which virtual names exist, which are listed. */
 #ifndef TFS_NAMES_H
 #define TFS_NAMES_H

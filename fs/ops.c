@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ops.c - the FUSE low-level handlers: a read-only mirror of SOURCE plus the virtual siblings. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ops.h - the FUSE low-level request handlers of the toolfs daemon. */
 #ifndef TFS_OPS_H
 #define TFS_OPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readahead.c - sibling read-ahead: runs of sibling lookups in listing order detected, and the
  * siblings that follow rendered into the document cache on a thread at the lowest priority. */
 #include <dirent.h>

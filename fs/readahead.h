@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readahead.h - sibling read-ahead: while a reader looks up a directory's listed siblings one
  * after another in listing order (ls -l), the documents of the next ones are rendered on a thread
  * of the daemon's own, into the document cache. */

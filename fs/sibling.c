@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sibling.c - a virtual file's source resolved now, its document cached or read, its attributes. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sibling.h - producing a virtual file's document and attributes from its source's state now. */
 #ifndef TFS_SIBLING_H
 #define TFS_SIBLING_H

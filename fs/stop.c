@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stop.c - the daemon's bounded stop: a stop signal detaches the mount at once, and a stopped
  * daemon (by a signal or an unmount) exits within TFS_STOP_GRACE_MS of it.
  *

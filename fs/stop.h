@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stop.h - the daemon's bounded stop: SIGTERM, SIGINT and SIGHUP unmount at once, and the process
  * exits within a second of a stop or of the connection's end, whatever renders are in flight. */
 #ifndef TFS_STOP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* toolfs.h - the daemon's shared state: options, the mounted source, inode table and cache. */
 #ifndef TFS_TOOLFS_H
 #define TFS_TOOLFS_H

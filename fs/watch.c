@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* watch.c - inotify on SOURCE's directories: moved entries marked before any request answers,
  * kernel entries and attributes invalidated from a thread of the daemon's own. */
 #include <errno.h>

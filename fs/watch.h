@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* watch.h - change notification: inotify on SOURCE's directories keeps the plain entries that
  * the kernel caches correct, and marks the entries a change moved before any request sees them. */
 #ifndef TFS_WATCH_H

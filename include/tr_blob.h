@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_blob.h - reference-counted immutable byte buffers shared by results and output documents. */
 #ifndef TR_BLOB_H
 #define TR_BLOB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_confine.h - opening a path confined beneath a root directory: the one confined open of the
  * daemon, toolfs-read and toolfs-mcp (docs/SPEC.md §4 and §7). */
 #ifndef TR_CONFINE_H

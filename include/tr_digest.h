@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_digest.h - a SHA-256 computed in a thread of its own, waited for where its hex is needed. */
 #ifndef TR_DIGEST_H
 #define TR_DIGEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_doc.h - an immutable output document: literal bytes interleaved with base64 of blobs,
  * sized exactly without encoding and readable at any offset. */
 #ifndef TR_DOC_H

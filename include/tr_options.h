@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_options.h - the reader and mount options of docs/SPEC.md §4, with their defaults and parsing. */
 #ifndef TR_OPTIONS_H
 #define TR_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_read.h - the reader core's entry points: one file in, one ToolResult out, rendered. */
 #ifndef TR_READ_H
 #define TR_READ_H

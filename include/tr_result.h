@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_result.h - the ToolResult of docs/SPEC.md §2 as a C structure, its error codes and setters. */
 #ifndef TR_RESULT_H
 #define TR_RESULT_H

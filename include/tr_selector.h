@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_selector.h - the SEL grammar of docs/SPEC.md §4 (A, A-, A-B, A.C-) and the virtual names
  * NAME[:SEL].tool[.FMT].json and NAME[:SEL].tool.txt. */
 #ifndef TR_SELECTOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_worker.h - a helper thread with its lock, its wake-up condition and a stop flag, started
  * and stopped (flagged, woken, joined) in one place. */
 #ifndef TR_WORKER_H

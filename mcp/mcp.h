@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcp.h - toolfs-mcp (docs/SPEC.md §7): a Model Context Protocol server on the reader core, private to
  * mcp/. The message handling is a function of one input line, so the fuzzer drives it
  * without stdio. */

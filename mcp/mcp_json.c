@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcp_json.c - the raw text of members of a JSON request line, where cJSON's values lose what was
  * sent: ids echoed byte for byte, and NULs inside strings. */
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcp_main.c - toolfs-mcp: the MCP server of docs/SPEC.md §7 on stdio (newline-delimited JSON-RPC 2.0;
  * nothing but protocol on stdout, diagnostics on stderr, exit 0 at the end of input). */
 #include <errno.h>

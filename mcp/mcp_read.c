@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcp_read.c - the read tool of toolfs-mcp: arguments to a selector, a confined read, and the
  * .tool.mcp.json rendering whose continuation speaks in the tool's arguments. */
 #include <cjson/cJSON.h>

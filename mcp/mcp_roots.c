@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcp_roots.c - the directories toolfs-mcp may read, and opening a path confined to them with the
  * reader core's confined open. */
 #include <errno.h>

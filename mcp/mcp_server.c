@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcp_server.c - JSON-RPC 2.0 message handling of toolfs-mcp: the initialize handshake, ping,
  * tools/list, tools/call on a small pool of workers, cancellation and the client's roots. */
 #include <cjson/cJSON.h>

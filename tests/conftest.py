@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared pytest fixtures: the built binaries, and toolfs_read, which runs the CLI and checks
 every result it prints against docs/toolresult.schema.json."""
 import json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks that the source has no dependency cycle: neither between headers (#include lines) nor
 between C files (which file calls a function defined in which, read with nm from every object
 the build compiles for a program or module: the daemon, the CLI, the MCP server, the shared

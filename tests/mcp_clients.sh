@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks toolfs-mcp with the agent CLIs that can test a configured MCP server without a model
 # account: installs them (npm, pinned below) into a temporary folder, configures toolfs-mcp as the
 # README says under a temporary HOME, and prints what their health checks say. Not part of

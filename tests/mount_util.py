@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Mounting toolfs in tests, after libfuse's test/util.py: start the daemon, wait for the mount,
 and always unmount and reap it, even when the test failed."""
 import contextlib

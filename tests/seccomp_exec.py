@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs a command under a unit's system call restrictions, as systemd would, without systemd:
 seccomp_exec.py [--allow NAME]... [--family AF_X]... [--restrict-namespaces] -- CMD ARG...
 

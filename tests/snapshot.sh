@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Records what toolfs-read prints for every generated fixture, in every format and with a few
 # selectors, so that a change meant to keep behaviour can prove the bytes are identical:
 #   tests/snapshot.sh BUILD_DIR OUT_DIR [FIXTURE_DIR]

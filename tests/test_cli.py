@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """toolfs-read as a command (docs/SPEC.md §1): exit codes, usage errors, options as flags, errors before
 any reader runs (not_found with suggestions, not_regular), files whose size is not known in
 advance, and the JSON shape every result shares."""

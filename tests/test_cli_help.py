@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """--help and --version of toolfs and toolfs-read, the manual pages of docs/man, and what
 `meson install` lays out. The options and their defaults are read from docs/SPEC.md §4 and the
 fields of include/tr_options.h, the version from `meson introspect`: never from the binaries."""

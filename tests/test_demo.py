@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The README's first command: contrib/mount-workspace mounts a workspace (here the embedded demo
 tree, generated into a temporary folder) and every demo file reads as its type, through the mount
 and through the CLI alike."""

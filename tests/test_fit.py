@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Images that always fit (docs/SPEC.md §3 "Images"): every image over image_max_dim (2000 px) or
 image_max_b64 (5 MiB) comes back decodable by Pillow with its long edge <= 2000, its base64
 <= 5 MiB, the scale exact to 3 decimals, the aspect kept within a pixel and the picture the

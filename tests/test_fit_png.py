@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """PNG shrink-on-load (docs/SPEC.md §3 "Images"): a PNG whose long edge is at least twice
 image_max_dim is decoded at 1/N of its size, each N x N block of pixels averaged (alpha-weighted)
 as it inflates. Every kind it takes must come back as the exact block means of the pixels Pillow

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The provider formats of docs/SPEC.md §6 (`toolfs-read --format anthropic|openai|mcp|txt`), checked
 against the providers' own SDKs, pinned in tests/sdk/package.json: the Anthropic result plus
 type/tool_use_id must satisfy `ToolResultBlockParam` of @anthropic-ai/sdk, the OpenAI result plus

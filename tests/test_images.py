@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The image readers through toolfs-read: PNG, JPEG, GIF and WebP files made by Pillow,
 ImageMagick, gifsicle, cwebp and img2webp are attached byte for byte with the dimensions Pillow
 reads; broken variants of them are corrupt with the exact sentence a structure walker written

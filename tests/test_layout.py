@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The architecture holds: no dependency cycle between headers or between C files, the reader
 core knows nothing of FUSE, front ends see include/ alone, nothing points outside the
 repository for its contract, and every library meson looks for has its Debian -dev package in
@@ -91,3 +92,36 @@ def test_every_meson_dependency_has_its_debian_package():
                if not pkg.endswith("-dev") or pkg not in control or pkg not in ci]
     assert not missing, "meson dependency(): Debian -dev package not in debian/control's " \
         "Build-Depends and .ci/packages: " + "; ".join(missing)
+
+
+SPDX = "SPDX-License-Identifier: MIT"
+# The files that carry an SPDX line: code, build files, scripts, man page and unit sources.
+SPDX_SUFFIXES = (".c", ".h", ".py", ".sh", ".js", ".mjs", ".map", ".in", ".ini", ".supp", ".dict")
+
+
+def test_every_source_file_carries_the_license():
+    """LICENSE is the MIT licence meson.build names, debian/copyright holds the same text and
+    holder, and every source file says so in its first two lines (after a shebang)."""
+    license_text = (REPO / "LICENSE").read_text()
+    assert "license : 'MIT'" in (REPO / "meson.build").read_text()
+    holder = re.search(r"^Copyright \(c\) (.+)$", license_text, re.M)[1]
+    copyright = (REPO / "debian" / "copyright").read_text()
+    assert f"Copyright: {holder}" in copyright
+    def words(text):
+        return re.sub(r"[\s.]+", " ", text).strip()  # debian/copyright's " ." blank lines
+
+    body = license_text[license_text.index("Permission is hereby granted"):]
+    assert words(body) in words(copyright[copyright.index("License: MIT\n "):]), \
+        "debian/copyright's MIT text differs from LICENSE"
+    missing = []
+    for path in tracked_files():
+        rel = path.relative_to(REPO)
+        if "node_modules" in rel.parts or "regressions" in rel.parts:
+            continue
+        script = "." not in path.name and path.read_bytes().startswith(b"#!")
+        if not (path.name.endswith(SPDX_SUFFIXES) or path.name in ("meson.build",
+                "meson_options.txt") or script):
+            continue
+        if SPDX not in "".join(path.read_text(errors="replace").splitlines(True)[:2]):
+            missing.append(str(rel))
+    assert not missing, f"no '{SPDX}' in the first two lines: " + " ".join(missing)

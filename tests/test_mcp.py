@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """toolfs-mcp (docs/SPEC.md §7) driven by the official TypeScript SDK's Client over stdio
 (tests/sdk/mcp_bridge.mjs, @modelcontextprotocol/sdk pinned in tests/sdk), and by raw JSON-RPC
 lines where the SDK would refuse to send what is tested (malformed lines, unknown methods).

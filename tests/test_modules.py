@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The heavy optional readers as shared modules (docs/SPEC.md §6): a text read maps none of
 poppler, cairo or libvips; a missing module is an `unsupported` result whose sentence names it,
 never a crash; a PDF and an image that needs fitting load theirs from the build tree."""

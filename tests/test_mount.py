@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The mounted tree (docs/SPEC.md §4): a byte-identical read-only mirror of SOURCE in which every regular
 file and symlink has a sibling NAME.tool.json equal to `toolfs-read NAME` run from the root.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Confinement of the mount, as an attacker tries it (issue 23): a directory moved out of SOURCE
 while a reader holds it, a symbolic link that leads another user through a directory the
 daemon may search but that user may not, and the daemon's own mount bind-mounted inside SOURCE.

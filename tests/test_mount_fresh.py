@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Freshness and snapshots (docs/SPEC.md §4): after a source file changes, the next stat and open of it
 and of its siblings reflect it, never stale, truncated or mixed; an open sibling handle is a
 snapshot; files created or removed in SOURCE appear or disappear at once (in cache=relaxed,

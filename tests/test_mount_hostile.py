@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Hostile trees under the mount (issue 7, part 3): symlinks that loop or leave the tree, special
 files, extreme depth and names, a 100 GB sparse file, sources changing under a read, a daemon
 without DAC override so that permission_denied is real, and a /proc file of st_size 0.

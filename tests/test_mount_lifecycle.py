@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The daemon's life cycle: background mode returns with the mount live, -f stays in the
 foreground, SIGTERM/SIGINT and fusermount3 -u unmount cleanly with exit 0 (within 1 s, even while
 a render is in flight: docs/SPEC.md §4, issue 23 defect 7), start-up errors say

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Load and faults (issue 7, part 4): 32 concurrent readers over siblings and real files while
 another process rewrites sources (zero errors, every sibling one valid ToolResult of its fstat
 size, open descriptors stable after warm-up, daemon RSS too: the median of the run's last quarter

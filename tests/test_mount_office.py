@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Office files through the mount: siblings of a .docx, an .xlsx selector and a .pptx in a
 provider format hold exactly the bytes toolfs-read prints, with exact st_size."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """PDFs through the mount (issue 4): page selectors resolve as siblings, `cat ... | jq` works,
 st_size is exact, and the bytes equal toolfs-read run from the tree's root."""
 import json

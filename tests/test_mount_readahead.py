@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Sibling read-ahead (docs/SPEC.md §4): while lookups walk a directory's siblings in listing
 order (ls -l), the daemon renders the next ones on a thread of its own, at most 32 past the latest
 lookup. What it renders is never served stale: sources rewritten, deleted, or turned into FIFOs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The render budget through the mount (docs/SPEC.md §3 "Render time", issue 24 item 3): `cat`
 of the sibling of a PDF page of 200,000 drawing operations returns at max_render_ms with the
 page listed as a timeout, and while it renders the daemon answers reads in other directories at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The mount at scale (issue 14): the inodes the kernel remembers are not bounded by the daemon's
 descriptors. A tree with 5x more entries than the daemon's RLIMIT_NOFILE is walked with `find`
 and `ls -lR` twice, then files are renamed, deleted and recreated while the kernel caches them:

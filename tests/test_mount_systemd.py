@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The systemd units of systemd/: `systemd-analyze verify` accepts them (system and user), and
 their ExecStart/ExecStop, expanded the way systemd expands them for an escaped instance, mount
 the workspace where the documented mountpoint rule says and unmount it. The system unit's

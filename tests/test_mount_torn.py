@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Plain files are never read torn (issue 23, defect 4): whatever the cache= mode, a read of a
 plain file through the mount returns the bytes of one version of it whole, the one before a
 change (within the invalidation delay) or the one after, never the bytes of one version cut or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Change notification (issue 14): siblings strictly fresh in every cache mode while plain
 entries are cached; the plain-entry staleness delay of cache=relaxed (the default) measured,
 its kept listings whole and fresh; directories past

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The notebook reader through toolfs-read: sources verbatim, outputs, ANSI removal, images,
 caps and next, parse error positions, non-notebooks, selectors (docs/SPEC.md §3 "Notebooks")."""
 import base64

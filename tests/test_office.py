@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Office reader through toolfs-read (docs/SPEC.md §3 "Office documents"): .docx rendered as lines and
 windowed exactly like text, .xlsx sheets as pipe tables checked against openpyxl (data_only=True),
 .pptx slides, legacy and ODF files, and hostile archives (bombs, entities, depth, truncation)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The PDF reader through toolfs-read, against poppler-utils (pdfinfo, pdftotext, pdftocairo),
 Pillow and the fixture files' own bytes."""
 import base64

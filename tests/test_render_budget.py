@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The time budget of a result's renders (docs/SPEC.md §3 "Render time", option max_render_ms):
 a PDF page of 200,000 drawing operations (tests/fixtures/gen_slow_pdf.py) is stopped at the
 budget and listed as a `timeout` while the other pages and all the text stay; a libvips fit is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The text and binary readers through toolfs-read, against independent oracles: cat -n, sed,
 Python's codecs, file(1), hashlib."""
 import hashlib

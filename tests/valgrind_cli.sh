@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs toolfs-read under valgrind memcheck over a representative set of generated fixtures (text,
 # image, fitted image, notebook, PDF page render, Office documents, and failures); any memcheck
 # error or definite leak fails. Usage: tests/valgrind_cli.sh [BUILD_DIR]   (default: build)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // peer.js - the Node peer of bench/office.py: an Office reader as Node agents build it today.
 //
 // .xlsx as Cline reads it: ExcelJS loads the workbook, every visible sheet becomes one

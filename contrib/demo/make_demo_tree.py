@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Writes the demo tree the README's mount command shows when no path is given: a source file, a
 PNG, a notebook with a plot, a PDF, a Word document, a workbook and a broken image. Deterministic
 but for the zip timestamps of the Office files; needs Pillow, nbformat, python3-cairo,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* blob.c - reference-counted immutable byte buffers. */
 #include <pthread.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* budget.c - the process's read memory budget: big reads wait for one another instead of all
  * holding their documents at once (max_read_memory, docs/SPEC.md §4). */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* core.h - the reader core's private parts: the read memory budget, "Did you mean ...?" for a
  * path that does not exist, digests remembered by version, and whole-file loads. */
 #ifndef TR_CORE_PRIVATE_H

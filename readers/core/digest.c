@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* digest.c - SHA-256 of a blob in a detached thread, so output can start before it is known. */
 #include <pthread.h>
 #include <stdbool.h>

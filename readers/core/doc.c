@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* doc.c - output documents: literal runs and lazily encoded base64 runs, readable at any offset. */
 #include <errno.h>
 #include <stdlib.h>

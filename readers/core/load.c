@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.c - whole-file loads into blobs, hashed as they are read (inline, or by a digest thread
  * that follows the reads for large files). */
 #include <errno.h>

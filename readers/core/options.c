@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.c - defaults and parsing of the options of docs/SPEC.md §4 (shared by the CLI and the daemon). */
 #include <errno.h>
 #include <stddef.h>

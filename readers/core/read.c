@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read.c - the reader core's entry points: open checks, one consistent read, reader dispatch. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader.h - the interface every format reader implements, and the list that registers them.
  *
  * Adding a format (say "foo"), complete:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* registry.c - the list of format readers, in probe priority order. Adding a format: see the
  * recipe in reader.h. */
 #include "reader.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result.c - lifecycle and setters of struct tr_result, and the names of its enums. */
 #include <errno.h>
 #include <inttypes.h>

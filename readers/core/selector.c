@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* selector.c - the SEL grammar of docs/SPEC.md §4 and the NAME[:SEL].tool[.FMT].json names. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* suggest.c - close names for a missing file, by edit distance within its folder. */
 #include <ctype.h>
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fit.c - downscaling and conversion of images with libvips (shrink-on-load, PNG or a JPEG
  * quality ladder, then smaller sizes). */
 #include <math.h>

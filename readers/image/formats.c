@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* formats.c - the image reader: PNG, JPEG, GIF and WebP as one table of formats, the best
  * probing one read by tr_image_read. */
 #include "image.h"

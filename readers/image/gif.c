@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gif.c - the GIF reader: header, colour tables and block structure to the trailer, frame count. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image.c - the read path shared by the PNG, JPEG, GIF and WebP readers. */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image.h - the image readers' shared part (private to readers/): structural validators, the
  * common read path, and fitting images to what vision APIs accept (libvips). */
 #ifndef TR_IMAGE_PRIVATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jpeg.c - the JPEG reader: marker segments, frame header, scans and EOI, and registration. */
 #include <stdio.h>
 #include <string.h>

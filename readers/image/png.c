@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* png.c - the PNG reader: signature, structural validation (chunks, CRCs, IHDR), registration. */
 #include <stdio.h>
 #include <string.h>

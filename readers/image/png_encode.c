@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* png_encode.c - 8-bit pixels to a PNG without ancillary chunks, deflated by libdeflate. */
 #include <stdlib.h>
 #include <string.h>

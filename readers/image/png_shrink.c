@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* png_shrink.c - PNG shrink-on-load: the pixels inflated (ISA-L), unfiltered and averaged in
  * blocks of factor x factor as they stream in, so a large PNG is never held decoded. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster.c - image formats vision APIs do not take (BMP, TIFF, ICO, HEIC, AVIF): converted to PNG or
  * JPEG with libvips when it loads them, unsupported (named) when it cannot. */
 #include <errno.h>

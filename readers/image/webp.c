@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* webp.c - the WebP reader: RIFF container, VP8/VP8L/VP8X headers, chunk bounds, registration. */
 #include <stdio.h>
 #include <string.h>

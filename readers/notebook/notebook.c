@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notebook.c - the Jupyter notebook reader (.ipynb, nbformat 3 and 4): cells and outputs rendered
  * for a model to read. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notebook.h - the notebook reader's private parts: the entry point on a buffer, cell rendering,
  * image outputs, JSON error location and text helpers. */
 #ifndef TR_NOTEBOOK_PRIVATE_H

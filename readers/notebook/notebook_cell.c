@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notebook_cell.c - renders one notebook cell: header, source, attachments and outputs. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notebook_image.c - base64 image outputs of notebooks: decoding, signature and size. */
 #include <stdbool.h>
 #include <stdlib.h>

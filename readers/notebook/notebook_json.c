@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notebook_json.c - finds the first JSON syntax error at the position CPython's json reports. */
 #include <stdbool.h>
 #include <stdlib.h>

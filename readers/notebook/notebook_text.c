@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notebook_text.c - cleans output text for a model (terminal escapes, carriage returns) and
  * measures and cuts UTF-8 by code points. */
 #include <inttypes.h>

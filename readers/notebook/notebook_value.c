@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notebook_value.c - reads values of a validated notebook text in place, never building a tree. */
 #include <limits.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office.c - the Office reader (docs/SPEC.md §3 "Office documents"): recognises OOXML archives by their
  * [Content_Types].xml and legacy OLE2 files by their signature and stream names, loads the
  * archive under max_office_size and hands it to the renderer of its kind. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office.h - the Office reader's private parts: zip archives read under bomb limits, XML parts
  * streamed with libxml2's reader API without entities or DTDs, and the renderers of .docx,
  * .xlsx, .pptx and their ODF kin (.odt, .ods, .odp). */

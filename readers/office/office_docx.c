@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_docx.c - Word documents rendered as Markdown-like text (headings, lists, pipe tables,
  * links, notes at the end; tracked insertions shown, deletions left out), then windowed by lines
  * exactly as text files are (readers/text). */

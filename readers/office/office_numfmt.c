@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_numfmt.c - spreadsheet number formats applied to cached cell values: General, digit
  * patterns (0 # ? , . % E+), sections for negatives and zero, literals, and date/time formats
  * written as ISO 8601. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_odf.c - OpenDocument text (.odt) and spreadsheets (.ods): content.xml streamed once.
  * Text renders as .docx does (headings, lists, tables, links, notes, tracked changes);
  * spreadsheet cells show the display text the file stores (already formatted). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_odp.c - OpenDocument presentations (.odp): content.xml streamed once into its pages
  * (draw:page), each shown as a .pptx slide is: title, body text with list levels, tables,
  * pictures (attached to images[] with their slide) and speaker notes; windowed by slides. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_pptx.c - PowerPoint presentations: per slide its title, body text with list levels,
  * tables, pictures (attached to images[] with their slide) and speaker notes; windowed by
  * slides. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_text.c - what the Office renderers share: pipe-table cells and tables, and pictures
  * attached to images[] through the image validators and fitting of readers/image. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_xlsx.c - Excel workbooks: each sheet's XML streamed row by row (xmlTextReader, never a
  * DOM) into pipe tables with column letters and row numbers; cached values formatted by their
  * number format; sheets selected by number, a sheet from a row on with A.R-. */

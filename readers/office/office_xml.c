@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_xml.c - XML parts of an Office archive streamed through libxml2's xmlTextReader: inflated
  * piece by piece, never loaded whole, with no network, no DTD loading and no entity
  * substitution; a part holding a DOCTYPE is refused before the parser sees it, so entity

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* office_zip.c - the zip container of OOXML and ODF files, read with libzip from memory under
  * limits that stop zip bombs: entry count, inflated size per entry and in total, and ratio. */
 #include <stdarg.h>

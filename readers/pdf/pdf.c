@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pdf.c - the PDF reader: its probe, and the read on poppler or, without it, the bare document. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pdf.h - the PDF reader's private parts: the poppler read, page rendering, text tidying and the
  * page window. */
 #ifndef TR_PDF_PRIVATE_H

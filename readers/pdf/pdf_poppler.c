@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pdf_poppler.c - the PDF read on poppler-glib: page text, page renders, the attached document. */
 #include <errno.h>
 #include <fcntl.h>

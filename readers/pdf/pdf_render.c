@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pdf_render.c - page renders with cairo, encoded as PNG (cairo) or, for photos, JPEG (libvips). */
 #include <math.h>
 #include <stdio.h>

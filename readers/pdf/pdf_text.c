@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pdf_text.c - tidying of poppler's page text: blank pages, glued bidi words, trailing space. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pdf_window.c - page windows of PDF results and the selector of the next one. */
 #include "pdf.h"
 

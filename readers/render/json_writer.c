@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json_writer.c - streaming compact JSON onto a tr_doc. */
 #include <inttypes.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render.c - tr_render: one ToolResult into the bytes of its virtual file, in any format. */
 #include "render.h"
 #include "tr_doc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render.h - the renderers of a ToolResult (private to readers/): the streaming JSON writer, the
  * canonical .tool.json object and the provider-ready shapes. */
 #ifndef TR_RENDER_PRIVATE_H

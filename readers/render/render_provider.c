@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_provider.c - provider-ready shapes of a ToolResult (docs/SPEC.md §6): Anthropic tool_result
  * content, OpenAI function_call_output items, MCP CallToolResult. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_style.c - what a front end decides in a rendering: the MCP options and the words of the
  * continuation hint (the sibling to read next, or the front end's own phrase). */
 #include <stdio.h>

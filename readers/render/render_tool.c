@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_tool.c - the canonical .tool.json object of a ToolResult (docs/SPEC.md §2). */
 #include <stdio.h>
 #include <string.h>

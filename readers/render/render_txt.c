@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_txt.c - the txt format of docs/SPEC.md §6: the text a model reads, then footer lines saying
  * where to continue and what images or documents the text cannot carry. Never base64. */
 #include <stdio.h>

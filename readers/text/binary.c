@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* binary.c - the binary reader (docs/SPEC.md §3 "Binary"): says what the file is instead of showing it. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* line_scan.c - the line machine: universal newlines, counting outside the window with vector
  * counts, cat -n formatting with per-line and whole-content caps inside it. */
 #include <inttypes.h>

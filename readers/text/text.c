@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.c - the text reader (docs/SPEC.md §3 "Text"): one streaming pass hashes, decodes to UTF-8, counts
  * lines and formats the selected window as cat -n does. */
 #include <errno.h>

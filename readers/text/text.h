@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.h - the text reader's private parts: the line machine that counts lines and line endings
  * of a UTF-8 stream fed in pieces and formats one window of it as cat -n does. */
 #ifndef TR_TEXT_PRIVATE_H

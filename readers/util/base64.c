@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* base64.c - base64 of whole 3-byte groups: a two-characters-per-lookup table, AVX2, AVX-512 VBMI. */
 #include <pthread.h>
 #include <stdbool.h>

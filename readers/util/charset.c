@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* charset.c - binary sniffing, BOM and legacy charset detection (uchardet), iconv to UTF-8. */
 #include <errno.h>
 #include <iconv.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* confine.c - opening a path beneath a root directory: openat2 where it can decide, else a walk
  * one component at a time from directory fds. */
 #include <errno.h>

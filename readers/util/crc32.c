@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crc32.c - CRC-32 (ISO 3309: PNG's, zlib's) at memory speed, by libdeflate. */
 #include <libdeflate.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* deadline.c - the time budget of one result's renders (max_render_ms), on the monotonic clock. */
 #include <time.h>
 

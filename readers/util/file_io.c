@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* file_io.c - positional reads, file digests and name helpers for the readers (whole-file loads,
  * which make blobs and digests, are core/load.c). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* glib_quiet.c - a g_log handler that drops the messages of the GLib-based libraries. */
 #include <glib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* magic.c - libmagic for the whole process: a few cookies loaded on first use and lent to one
  * thread at a time (a magic_t is not thread-safe). One description cookie, and up to
  * MIME_COOKIES mime cookies, the second loaded only when a thread finds the first one lent:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mime_memo.c - a direct-mapped table from the SHA-256 of a byte string to libmagic's mime type
  * for it. libmagic's answer depends only on the bytes (and the database loaded once), and costs
  * 0.3-0.7 ms per text file (its text rules are regexes run under one process-wide lock), while

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* module.c - loads the optional readers' shared modules (libvips fitting, poppler PDFs) with
  * dlopen on first use, so that a process reading text never maps those libraries. */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pipe.c - a ring of buffers between the caller, who fills them in turn, and a thread that
  * consumes them in order (SHA-256 of a file as it is scanned, a PNG's rows as they inflate). */
 #include <pthread.h>

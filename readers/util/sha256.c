@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.c - SHA-256 (OpenSSL EVP) as hex digits: one-shot over a buffer, or incremental. */
 #include <pthread.h>
 #include <stdint.h>

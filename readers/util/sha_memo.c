@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha_memo.c - a file's SHA-256 remembered for its version (device, inode, size, mtime,
  * ctime), so that every selector of the same version (the default view, then a window, in the
  * daemon or the MCP server) hashes the file once. */

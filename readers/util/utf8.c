@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* utf8.c - UTF-8 validation, counting and repair; the hot loops work 8 or 16 bytes at a time. */
 #include <string.h>
 

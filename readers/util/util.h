@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* util.h - the shared helpers of the reader core (private to readers/): file I/O, SHA-256, CRC-32,
  * the pipe, libmagic and its memo, base64, UTF-8, charsets, and the GLib/libvips start-up
  * glue. */

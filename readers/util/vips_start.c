@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vips_start.c - the process-wide libvips start-up. */
 #include <pthread.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* worker.c - start and stop of a helper thread with its lock and wake-up condition. */
 #include <time.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_confine.c - libFuzzer target for the confined open (readers/util/confine.c): the input is
  * a path and the targets of four symbolic links inside a small tree made once under TMPDIR, next
  * to files outside it. An opened fd must lie beneath the root (its /proc/self/fd name and its

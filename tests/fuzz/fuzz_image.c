@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_image.c - libFuzzer target for one image validator of readers/image.h (chosen at build
  * time with -DFUZZ_VALIDATOR=tr_png_validate, ...): any bytes, never a crash, and an answer that
  * keeps its contract. */

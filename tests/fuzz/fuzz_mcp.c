@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_mcp.c - libFuzzer target for toolfs-mcp's input path: the input is stdin's bytes, split
  * into lines as the server frames them and handled by mcp_server_handle with the calls served
  * inline, reading a small tree made once. Every message the server writes must be one line of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_names.c - libFuzzer target for the name grammar of docs/SPEC.md §4: tr_selector_parse and
  * tr_selector_format, tr_virtual_name_parse, tr_format_parse, tr_options_set. Parses are checked
  * against an independent matcher of the SEL grammar and by formatting back. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_notebook.c - libFuzzer target for the notebook renderer (tr_notebook_read_buffer): a
  * parameter header (selector, limits), then the notebook's JSON text. Every result must render
  * in every format as valid JSON. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_office.c - libFuzzer target for the Office reader's zip + XML path: a parameter header
  * (file name, selector, limits), then archive entries as [name length: 1][name][data length: 2,
  * little-endian][data]... which the target writes into a stored zip (valid CRCs, so the XML

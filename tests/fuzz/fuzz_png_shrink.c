@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_png_shrink.c - libFuzzer target for the PNG shrink-on-load of image fitting
  * (tr_png_shrink): the first byte picks the factor, the rest is the PNG. Any bytes, never a
  * crash or a read outside them, and a result of the size the contract gives. */

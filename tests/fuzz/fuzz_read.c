@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_read.c - libFuzzer target for whole reads (tr_read_fd on an in-memory file): a parameter
  * header (file name, selector, limits), then the file's bytes. Probing, every reader, sha256 and
  * the renderers run as for a real file; the result must render as valid JSON in every format.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_render.c - libFuzzer target for the JSON writer and the renderers (tr_render in every
  * format): a ToolResult built from the input, with arbitrary bytes in its path, content and other
  * strings, arbitrary numbers and payloads. Every rendering must be valid UTF-8 and parse as JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_text.c - libFuzzer target for the text decoder (charset detection, transcoding) and the
  * line machine: a parameter header (window, limits, piece sizes), then the file's bytes. The
  * bytes are decoded whole and in pieces, and the UTF-8 is scanned whole and in pieces: every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_util.c - shared helpers of the libFuzzer targets (see fuzz_util.h). */
 #include <stdarg.h>
 #include <stdio.h>

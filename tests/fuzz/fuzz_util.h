@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_util.h - shared helpers of the libFuzzer targets: taking parameters from the input, an
  * in-memory file, and the oracle every rendered ToolResult must pass. */
 #ifndef TR_FUZZ_UTIL_H

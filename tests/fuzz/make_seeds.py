@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Generates the seed corpora of the libFuzzer targets in tests/fuzz: small valid inputs of each
 kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
 

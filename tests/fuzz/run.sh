@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets of tests/fuzz with clang, generates their seeds, replays every
 # input under tests/fuzz/regressions/<target>/, then fuzzes each target for SECONDS (one process
 # at a time) and prints the executions per target. Exit status non-zero on any crash, leak,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mcp_bridge.mjs - drives an MCP server over stdio with the official TypeScript SDK's Client, for
 // tests/test_mcp.py and bench/mcp.py. Reads one JSON command per line on stdin, answers each with
 // one JSON line on stdout:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expect.h - tiny EXPECT macros for the C unit tests: count failures, report file:line, never abort. */
 #ifndef TR_EXPECT_H
 #define TR_EXPECT_H

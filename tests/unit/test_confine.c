@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_confine.c - unit tests of the confined open (readers/util/confine.c): every outcome, each
  * through openat2 and through the forced walk, and symbolic link swaps raced against it. */
 #include <errno.h>

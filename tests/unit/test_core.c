@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_core.c - unit tests of the core's plumbing: documents, base64, the JSON writer, selectors,
  * virtual names and options. */
 #include <stdio.h>

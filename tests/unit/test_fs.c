@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fs.c - unit tests of the daemon's FUSE-free parts: the document cache, the virtual name
  * grammar over a real directory, and confined symlink resolution. */
 #include <errno.h>

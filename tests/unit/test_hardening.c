@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hardening.c - unit tests of the bugs fuzzing found (tests/fuzz): each pins the fixed
  * behaviour; the crashing inputs themselves are replayed by tests/fuzz/run.sh. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_image.c - the image validators on handmade buffers; the image read path on temp files. */
 #include <fcntl.h>
 #include <stdbool.h>

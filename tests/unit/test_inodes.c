@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_inodes.c - unit tests of the daemon's inode table: sibling versions, the documents they
  * keep or hold from a lookup to its open, the budget that bounds the holds, the descriptor pool,
  * and the sizes given to the kernel for a regular file. */

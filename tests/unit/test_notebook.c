@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_notebook.c - unit tests of the notebook reader: rendering (v4, v3), escapes, caps, images,
  * parse error positions, selectors, and the reader's probe and size limit. */
 #include <fcntl.h>

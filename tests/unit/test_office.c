@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_office.c - unit tests of the Office reader's parts: number formats and dates, relationship
  * targets, pipe-table cells, and the zip limits on archives built in memory. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pdf.c - unit tests of the PDF reader: probe, page windows, next names, page-text tidying,
  * and one read of a PDF built in memory (with or without poppler in the build). */
 #include <stdio.h>

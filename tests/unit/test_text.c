@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_text.c - unit tests of the text and binary readers: UTF-8 helpers, the line machine fed in
  * every chunking, decoders, and whole reads of in-memory files. */
 #include <stdbool.h>
