@@ -107,7 +107,7 @@ static void roff_entry(FILE *out, const struct tr_option_doc *doc, bool dashed)
 
 	fputs(".TP\n", out);
 	if (dashed && doc->value)
-		fprintf(out, ".BI \\-\\- %s \" %s\"\n", doc->name, doc->value);
+		fprintf(out, ".BI \\-\\-%s \" %s\"\n", doc->name, doc->value);
 	else if (dashed)
 		fprintf(out, ".B \\-\\-%s\n", doc->name);
 	else if (!doc->value)
@@ -152,6 +152,10 @@ static void section_toolfs_read_1(FILE *out)
 		fputs("The mount's own options\n", out);
 		roff_names(out, PICK_MOUNT_ONLY, false, "(", ")");
 		fputs("are accepted and ignored.\n", out);
+	}
+	if (count(PICK_MCP_ONLY)) {
+		fputs("So are those of\n.BR toolfs\\-mcp (1)\nalone\n", out);
+		roff_names(out, PICK_MCP_ONLY, false, "(", ").");
 	}
 }
 
@@ -199,10 +203,9 @@ static void section_toolfs_7(FILE *out)
 		roff_names(out, PICK_MCP_ONLY, true, NULL, ".");
 	}
 	fputs("Each is described with its default under MOUNT OPTIONS in\n.BR toolfs (1)", out);
-	fputs(count(PICK_MCP_ONLY)
-		      ? ", toolfs\\-mcp's own under OPTIONS in\n.BR toolfs\\-mcp (1).\n"
-		      : ".\n",
-	      out);
+	if (count(PICK_MCP_ONLY))
+		fputs(",\ntoolfs\\-mcp's own under OPTIONS in\n.BR toolfs\\-mcp (1)", out);
+	fputs(".\n", out);
 }
 
 /* Appends word to the paragraph being written in out, wrapping lines at 100 columns. */
@@ -285,7 +288,7 @@ static void section_spec(FILE *out)
 	md_names(out, &column, PICK_MOUNT_ONLY);
 	md_words(out, &column, "(`toolfs-read` and `toolfs-mcp` accept and ignore them)");
 	if (count(PICK_MCP_ONLY)) {
-		md_words(out, &column, "and only `toolfs-mcp`");
+		md_words(out, &column, "and only `toolfs-mcp` uses");
 		md_names(out, &column, PICK_MCP_ONLY);
 		md_words(out, &column, "(the others accept and ignore them)");
 	}
