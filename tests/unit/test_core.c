@@ -313,6 +313,60 @@ static void test_options(void)
 	EXPECT_INT(tr_options_set(&o, "symlinks", "none"), 0);
 	EXPECT_INT(o.symlinks, TR_SYMLINKS_NONE);
 	EXPECT_INT(tr_options_set(&o, "symlinks", "all"), -1);
+	/* toolfs-mcp starts from the table's mcp column where it has one */
+	tr_options_init_for(&o, TR_FRONT_MCP);
+	EXPECT_INT(o.max_output, 40 * 1024);
+	EXPECT_INT(o.image_max_dim, 1568);
+	EXPECT_INT(o.image_max_b64, 1024 * 1024);
+	EXPECT_INT(o.max_pdf_pages, 5);
+	EXPECT_INT(o.max_lines, 2000);
+	EXPECT_INT(o.symlinks, TR_SYMLINKS_INSIDE);
+}
+
+/* The window of a result: range as given, truncated when cut or not all of total, next named
+ * after the file. */
+static void test_result_window(void)
+{
+	struct tr_result res;
+
+	EXPECT_INT(tr_result_init(&res, "a/b.txt"), 0);
+	EXPECT_INT(tr_result_set_window(
+			   &res, "b.txt",
+			   &(struct tr_window){
+				   .unit = TR_UNIT_LINE, .first = 1, .last = 10, .total = 10}),
+		   0);
+	EXPECT_INT(res.range_unit, TR_UNIT_LINE);
+	EXPECT_INT(res.range_start, 1);
+	EXPECT_INT(res.range_end, 10);
+	EXPECT_INT(res.range_total, 10);
+	EXPECT(!res.truncated);
+	EXPECT(res.next == NULL);
+	tr_result_set_window(
+		&res, "b.txt",
+		&(struct tr_window){.unit = TR_UNIT_SHEET,
+				    .first = 2,
+				    .last = 3,
+				    .total = 3,
+				    .next = {.present = true, .start = 3, .column = 41}});
+	EXPECT(res.truncated);
+	EXPECT_STR(res.next, "b.txt:3.41-.tool.json");
+	tr_result_set_window(&res, "b.txt",
+			     &(struct tr_window){.unit = TR_UNIT_CELL,
+						 .first = 1,
+						 .last = 4,
+						 .total = 9,
+						 .next = {.present = true, .start = 5}});
+	EXPECT(res.truncated);
+	EXPECT_STR(res.next, "b.txt:5-.tool.json");
+	tr_result_set_window(
+		&res, "b.txt",
+		&(struct tr_window){
+			.unit = TR_UNIT_PAGE, .first = 1, .last = 1, .total = 1, .cut = true});
+	EXPECT(res.truncated);
+	/* no pages: nothing shown, nothing cut */
+	tr_result_set_window(&res, "b.txt", &(struct tr_window){.unit = TR_UNIT_PAGE});
+	EXPECT(!res.truncated);
+	tr_result_destroy(&res);
 }
 
 /* The render budget's clock: no deadline never passes, one in the past has, one far ahead has
@@ -732,6 +786,7 @@ int main(void)
 	test_selectors();
 	test_virtual_names();
 	test_options();
+	test_result_window();
 	test_deadline();
 	test_content_types_list();
 	return EXPECT_DONE();
