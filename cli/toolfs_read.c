@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tr_args.h"
 #include "tr_read.h"
 
 enum { EXIT_READ_OK = 0, EXIT_READ_FAILED = 1, EXIT_USAGE = 2 };
@@ -34,19 +35,8 @@ static void usage(FILE *out)
 	      "Reader options (--NAME VALUE or --NAME=VALUE; dashes or underscores; sizes take\n"
 	      "K, M, G):\n",
 	      out);
-	tr_options_init(&defaults);
-	for (size_t i = 0; tr_option_names[i]; i++) {
-		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
-		char name[64];
-
-		if (doc->mount_only) {
-			snprintf(name, sizeof(name), "--%s%s%s", doc->name, doc->value ? " " : "",
-				 doc->value ? doc->value : "");
-			fprintf(out, "  %-25s a toolfs mount option, ignored here\n", name);
-		} else {
-			tr_option_print_help(out, &defaults, tr_option_names[i], "--", " ");
-		}
-	}
+	tr_options_init_for(&defaults, TR_FRONT_CLI);
+	tr_options_print_help(out, &defaults, TR_FRONT_CLI);
 	tr_content_types_list(types, sizeof(types));
 	fprintf(out, "\nContent types (the result's contentType):\n  %s\n", types);
 	fputs("\n"
@@ -59,86 +49,81 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+/* What the command line names: the file, its selector and the format. */
+struct cli_request {
+	const char *file;
+	struct tr_selector sel;
+	enum tr_format fmt;
+};
+
+static int take_operand(const struct tr_args *args, const char *arg)
 {
-	fputs("toolfs-read: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'toolfs-read --help'.\n", stderr);
-	return EXIT_USAGE;
+	struct cli_request *req = args->ctx;
+
+	if (req->file)
+		return tr_args_error(args, "more than one FILE given: %s", arg);
+	req->file = arg;
+	return 0;
+}
+
+/* --select and --format; the reader options are the parser's. */
+static int take_option(const struct tr_args *args, const char *name, const char *value)
+{
+	struct cli_request *req = args->ctx;
+
+	if (strcmp(name, "select") == 0) {
+		const char *text = value[0] == ':' ? value + 1 : value;
+
+		if (tr_selector_parse(text, strlen(text), &req->sel) < 0)
+			return tr_args_error(args, "invalid selector: %s (use A, A-, A-B or A.C-)",
+					     value);
+		return TR_ARG_TAKEN;
+	}
+	if (strcmp(name, "format") == 0) {
+		if (tr_format_parse(value, &req->fmt) < 0)
+			return tr_args_error(
+				args, "unknown format: %s (tool, anthropic, openai, mcp, txt)",
+				value);
+		return TR_ARG_TAKEN;
+	}
+	return TR_ARG_NOT_MINE;
 }
 
 int main(int argc, char **argv)
 {
 	struct tr_options opts;
-	struct tr_selector sel = {0};
-	enum tr_format fmt = TR_FORMAT_TOOL;
-	const char *file = NULL;
-	bool options_done = false;
+	struct cli_request req = {.fmt = TR_FORMAT_TOOL};
+	const struct tr_args args = {
+		.program = "toolfs-read",
+		.front = TR_FRONT_CLI,
+		.usage = usage,
+		.operand = take_operand,
+		.option = take_option,
+		.ctx = &req,
+	};
+	const char *file;
+	int parsed;
 
-	tr_options_init(&opts);
-	for (int i = 1; i < argc; i++) {
-		char *arg = argv[i];
-
-		if (options_done || arg[0] != '-' || arg[1] == '\0') {
-			if (file)
-				return usage_error("more than one FILE given: %s", arg);
-			file = arg;
-			continue;
-		}
-		if (strcmp(arg, "--") == 0) {
-			options_done = true;
-			continue;
-		}
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			usage(stdout);
-			return EXIT_READ_OK;
-		}
-		if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
-			printf("toolfs-read %s\n", TOOLFS_VERSION);
-			return EXIT_READ_OK;
-		}
-		char name[64];
-		const char *value;
-		int split = tr_options_split_arg(argc, argv, &i, name, sizeof(name), &value);
-
-		if (split == -1)
-			return usage_error("unknown option: %s", arg);
-		if (split == -2)
-			return usage_error("option %s needs a value", arg);
-		if (strcmp(name, "select") == 0) {
-			const char *text = value[0] == ':' ? value + 1 : value;
-
-			if (tr_selector_parse(text, strlen(text), &sel) < 0)
-				return usage_error("invalid selector: %s (use A, A-, A-B or A.C-)",
-						   value);
-		} else if (strcmp(name, "format") == 0) {
-			if (tr_format_parse(value, &fmt) < 0)
-				return usage_error(
-					"unknown format: %s (tool, anthropic, openai, mcp, txt)",
-					value);
-		} else {
-			int rc = tr_options_set(&opts, name, value);
-
-			if (rc > 0)
-				return usage_error("unknown option: %s", arg);
-			if (rc < 0)
-				return usage_error("invalid value for %s", arg);
-		}
-	}
+	tr_options_init_for(&opts, TR_FRONT_CLI);
+	parsed = tr_args_parse(&args, argc, argv, &opts);
+	if (parsed >= 0)
+		return parsed;
+	file = req.file;
 	if (!file)
-		return usage_error("%s", "no FILE given");
+		return tr_args_error(&args, "%s", "no FILE given");
 
 	struct tr_result res;
 	struct tr_doc *doc = NULL;
 	struct tr_render_style style;
 	int status = EXIT_READ_FAILED;
 
-	if (tr_result_init(&res, file) < 0 || tr_read_path(AT_FDCWD, file, &sel, &opts, &res) < 0)
+	if (tr_result_init(&res, file) < 0 ||
+	    tr_read_path(AT_FDCWD, file, &req.sel, &opts, &res) < 0)
 		goto out_of_memory;
 	res.abs_path = realpath(file, NULL);
 	tr_render_style_init(&style, &opts);
-	style.sel = &sel;
-	doc = tr_render_ex(&res, fmt, &style);
+	style.sel = &req.sel;
+	doc = tr_render_ex(&res, req.fmt, &style);
 	if (!doc)
 		goto out_of_memory;
 	if (tr_doc_write_fd(doc, STDOUT_FILENO) < 0) {

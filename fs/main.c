@@ -16,12 +16,12 @@
 #include "ops.h"
 #include "stop.h"
 #include "toolfs.h"
+#include "tr_args.h"
 
 #ifndef TOOLFS_VERSION
 #define TOOLFS_VERSION "0.0.0"
 #endif
 
-enum { EXIT_USAGE = 2 };
 /* How often the heap gives its free pages back while documents are being dropped (heap.h). */
 enum { TRIM_INTERVAL_MS = 1000 };
 
@@ -60,8 +60,7 @@ static void usage(FILE *out)
 	      "Mount options (-o; sizes take K, M, G):\n",
 	      out);
 	tr_options_init(&defaults);
-	for (size_t i = 0; tr_option_names[i]; i++)
-		tr_option_print_help(out, &defaults, tr_option_names[i], "", "=");
+	tr_options_print_help(out, &defaults, TR_FRONT_MOUNT);
 	fputs("  cache=relaxed|watch|strict  kernel caching of plain entries (default: relaxed)\n"
 	      "                            relaxed: entries, attributes and listings, fresh\n"
 	      "                            within the invalidation delay (inotify); watch:\n"
@@ -86,75 +85,66 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int fail_usage(const char *fmt, const char *arg)
+/* Takes the options of the daemon's own: -f, -d, -s, and the -o items rw (refused), allow_other
+ * (noted, and passed on to FUSE), cache, watch_limit and inode_handles (tr_args.h). */
+static int take_option(const struct tr_args *args, const char *item, const char *value)
 {
-	fprintf(stderr, "toolfs: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'toolfs --help'.\n");
-	return EXIT_USAGE;
-}
-
-/* Applies one -o item of the daemon's own (cache, watch_limit, inode_handles). Returns 0 when it
- * took it, -2 when its value is invalid, -1 when it is not one of them. */
-static int parse_daemon_option(const char *item, const char *value, struct cmdline *cmd)
-{
+	struct cmdline *cmd = args->ctx;
 	char *end;
 
-	if (strcmp(item, "cache") == 0) {
+	if (strcmp(item, "-f") == 0) {
+		cmd->foreground = true;
+	} else if (strcmp(item, "-d") == 0) {
+		cmd->debug = cmd->foreground = true;
+	} else if (strcmp(item, "-s") == 0) {
+		cmd->single_thread = true;
+	} else if (strcmp(item, "rw") == 0) {
+		return tr_args_error(args, "the mount is read-only: -o %s is not supported", item);
+	} else if (strcmp(item, "allow_other") == 0) {
+		cmd->allow_other = true; /* and FUSE's */
+		return TR_ARG_NOT_MINE;
+	} else if (strcmp(item, "cache") == 0) {
 		if (!value || (strcmp(value, "strict") != 0 && strcmp(value, "watch") != 0 &&
 			       strcmp(value, "relaxed") != 0))
-			return -2;
+			return TR_ARG_INVALID;
 		cmd->strict = strcmp(value, "strict") == 0;
 		cmd->relaxed = strcmp(value, "relaxed") == 0;
-		return 0;
-	}
-	if (strcmp(item, "inode_handles") == 0) {
+	} else if (strcmp(item, "inode_handles") == 0) {
 		if (!value || (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0))
-			return -2;
+			return TR_ARG_INVALID;
 		cmd->no_handles = strcmp(value, "no") == 0;
-		return 0;
-	}
-	if (strcmp(item, "watch_limit") == 0) {
+	} else if (strcmp(item, "watch_limit") == 0) {
 		if (!value || !*value)
-			return -2;
+			return TR_ARG_INVALID;
 		errno = 0;
 		cmd->watch_limit = strtol(value, &end, 10);
-		return *end || errno || cmd->watch_limit < 0 ? -2 : 0;
+		if (*end || errno || cmd->watch_limit < 0)
+			return TR_ARG_INVALID;
+	} else {
+		return TR_ARG_NOT_MINE;
 	}
-	return -1;
+	return TR_ARG_TAKEN;
 }
 
-/* Applies one -o argument (comma-separated name[=value] items). Returns 0 or an exit status. */
-static int parse_mount_options(char *list, struct tr_options *opts, struct cmdline *cmd)
+/* An -o item toolfs does not know goes to FUSE. */
+static int take_fuse_option(const struct tr_args *args, const char *item)
 {
-	for (char *save = NULL, *item = strtok_r(list, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save)) {
-		char *value = strchr(item, '=');
-		int rc;
+	struct cmdline *cmd = args->ctx;
 
-		if (value)
-			*value++ = '\0';
-		if (strcmp(item, "rw") == 0)
-			return fail_usage("the mount is read-only: -o %s is not supported", item);
-		if (strcmp(item, "allow_other") == 0)
-			cmd->allow_other = true; /* and FUSE's, below */
-		rc = parse_daemon_option(item, value, cmd);
-		if (rc == 0)
-			continue;
-		if (rc == -1)
-			rc = tr_options_set(opts, item, value);
-		if (rc < 0) {
-			fprintf(stderr, "toolfs: invalid -o %s%s%s\nTry 'toolfs --help'.\n", item,
-				value ? "=" : "", value ? value : "");
-			return EXIT_USAGE;
-		}
-		if (rc == 1) {
-			if (value)
-				value[-1] = '=';
-			if (fuse_opt_add_opt(&cmd->fuse_opts, item) < 0)
-				return EXIT_FAILURE;
-		}
-	}
+	return fuse_opt_add_opt(&cmd->fuse_opts, item) < 0 ? EXIT_FAILURE : 0;
+}
+
+/* SOURCE, then MOUNTPOINT. */
+static int take_operand(const struct tr_args *args, const char *arg)
+{
+	struct cmdline *cmd = args->ctx;
+
+	if (!cmd->source)
+		cmd->source = arg;
+	else if (!cmd->mountpoint)
+		cmd->mountpoint = arg;
+	else
+		return tr_args_error(args, "unexpected argument: %s", arg);
 	return 0;
 }
 
@@ -198,47 +188,21 @@ static uint64_t raise_fd_limit(void)
 /* Parses argv. Returns -1 to go on, or an exit status (0 after --help / --version). */
 static int parse_args(int argc, char **argv, struct tr_options *opts, struct cmdline *cmd)
 {
-	bool options_done = false;
+	const struct tr_args args = {
+		.program = "toolfs",
+		.front = TR_FRONT_MOUNT,
+		.usage = usage,
+		.operand = take_operand,
+		.option = take_option,
+		.extra = take_fuse_option,
+		.ctx = cmd,
+	};
+	int rc = tr_args_parse(&args, argc, argv, opts);
 
-	for (int i = 1; i < argc; i++) {
-		char *arg = argv[i];
-		int rc;
-
-		if (options_done || arg[0] != '-' || arg[1] == '\0') {
-			if (!cmd->source)
-				cmd->source = arg;
-			else if (!cmd->mountpoint)
-				cmd->mountpoint = arg;
-			else
-				return fail_usage("unexpected argument: %s", arg);
-		} else if (strcmp(arg, "--") == 0) {
-			options_done = true;
-		} else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0) {
-			printf("toolfs %s\n", TOOLFS_VERSION);
-			return 0;
-		} else if (strcmp(arg, "-f") == 0) {
-			cmd->foreground = true;
-		} else if (strcmp(arg, "-d") == 0) {
-			cmd->debug = cmd->foreground = true;
-		} else if (strcmp(arg, "-s") == 0) {
-			cmd->single_thread = true;
-		} else if (strncmp(arg, "-o", 2) == 0) {
-			char *list = arg[2] ? arg + 2 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!list)
-				return fail_usage("%s needs an argument", "-o");
-			rc = parse_mount_options(list, opts, cmd);
-			if (rc)
-				return rc;
-		} else {
-			return fail_usage("unknown option: %s", arg);
-		}
-	}
+	if (rc >= 0)
+		return rc;
 	if (!cmd->source || !cmd->mountpoint)
-		return fail_usage("%s", "SOURCE and MOUNTPOINT are required");
+		return tr_args_error(&args, "%s", "SOURCE and MOUNTPOINT are required");
 	return -1;
 }
 

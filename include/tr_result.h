@@ -10,6 +10,7 @@
 
 #include "tr_blob.h"
 #include "tr_digest.h"
+#include "tr_selector.h"
 
 struct stat;
 
@@ -174,6 +175,22 @@ void tr_result_set_short(struct tr_result *res, const char *fmt, ...)
 
 /* Sets next to "<name>:<sel>.tool.json" where name is the basename of path. */
 void tr_result_set_next(struct tr_result *res, const char *basename, const char *sel);
+
+/* A window of a result over its units (docs/SPEC.md §2 range, truncated, next): units first..last
+ * of total are shown (first 1 and last 0 when total is 0), cut when anything inside them was cut
+ * short (a line, a cell's output, a sheet's rows, max_output), and next the selector that reads
+ * on (next.present false: nothing to read on). */
+struct tr_window {
+	enum tr_range_unit unit;
+	uint64_t first, last, total;
+	bool cut;
+	struct tr_selector next;
+};
+
+/* Records w in res: range {unit, first, last, total}; truncated when w->cut or the window is not
+ * all of total (first > 1 or last < total); next "<name>:<next>.tool.json" (name a basename).
+ * Returns 0, or -1 when out of memory (next is then missing). */
+int tr_result_set_window(struct tr_result *res, const char *name, const struct tr_window *w);
 
 /* Appends an image (takes ownership of the blob reference). Returns 0 or -1 (blob released). */
 int tr_result_add_image(struct tr_result *res, struct tr_blob *blob, const char *media_type,

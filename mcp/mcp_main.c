@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "mcp.h"
-
-enum { EXIT_USAGE = 2 };
+#include "tr_args.h"
 
 /* Workers serving tools/call: a few reads at once, on machines with few cores too. */
 #define MCP_THREADS 4
@@ -24,25 +23,12 @@ enum { EXIT_USAGE = 2 };
 /* What the line buffer keeps between lines: one longer line does not leave it large. */
 #define LINE_KEEP (64 * 1024)
 
-/* Defaults chosen for MCP clients (README "MCP server"): a text result stays well under Claude
- * Code's default cap of 25,000 tokens even at 2 bytes a token, images at the long edge the
- * Anthropic API recommends, and the pages and images of one result under the SDK's 10 MiB
- * line. */
-static void mcp_defaults(struct tr_options *opts)
-{
-	tr_options_init(opts);
-	opts->max_output = 40 * 1024;
-	opts->image_max_dim = 1568;
-	opts->image_max_b64 = 1024 * 1024;
-	opts->max_pdf_pages = 5;
-}
-
 static void usage(FILE *out)
 {
 	struct tr_options d;
 	char types[160];
 
-	mcp_defaults(&d);
+	tr_options_init_for(&d, TR_FRONT_MCP);
 	fputs("Usage: toolfs-mcp [--OPTION VALUE ...] [ROOT ...]\n"
 	      "\n"
 	      "A Model Context Protocol server on stdio whose tool `read` returns the\n"
@@ -60,11 +46,7 @@ static void usage(FILE *out)
 	      "Reader options (--NAME VALUE or --NAME=VALUE; dashes or underscores; sizes take\n"
 	      "K, M, G; defaults chosen for MCP clients where they differ from toolfs-read's):\n",
 	      out);
-	for (size_t i = 0; tr_option_names[i]; i++) {
-		/* the mount's own options mean nothing here */
-		if (!tr_option_describe(tr_option_names[i], NULL, 0)->mount_only)
-			tr_option_print_help(out, &d, tr_option_names[i], "--", " ");
-	}
+	tr_options_print_help(out, &d, TR_FRONT_MCP);
 	tr_content_types_list(types, sizeof(types));
 	fprintf(out, "\nContent types (the result's contentType):\n  %s\n", types);
 	fputs("\n"
@@ -75,14 +57,6 @@ static void usage(FILE *out)
 	      "\n"
 	      "See toolfs-mcp(1) and toolfs(7).\n",
 	      out);
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("toolfs-mcp: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'toolfs-mcp --help'.\n", stderr);
-	return EXIT_USAGE;
 }
 
 /* Writes one message to stdout; the server serializes the calls. A closed stdout (the client
@@ -191,81 +165,78 @@ static int serve_lines(struct mcp_server *server, int fd, size_t max)
 	return 0;
 }
 
+/* What the command line names: the roots and the longest request line. */
+struct mcp_cmdline {
+	char **roots;
+	size_t n_roots;
+	uint64_t max_request;
+};
+
+static int take_root(const struct tr_args *args, const char *arg)
+{
+	struct mcp_cmdline *cmd = args->ctx;
+
+	cmd->roots[cmd->n_roots++] = (char *)arg;
+	return 0;
+}
+
+/* --max-request; the reader options are the parser's. */
+static int take_option(const struct tr_args *args, const char *name, const char *value)
+{
+	struct mcp_cmdline *cmd = args->ctx;
+
+	if (strcmp(name, "max-request") != 0 && strcmp(name, "max_request") != 0)
+		return TR_ARG_NOT_MINE;
+	if (!value || tr_parse_size(value, &cmd->max_request) < 0 ||
+	    cmd->max_request > SIZE_MAX / 2)
+		return TR_ARG_INVALID;
+	return TR_ARG_TAKEN;
+}
+
 int main(int argc, char **argv)
 {
 	struct tr_options opts;
 	struct mcp_server *server;
-	char **roots = calloc((size_t)argc, sizeof(*roots));
-	size_t n_roots = 0;
-	bool options_done = false;
-	uint64_t max_request = MCP_MAX_REQUEST;
+	struct mcp_cmdline cmd = {
+		.roots = calloc((size_t)argc, sizeof(*cmd.roots)),
+		.max_request = MCP_MAX_REQUEST,
+	};
+	const struct tr_args args = {
+		.program = "toolfs-mcp",
+		.front = TR_FRONT_MCP,
+		.usage = usage,
+		.operand = take_root,
+		.option = take_option,
+		.ctx = &cmd,
+	};
 	int status = 0;
 
-	if (!roots)
+	if (!cmd.roots)
 		return 1;
-	mcp_defaults(&opts);
-	for (int i = 1; i < argc; i++) {
-		char *arg = argv[i];
-
-		if (options_done || arg[0] != '-' || arg[1] == '\0') {
-			roots[n_roots++] = arg;
-			continue;
-		}
-		if (strcmp(arg, "--") == 0) {
-			options_done = true;
-			continue;
-		}
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			usage(stdout);
-			goto out;
-		}
-		if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
-			printf("toolfs-mcp %s\n", TOOLFS_VERSION);
-			goto out;
-		}
-		char name[64];
-		const char *value;
-		int rc = tr_options_split_arg(argc, argv, &i, name, sizeof(name), &value);
-
-		if (rc < 0) {
-			status = usage_error(
-				rc == -2 ? "option %s needs a value" : "unknown option: %s", arg);
-			goto out;
-		}
-		if (strcmp(name, "max-request") == 0 || strcmp(name, "max_request") == 0) {
-			if (!value || tr_parse_size(value, &max_request) < 0 ||
-			    max_request > SIZE_MAX / 2) {
-				status = usage_error("invalid value for %s", arg);
-				goto out;
-			}
-			continue;
-		}
-		rc = tr_options_set(&opts, name, value);
-		if (rc != 0) {
-			status = usage_error(rc > 0 ? "unknown option: %s" : "invalid value for %s",
-					     arg);
-			goto out;
-		}
-	}
+	tr_options_init_for(&opts, TR_FRONT_MCP);
+	status = tr_args_parse(&args, argc, argv, &opts);
+	if (status >= 0)
+		goto out;
+	status = 0;
 	/* Few arenas (MCP_THREADS workers share two) and large blocks mapped on their own, given
 	 * back whole when freed: a server that idles between calls should not hold its peak. */
 	mallopt(M_ARENA_MAX, 2);
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	/* A client that closes its end must not kill the server with SIGPIPE mid-answer. */
 	signal(SIGPIPE, SIG_IGN);
-	server = mcp_server_new(&opts, roots, n_roots, MCP_THREADS, write_stdout, NULL);
+	server = mcp_server_new(&opts, cmd.roots, cmd.n_roots, MCP_THREADS, write_stdout, NULL);
 	if (!server) {
 		fputs("toolfs-mcp: out of memory\n", stderr);
 		status = 1;
 		goto out;
 	}
-	if (serve_lines(server, STDIN_FILENO, (size_t)max_request) < 0) {
+	if (serve_lines(server, STDIN_FILENO, (size_t)cmd.max_request) < 0) {
 		fputs("toolfs-mcp: out of memory\n", stderr);
 		status = 1;
 	}
 	/* End of input: the calls already received are answered, then the server exits. */
 	mcp_server_free(server);
 out:
-	free(roots);
+	free(cmd.roots);
 	return status;
 }

@@ -195,7 +195,7 @@ static cJSON *tool_result_schema(void)
 }
 
 /* The read tool's description: read_description, the contentType values a result carries, and
- * this server's option values (every reader option of the table in core/options.c), so that a
+ * this server's option values (every option of include/tr_options.def it serves), so that a
  * model knows the limits it reads under. Returns a malloc'd string or NULL. */
 static char *describe_read(const struct tr_options *opts)
 {
@@ -214,7 +214,7 @@ static char *describe_read(const struct tr_options *opts)
 	for (size_t i = 0; tr_option_names[i] && used < cap; i++) {
 		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
 
-		if (doc->mount_only)
+		if (!(doc->fronts & TR_FRONT_MCP))
 			continue;
 		tr_option_format(opts, doc->name, value, sizeof(value));
 		used += (size_t)snprintf(text + used, cap - used, " %s=%s", doc->name, value);

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """--help and --version of toolfs and toolfs-read, the manual pages of docs/man, and what
 `meson install` lays out. The options and their defaults are read from docs/SPEC.md §4 and the
-fields of include/tr_options.h, the version from `meson introspect`: never from the binaries."""
+table include/tr_options.def, the version from `meson introspect`: never from the binaries."""
 import json
 import os
 import pathlib
@@ -27,16 +27,24 @@ def spec_options() -> dict:
     return options
 
 
+def table_rows() -> dict:
+    """{name: fronts} of the option table include/tr_options.def (ALL, MOUNT or MCP)."""
+    table = (REPO / "include" / "tr_options.def").read_text()
+    return dict(re.findall(r"^TR_OPTION\((\w+), \w+, [^,]+, (?:SAME|MCP\([^)]*\)), (\w+),",
+                           table, re.M))
+
+
 def header_fields() -> dict:
-    """{name: comment} of struct tr_options in include/tr_options.h."""
-    header = (REPO / "include" / "tr_options.h").read_text()
-    body = header[header.index("struct tr_options {"):]
-    body = body[:body.index("};")]
-    return dict(re.findall(r"\s([a-z_0-9]+);\s*/\*([^*]*)\*/", body))
+    """{name: fronts} of every option: the fields of struct tr_options are the table's rows."""
+    return table_rows()
 
 
 def mount_only() -> set:
-    return {name for name, comment in header_fields().items() if "(daemon)" in comment}
+    return {name for name, fronts in header_fields().items() if fronts == "MOUNT"}
+
+
+def mcp_only() -> set:
+    return {name for name, fronts in header_fields().items() if fronts == "MCP"}
 
 
 def project_version(build_dir) -> str:
@@ -74,11 +82,14 @@ def test_help_lists_every_option_with_its_default(build_dir, name):
     assert text.startswith(f"Usage: {name} ")
     lines = text.splitlines()
     for option, default in spec_options().items():
+        if name == "toolfs" and option in mcp_only():
+            assert not re.search(rf"^  {option}[= ]", text, re.M)
+            continue
         prefix = f"  {option}" if name == "toolfs" else f"  --{option}"
         row = [line for line in lines if re.match(re.escape(prefix) + r"[= ]", line)]
         assert len(row) == 1, f"{option} in {name} --help"
-        if name == "toolfs-read" and option in mount_only():
-            assert row[0].endswith("a toolfs mount option, ignored here")
+        if name == "toolfs-read" and option in mount_only() | mcp_only():
+            assert row[0].endswith(" option, ignored here")
         else:
             assert row[0].endswith(f"(default: {default})"), row[0]
     for flag in (["-f", "-d", "-s", "-o OPT", "allow_other"] if name == "toolfs"
@@ -143,6 +154,8 @@ def rendered(build_dir, page) -> str:
 def test_toolfs_1_gives_every_option_and_default(build_dir):
     lines = [line.strip() for line in rendered(build_dir, "toolfs.1").splitlines()]
     for option, default in spec_options().items():
+        if option in mcp_only():
+            continue
         tags = [i for i, line in enumerate(lines) if re.fullmatch(rf"{option}(=\S+)?", line)]
         assert len(tags) == 1, option
         assert lines[tags[0] + 1].endswith(f"(default: {default}).") or \
@@ -211,7 +224,7 @@ def catalogue(build_dir) -> dict:
 
 def test_every_content_type_and_option_is_documented_everywhere(build_dir):
     """The MCP tool description, the four manual pages and the three --help texts name every
-    contentType of the schema and every option of include/tr_options.h (the mount's own options
+    contentType of the schema and every option of include/tr_options.def (the mount's own options
     are not asked of toolfs-mcp, which has no mount)."""
     missing = []
     for where, text in catalogue(build_dir).items():
@@ -221,6 +234,29 @@ def test_every_content_type_and_option_is_documented_everywhere(build_dir):
         for option in header_fields():
             if "toolfs-mcp" in where and option in mount_only():
                 continue
+            if where in ("man toolfs.1", "toolfs --help") and option in mcp_only():
+                continue
             if not mentions(text, option):
                 missing.append(f"{where}: option {option}")
     assert not missing, "\n".join(missing)
+
+
+def test_options_sections_are_generated_from_the_table(build_dir, tmp_path):
+    """The options sections of the manual pages and docs/SPEC.md are what options-doc writes
+    from include/tr_options.def; one changed default in a copy makes --check fail, naming it."""
+    tool = build_dir / "docs" / "man" / "options-doc"
+    if not tool.exists():
+        pytest.skip("options-doc is not built")
+    assert run(tool, "--check", REPO).returncode == 0
+    for rel in ["docs/SPEC.md"] + [f"docs/man/{page}.in" for page in PAGES]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes((REPO / rel).read_bytes())
+    page = tmp_path / "docs" / "man" / "toolfs.1.in"
+    text = page.read_text()
+    assert text.count("(default: 2000).") >= 1
+    page.write_text(text.replace("(default: 2000).", "(default: 3000).", 1))
+    proc = run(tool, "--check", tmp_path)
+    assert proc.returncode == 1
+    assert "docs/man/toolfs.1.in differs" in proc.stderr.decode()
+    assert run(tool, "--write", tmp_path).returncode == 0
+    assert page.read_text() == text

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* options.c - defaults and parsing of the options of docs/SPEC.md §4 (shared by the CLI and the daemon). */
+/* options.c - defaults, parsing and --help rows of the options of docs/SPEC.md §4, generated from the
+ * table include/tr_options.def (shared by the daemon, the CLI and the MCP server). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,64 +15,66 @@ struct option_spec {
 	struct tr_option_doc doc;
 	enum option_kind kind;
 	size_t offset;
+	uint64_t default_value;
+	bool mcp_differs; /* toolfs-mcp's default is mcp_value */
+	uint64_t mcp_value;
 };
 
-#define OPT(name, kind, value, help, mount_only)                                          \
-	{                                                                                 \
-		{#name, value, help, mount_only}, kind, offsetof(struct tr_options, name) \
-	}
+/* The table's tokens (tr_options.def) as values. */
+#define FRONTS_ALL (TR_FRONT_MOUNT | TR_FRONT_CLI | TR_FRONT_MCP)
+#define FRONTS_MOUNT TR_FRONT_MOUNT
+#define FRONTS_MCP TR_FRONT_MCP
+#define MCP_DEFAULT_SAME false, 0
+#define MCP_DEFAULT_MCP(value) true, (value)
+
 static const struct option_spec option_specs[] = {
-	OPT(max_lines, KIND_COUNT, "N", "lines in a default text window", false),
-	OPT(max_line_chars, KIND_COUNT, "N", "characters shown of one line", false),
-	OPT(max_output, KIND_SIZE, "SIZE", "cap on a result's content", false),
-	OPT(max_image_size, KIND_SIZE, "SIZE", "larger images are too_large", false),
-	OPT(image_max_dim, KIND_COUNT, "N", "images with a longer edge are downscaled", false),
-	OPT(image_max_b64, KIND_SIZE, "SIZE", "images with more base64 are downscaled", false),
-	OPT(max_pdf_size, KIND_SIZE, "SIZE", "larger PDFs are not attached whole", false),
-	OPT(max_pdf_pages, KIND_COUNT, "N", "pages rendered per result", false),
-	OPT(max_notebook_size, KIND_SIZE, "SIZE", "larger notebooks are too_large", false),
-	OPT(max_office_size, KIND_SIZE, "SIZE", "larger Office and ODF files are too_large", false),
-	OPT(max_render_ms, KIND_COUNT, "MS", "renders past this many ms are a timeout", false),
-	OPT(max_read_memory, KIND_SIZE, "SIZE", "memory concurrent big reads share; more wait",
-	    false),
-	OPT(cache_size, KIND_SIZE, "SIZE", "memory for rendered siblings", true),
-	OPT(symlinks, KIND_SYMLINKS, "inside|none", "symlinks get siblings (inside) or not", true),
-	OPT(hide_siblings, KIND_FLAG, NULL, "do not list NAME.tool.json", true),
-	OPT(mcp_structured, KIND_FLAG, NULL, "mcp format: structuredContent, not _meta", false),
-	OPT(mcp_documents, KIND_FLAG, NULL, "mcp format: PDFs as resource blocks", false),
+#define TR_OPTION(name, kind, def, mcp, fronts, value, help, man) \
+	{{#name, value, help, man, FRONTS_##fronts},              \
+	 KIND_##kind,                                             \
+	 offsetof(struct tr_options, name),                       \
+	 (uint64_t)(def),                                         \
+	 MCP_DEFAULT_##mcp},
+#include "tr_options.def"
+#undef TR_OPTION
 };
-#undef OPT
+
+#define N_OPTIONS (sizeof(option_specs) / sizeof(option_specs[0]))
 
 const char *const tr_option_names[] = {
-	"max_lines",       "max_line_chars", "max_output",
-	"max_image_size",  "image_max_dim",  "image_max_b64",
-	"max_pdf_size",    "max_pdf_pages",  "max_notebook_size",
-	"max_office_size", "max_render_ms",  "max_read_memory",
-	"cache_size",      "symlinks",       "hide_siblings",
-	"mcp_structured",  "mcp_documents",  NULL,
+#define TR_OPTION(name, ...) #name,
+#include "tr_options.def"
+#undef TR_OPTION
+	NULL,
 };
+
+/* Stores value in spec's field of opts, as the field's type. */
+static void store(struct tr_options *opts, const struct option_spec *spec, uint64_t value)
+{
+	char *field = (char *)opts + spec->offset;
+
+	switch (spec->kind) {
+	case KIND_FLAG: *(bool *)field = value != 0; break;
+	case KIND_SYMLINKS: *(enum tr_symlink_policy *)field = (enum tr_symlink_policy)value; break;
+	case KIND_COUNT:
+	case KIND_SIZE: *(uint64_t *)field = value; break;
+	}
+}
+
+void tr_options_init_for(struct tr_options *opts, enum tr_front front)
+{
+	*opts = (struct tr_options){0};
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		const struct option_spec *spec = &option_specs[i];
+
+		store(opts, spec,
+		      front == TR_FRONT_MCP && spec->mcp_differs ? spec->mcp_value
+								 : spec->default_value);
+	}
+}
 
 void tr_options_init(struct tr_options *opts)
 {
-	*opts = (struct tr_options){
-		.max_lines = 2000,
-		.max_line_chars = 2000,
-		.max_output = 100 * 1024,
-		.max_image_size = 20 * 1024 * 1024,
-		.image_max_dim = 2000,
-		.image_max_b64 = 5 * 1024 * 1024,
-		.max_pdf_size = 32 * 1024 * 1024,
-		.max_pdf_pages = 20,
-		.max_notebook_size = 64 * 1024 * 1024,
-		.max_office_size = 64 * 1024 * 1024,
-		.max_render_ms = 10000,
-		.max_read_memory = 256 * 1024 * 1024,
-		.cache_size = 256 * 1024 * 1024,
-		.symlinks = TR_SYMLINKS_INSIDE,
-		.hide_siblings = false,
-		.mcp_structured = false,
-		.mcp_documents = false,
-	};
+	tr_options_init_for(opts, TR_FRONT_MOUNT);
 }
 
 /* Compares an option name written with dashes or underscores to its canonical form. */
@@ -88,7 +91,7 @@ static bool name_matches(const char *given, const char *canonical)
 
 static const struct option_spec *find_spec(const char *name)
 {
-	for (size_t i = 0; i < sizeof(option_specs) / sizeof(option_specs[0]); i++)
+	for (size_t i = 0; i < N_OPTIONS; i++)
 		if (name_matches(name, option_specs[i].doc.name))
 			return &option_specs[i];
 	return NULL;
@@ -161,9 +164,9 @@ int tr_options_set(struct tr_options *opts, const char *name, const char *value)
 		return 0;
 	case KIND_SYMLINKS:
 		if (value && strcmp(value, "inside") == 0)
-			opts->symlinks = TR_SYMLINKS_INSIDE;
+			store(opts, spec, TR_SYMLINKS_INSIDE);
 		else if (value && strcmp(value, "none") == 0)
-			opts->symlinks = TR_SYMLINKS_NONE;
+			store(opts, spec, TR_SYMLINKS_NONE);
 		else
 			return -1;
 		return 0;
@@ -200,7 +203,9 @@ int tr_option_format(const struct tr_options *opts, const char *name, char *buf,
 	switch (spec->kind) {
 	case KIND_FLAG: snprintf(buf, size, "%s", *(const bool *)field ? "on" : "off"); break;
 	case KIND_SYMLINKS:
-		snprintf(buf, size, "%s", opts->symlinks == TR_SYMLINKS_INSIDE ? "inside" : "none");
+		snprintf(buf, size, "%s",
+			 *(const enum tr_symlink_policy *)field == TR_SYMLINKS_INSIDE ? "inside"
+										      : "none");
 		break;
 	case KIND_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)field);
@@ -224,41 +229,23 @@ const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size
 	return &spec->doc;
 }
 
-int tr_options_split_arg(int argc, char **argv, int *i, char *name, size_t size, const char **value)
+void tr_options_print_help(FILE *out, const struct tr_options *opts, enum tr_front front)
 {
-	const char *arg = argv[*i];
-	const char *eq;
-	size_t len;
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		const struct tr_option_doc *doc = &option_specs[i].doc;
+		bool mount = front == TR_FRONT_MOUNT;
+		char row[64], value[32];
 
-	if (strncmp(arg, "--", 2) != 0)
-		return -1;
-	eq = strchr(arg + 2, '=');
-	len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-	if (len == 0 || len >= size)
-		return -1;
-	memcpy(name, arg + 2, len);
-	name[len] = '\0';
-	*value = NULL;
-	if (eq) {
-		*value = eq + 1;
-	} else if (!tr_options_is_flag(name)) {
-		if (*i + 1 >= argc)
-			return -2;
-		*value = argv[++*i];
+		if (!(doc->fronts & front) && front != TR_FRONT_CLI)
+			continue;
+		snprintf(row, sizeof(row), "%s%s%s%s", mount ? "" : "--", doc->name,
+			 doc->value ? (mount ? "=" : " ") : "", doc->value ? doc->value : "");
+		if (!(doc->fronts & front)) {
+			fprintf(out, "  %-25s a %s option, ignored here\n", row,
+				doc->fronts & TR_FRONT_MOUNT ? "toolfs mount" : "toolfs-mcp");
+			continue;
+		}
+		tr_option_format(opts, doc->name, value, sizeof(value));
+		fprintf(out, "  %-25s %s (default: %s)\n", row, doc->help, value);
 	}
-	return 0;
-}
-
-void tr_option_print_help(FILE *out, const struct tr_options *opts, const char *name,
-			  const char *prefix, const char *sep)
-{
-	const struct tr_option_doc *doc = tr_option_describe(name, NULL, 0);
-	char row[64], value[32];
-
-	if (!doc)
-		return;
-	tr_option_format(opts, name, value, sizeof(value));
-	snprintf(row, sizeof(row), "%s%s%s%s", prefix, doc->name, doc->value ? sep : "",
-		 doc->value ? doc->value : "");
-	fprintf(out, "  %-25s %s (default: %s)\n", row, doc->help, value);
 }

@@ -9,7 +9,10 @@
  *    probe that looks at file->head (content first; TR_PROBE_EXTENSION only as a hint) and a
  *    read that fills res (tr_result_* setters; failures via tr_result_fail or
  *    tr_result_fail_too_large, never errno or exit). Reuse readers/util (util.h) for I/O,
- *    SHA-256, UTF-8 and base64, and readers/image (image.h) to attach images.
+ *    SHA-256, UTF-8 and base64, and readers/image (image.h) to attach images. A reader that
+ *    shows a window of its units (lines, cells, pages, sheets, slides) records it with
+ *    tr_result_set_window. Its size limit, or any option, is one row of include/tr_options.def
+ *    (then `build/docs/man/options-doc --write .` writes the man pages' and SPEC's lines).
  * 2. The registry: one extern line and one entry in readers/core/registry.c, placed by probe
  *    priority (signature readers before binary and text).
  * 3. The build: `subdir('foo')` in readers/meson.build, and `'foo'` in core_private_inc there.

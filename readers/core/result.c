@@ -171,6 +171,22 @@ void tr_result_set_short(struct tr_result *res, const char *fmt, ...)
 	va_end(ap);
 }
 
+int tr_result_set_window(struct tr_result *res, const char *name, const struct tr_window *w)
+{
+	char sel[80];
+
+	res->range_unit = w->unit;
+	res->range_start = w->first;
+	res->range_end = w->last;
+	res->range_total = w->total;
+	res->truncated = w->cut || w->first > 1 || w->last < w->total;
+	if (!w->next.present)
+		return 0;
+	tr_selector_format(&w->next, sel, sizeof(sel));
+	tr_result_set_next(res, name, sel);
+	return res->next ? 0 : -1;
+}
+
 void tr_result_set_next(struct tr_result *res, const char *basename, const char *sel)
 {
 	free(res->next);

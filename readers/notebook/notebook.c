@@ -327,7 +327,6 @@ static int render_notebook(const struct notebook *nb, const char *name,
 {
 	uint64_t total = nb->n_cells, first = 1, last = total, shown_last;
 	bool cut;
-	char next[48];
 
 	res->range_unit = TR_UNIT_CELL;
 	res->range_total = total;
@@ -355,15 +354,15 @@ static int render_notebook(const struct notebook *nb, const char *name,
 	}
 	if (render_cells(nb, first, last, name, opts, res, &shown_last, &cut) < 0)
 		return -1;
-	res->range_start = first;
-	res->range_end = shown_last;
-	res->truncated = cut || first > 1 || shown_last < total;
-	if (shown_last < total) {
-		snprintf(next, sizeof(next), "%" PRIu64 "-", shown_last + 1);
-		tr_result_set_next(res, name, next);
-		if (!res->next)
-			return -1;
-	}
+	if (tr_result_set_window(res, name,
+				 &(struct tr_window){.unit = TR_UNIT_CELL,
+						     .first = first,
+						     .last = shown_last,
+						     .total = total,
+						     .cut = cut,
+						     .next = {.present = shown_last < total,
+							      .start = shown_last + 1}}) < 0)
+		return -1;
 	if (res->n_images)
 		tr_result_set_short(res,
 				    "Read notebook: %" PRIu64 " %s (%" PRIu64 "-%" PRIu64

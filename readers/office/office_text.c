@@ -379,23 +379,22 @@ int tr_office_sheets_past_end(const struct tr_office_doc *d, size_t n, struct tr
 int tr_office_sheets_result(const struct tr_office_doc *d, const struct tr_office_sheet_view *v,
 			    struct tr_buf *out, struct tr_result *res)
 {
-	char next[64];
 	size_t end = v->shown_last ? v->shown_last : v->first;
+	struct tr_window w = {
+		.unit = TR_UNIT_SHEET,
+		.first = v->first,
+		.last = end,
+		.total = v->n_sheets,
+		.cut = v->capped || v->last < v->n_sheets || v->hidden_skipped || v->from_row > 1,
+	};
 
 	res->success = true;
-	res->range_unit = TR_UNIT_SHEET;
-	res->range_start = v->first;
-	res->range_end = end;
-	res->range_total = v->n_sheets;
-	res->truncated = v->capped || v->first > 1 || v->last < v->n_sheets || v->hidden_skipped ||
-			 v->from_row > 1;
-	if (v->capped) {
-		snprintf(next, sizeof(next), "%" PRIu64 ".%" PRIu64 "-", v->cap_sheet, v->cap_row);
-		tr_result_set_next(res, d->name, next);
-	} else if (v->after <= v->n_sheets) {
-		snprintf(next, sizeof(next), "%zu-", v->after);
-		tr_result_set_next(res, d->name, next);
-	}
+	if (v->capped)
+		w.next = (struct tr_selector){
+			.present = true, .start = v->cap_sheet, .column = v->cap_row};
+	else if (v->after <= v->n_sheets)
+		w.next = (struct tr_selector){.present = true, .start = v->after};
+	tr_result_set_window(res, d->name, &w);
 	tr_buf_free(&res->content);
 	res->content = *out;
 	memset(out, 0, sizeof(*out));
@@ -494,7 +493,6 @@ int tr_office_slides(const struct tr_office_doc *d, size_t n_slides,
 	struct tr_buf out = {0}, slide = {0};
 	size_t first, last, shown_last = 0;
 	bool capped = false, cut = false;
-	char next[48];
 	int rc = -1;
 
 	res->type = TR_TYPE_PRESENTATION;
@@ -550,13 +548,16 @@ int tr_office_slides(const struct tr_office_doc *d, size_t n_slides,
 		}
 	}
 	res->success = true;
-	res->range_start = first;
-	res->range_end = shown_last;
-	res->truncated = capped || cut || first > 1 || shown_last < n_slides;
-	if (shown_last < n_slides) {
-		snprintf(next, sizeof(next), "%zu-", shown_last + 1);
-		tr_result_set_next(res, d->name, next);
-	}
+	tr_result_set_window(
+		res, d->name,
+		&(struct tr_window){
+			.unit = TR_UNIT_SLIDE,
+			.first = first,
+			.last = shown_last,
+			.total = n_slides,
+			.cut = capped || cut,
+			.next = {.present = shown_last < n_slides, .start = shown_last + 1},
+		});
 	tr_buf_free(&res->content);
 	res->content = out;
 	memset(&out, 0, sizeof(out));

@@ -47,6 +47,10 @@ struct tr_pdf_window {
 int tr_pdf_window(const struct tr_selector *sel, uint64_t total, uint64_t default_pages,
 		  uint64_t max_pages, struct tr_pdf_window *win);
 
+/* Sets next to the window of up to step pages that follows page last in a document of total
+ * pages ("11-20", "12"). Returns false, with next->present false, when last is the final page. */
+bool tr_pdf_next_window(uint64_t last, uint64_t total, uint64_t step, struct tr_selector *next);
+
 /* Writes into buf (canonical SEL, e.g. "11-20" or "12") the window of up to step pages that
  * follows page last in a document of total pages. Returns its length, or -1 when last is the
  * final page (nothing follows; buf untouched) or buf is too small. */

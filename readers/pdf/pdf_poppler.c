@@ -221,7 +221,8 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 	struct tr_result *res = rd->res;
 	struct tr_pdf_window win;
 	uint64_t last = 0;
-	char next[48], size_text[32], extra[96] = "";
+	struct tr_window w = {.unit = TR_UNIT_PAGE};
+	char size_text[32], extra[96] = "";
 
 	if (sel->present && sel->column) {
 		tr_result_fail(res, TR_E_OUT_OF_RANGE,
@@ -251,18 +252,14 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 	    tr_result_add_document(res, tr_blob_ref(whole), "application/pdf") < 0)
 		return -1;
 	res->success = true;
-	res->range_unit = TR_UNIT_PAGE;
-	res->range_start = win.first;
-	res->range_end = last;
-	res->range_total = n_pages;
-	res->truncated = rd->cut || (n_pages > 0 && (win.first != 1 || last != n_pages));
-	if (tr_pdf_next_selector(last, n_pages,
-				 sel->present ? rd->opts->max_pdf_pages : TR_PDF_DEFAULT_PAGES,
-				 next, sizeof(next)) >= 0) {
-		tr_result_set_next(res, rd->file->src->name, next);
-		if (!res->next)
-			return -1;
-	}
+	w.first = win.first;
+	w.last = last;
+	w.total = n_pages;
+	w.cut = rd->cut;
+	tr_pdf_next_window(last, n_pages,
+			   sel->present ? rd->opts->max_pdf_pages : TR_PDF_DEFAULT_PAGES, &w.next);
+	if (tr_result_set_window(res, rd->file->src->name, &w) < 0)
+		return -1;
 	tr_format_size(res->meta.size, size_text, sizeof(size_text));
 	/* ", 2 page images" and ", 1 page not rendered (timeout)" when there are any */
 	if (res->n_images)

@@ -36,15 +36,23 @@ int tr_pdf_window(const struct tr_selector *sel, uint64_t total, uint64_t defaul
 	return 0;
 }
 
+bool tr_pdf_next_window(uint64_t last, uint64_t total, uint64_t step, struct tr_selector *next)
+{
+	*next = (struct tr_selector){.present = last < total};
+	if (next->present) {
+		next->start = last + 1;
+		next->end = span_end(next->start, step ? step : 1, total);
+	}
+	return next->present;
+}
+
 int tr_pdf_next_selector(uint64_t last, uint64_t total, uint64_t step, char *buf, size_t size)
 {
-	struct tr_selector next = {.present = true};
+	struct tr_selector next;
 	int n;
 
-	if (last >= total)
+	if (!tr_pdf_next_window(last, total, step, &next))
 		return -1;
-	next.start = last + 1;
-	next.end = span_end(next.start, step ? step : 1, total);
 	n = tr_selector_format(&next, buf, size);
 	return n >= 0 && (size_t)n < size ? n : -1;
 }

@@ -174,31 +174,31 @@ static void fill_window(const char *name, const struct tr_line_scan *ls,
 {
 	uint64_t first = ls->win.first, last = ls->shown_last;
 	uint64_t max_lines = opts->max_lines ? opts->max_lines : 1;
-	struct tr_selector next = {.present = true};
-	char sel_text[64];
+	struct tr_window w = {
+		.unit = TR_UNIT_LINE,
+		.first = first,
+		.last = last,
+		.total = total,
+		.cut = ls->win.column > 1 || ls->cut_line || ls->capped,
+		.next = {.present = true},
+	};
+	struct tr_selector *next = &w.next;
 
 	res->success = true;
-	res->range_start = first;
-	res->range_end = last;
 	res->line_count = (int64_t)(last - first + 1);
-	res->truncated = first > 1 || ls->win.column > 1 || last < total || ls->cut_line ||
-			 ls->capped;
 	if (last < total) {
-		next.start = last + 1;
-		next.end = next.start + (max_lines - 1);
+		next->start = last + 1;
+		next->end = next->start + (max_lines - 1);
 		/* The next window ends at the last line, so the name says exactly what it holds. */
-		if (next.end < next.start || next.end > total)
-			next.end = total;
+		if (next->end < next->start || next->end > total)
+			next->end = total;
 	} else if (ls->cut_line) {
-		next.start = ls->cut_line;
-		next.column = ls->cut_column;
+		next->start = ls->cut_line;
+		next->column = ls->cut_column;
 	} else {
-		next.present = false;
+		next->present = false;
 	}
-	if (next.present) {
-		tr_selector_format(&next, sel_text, sizeof(sel_text));
-		tr_result_set_next(res, name, sel_text);
-	}
+	tr_result_set_window(res, name, &w);
 	tr_result_set_short(res, "Read %" PRIu64 " %s (%" PRIu64 "-%" PRIu64 " of %" PRIu64 ")",
 			    last - first + 1, plural_lines(last - first + 1), first, last, total);
 }

@@ -18,6 +18,7 @@
 #include "core.h"
 #include "expect.h"
 #include "render.h"
+#include "tr_args.h"
 #include "tr_doc.h"
 #include "tr_options.h"
 #include "tr_selector.h"
@@ -314,6 +315,165 @@ static void test_options(void)
 	EXPECT_INT(tr_options_set(&o, "symlinks", "none"), 0);
 	EXPECT_INT(o.symlinks, TR_SYMLINKS_NONE);
 	EXPECT_INT(tr_options_set(&o, "symlinks", "all"), -1);
+	/* toolfs-mcp starts from the table's mcp column where it has one */
+	tr_options_init_for(&o, TR_FRONT_MCP);
+	EXPECT_INT(o.max_output, 40 * 1024);
+	EXPECT_INT(o.image_max_dim, 1568);
+	EXPECT_INT(o.image_max_b64, 1024 * 1024);
+	EXPECT_INT(o.max_pdf_pages, 5);
+	EXPECT_INT(o.max_lines, 2000);
+	EXPECT_INT(o.symlinks, TR_SYMLINKS_INSIDE);
+}
+
+/* What the command-line callbacks below saw. */
+struct args_seen {
+	const char *operands[4];
+	int n_operands, shorts;
+	char extra[64];
+};
+
+static int seen_operand(const struct tr_args *args, const char *arg)
+{
+	struct args_seen *seen = args->ctx;
+
+	if (seen->n_operands == 4)
+		return tr_args_error(args, "unexpected argument: %s", arg);
+	seen->operands[seen->n_operands++] = arg;
+	return 0;
+}
+
+static int seen_option(const struct tr_args *args, const char *name, const char *value)
+{
+	struct args_seen *seen = args->ctx;
+
+	if (strcmp(name, "-f") == 0) {
+		seen->shorts++;
+		return TR_ARG_TAKEN;
+	}
+	if (strcmp(name, "own") == 0)
+		return value && strcmp(value, "ok") == 0 ? TR_ARG_TAKEN : TR_ARG_INVALID;
+	return TR_ARG_NOT_MINE;
+}
+
+static int seen_extra(const struct tr_args *args, const char *item)
+{
+	struct args_seen *seen = args->ctx;
+
+	snprintf(seen->extra, sizeof(seen->extra), "%s", item);
+	return 0;
+}
+
+static int parse_line(enum tr_front front, struct tr_options *opts, struct args_seen *seen,
+		      char *line)
+{
+	char *argv[16] = {"prog"};
+	int argc = 1;
+	struct tr_args args = {
+		.program = "prog",
+		.front = front,
+		.operand = seen_operand,
+		.option = seen_option,
+		.extra = front == TR_FRONT_MOUNT ? seen_extra : NULL,
+		.ctx = seen,
+	};
+	FILE *saved = stderr, *quiet = fopen("/dev/null", "w");
+	int rc;
+
+	for (char *save = NULL, *word = strtok_r(line, " ", &save); word && argc < 15;
+	     word = strtok_r(NULL, " ", &save))
+		argv[argc++] = word;
+	memset(seen, 0, sizeof(*seen));
+	tr_options_init(opts);
+	if (quiet)
+		stderr = quiet; /* the usage errors asked for are not news */
+	rc = tr_args_parse(&args, argc, argv, opts);
+	stderr = saved;
+	if (quiet)
+		fclose(quiet);
+	return rc;
+}
+
+/* The one command-line parser: --NAME VALUE, --NAME=VALUE, flags and operands for toolfs-read
+ * and toolfs-mcp; -o lists, short options and FUSE's leftovers for the mount. */
+static void test_args(void)
+{
+	struct tr_options o;
+	struct args_seen seen;
+	char line[128];
+	snprintf(line, sizeof(line), "--max-lines 5 a --hide_siblings --max_output=2K -- -b");
+	EXPECT_INT(parse_line(TR_FRONT_CLI, &o, &seen, line), -1);
+	EXPECT_INT(o.max_lines, 5);
+	EXPECT(o.hide_siblings);
+	EXPECT_INT(o.max_output, 2048);
+	EXPECT_INT(seen.n_operands, 2);
+	EXPECT_STR(seen.operands[1], "-b");
+	snprintf(line, sizeof(line), "--own ok --max-lines");
+	EXPECT_INT(parse_line(TR_FRONT_CLI, &o, &seen, line), 2); /* needs a value */
+	snprintf(line, sizeof(line), "--own bad");
+	EXPECT_INT(parse_line(TR_FRONT_CLI, &o, &seen, line), 2);
+	snprintf(line, sizeof(line), "--no-such 1");
+	EXPECT_INT(parse_line(TR_FRONT_CLI, &o, &seen, line), 2);
+	snprintf(line, sizeof(line), "-x a");
+	EXPECT_INT(parse_line(TR_FRONT_CLI, &o, &seen, line), 2);
+	snprintf(line, sizeof(line), "-f -o max_lines=7,own=ok,ro,symlinks=none src mnt");
+	EXPECT_INT(parse_line(TR_FRONT_MOUNT, &o, &seen, line), -1);
+	EXPECT_INT(seen.shorts, 1);
+	EXPECT_INT(o.max_lines, 7);
+	EXPECT_INT(o.symlinks, TR_SYMLINKS_NONE);
+	EXPECT_STR(seen.extra, "ro");
+	EXPECT_INT(seen.n_operands, 2);
+	snprintf(line, sizeof(line), "-omax_lines=0 src mnt");
+	EXPECT_INT(parse_line(TR_FRONT_MOUNT, &o, &seen, line), 2);
+	snprintf(line, sizeof(line), "--max-lines=3 src mnt");
+	EXPECT_INT(parse_line(TR_FRONT_MOUNT, &o, &seen, line), 2);
+	snprintf(line, sizeof(line), "-o");
+	EXPECT_INT(parse_line(TR_FRONT_MOUNT, &o, &seen, line), 2);
+}
+
+/* The window of a result: range as given, truncated when cut or not all of total, next named
+ * after the file. */
+static void test_result_window(void)
+{
+	struct tr_result res;
+
+	EXPECT_INT(tr_result_init(&res, "a/b.txt"), 0);
+	EXPECT_INT(tr_result_set_window(
+			   &res, "b.txt",
+			   &(struct tr_window){
+				   .unit = TR_UNIT_LINE, .first = 1, .last = 10, .total = 10}),
+		   0);
+	EXPECT_INT(res.range_unit, TR_UNIT_LINE);
+	EXPECT_INT(res.range_start, 1);
+	EXPECT_INT(res.range_end, 10);
+	EXPECT_INT(res.range_total, 10);
+	EXPECT(!res.truncated);
+	EXPECT(res.next == NULL);
+	tr_result_set_window(
+		&res, "b.txt",
+		&(struct tr_window){.unit = TR_UNIT_SHEET,
+				    .first = 2,
+				    .last = 3,
+				    .total = 3,
+				    .next = {.present = true, .start = 3, .column = 41}});
+	EXPECT(res.truncated);
+	EXPECT_STR(res.next, "b.txt:3.41-.tool.json");
+	tr_result_set_window(&res, "b.txt",
+			     &(struct tr_window){.unit = TR_UNIT_CELL,
+						 .first = 1,
+						 .last = 4,
+						 .total = 9,
+						 .next = {.present = true, .start = 5}});
+	EXPECT(res.truncated);
+	EXPECT_STR(res.next, "b.txt:5-.tool.json");
+	tr_result_set_window(
+		&res, "b.txt",
+		&(struct tr_window){
+			.unit = TR_UNIT_PAGE, .first = 1, .last = 1, .total = 1, .cut = true});
+	EXPECT(res.truncated);
+	/* no pages: nothing shown, nothing cut */
+	tr_result_set_window(&res, "b.txt", &(struct tr_window){.unit = TR_UNIT_PAGE});
+	EXPECT(!res.truncated);
+	tr_result_destroy(&res);
 }
 
 /* The render budget's clock: no deadline never passes, one in the past has, one far ahead has
@@ -732,6 +892,8 @@ int main(void)
 	test_selectors();
 	test_virtual_names();
 	test_options();
+	test_result_window();
+	test_args();
 	test_deadline();
 	test_content_types_list();
 	return EXPECT_DONE();
