@@ -13,6 +13,7 @@ struct tr_options {
 	uint64_t max_lines;              /* 2000: lines in a default text window */
 	uint64_t max_line_chars;         /* 2000: code points shown of one line */
 	uint64_t max_output;             /* 100 KiB: cap on content bytes */
+	uint64_t max_tokens;             /* 0 (off): cap on content's estimated o200k_base tokens */
 	uint64_t max_image_size;         /* 20 MiB */
 	uint64_t image_max_dim;          /* 2000 px */
 	uint64_t image_max_b64;          /* 5 MiB of base64 */

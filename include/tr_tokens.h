@@ -16,6 +16,10 @@
  * repository's files. Never more than len, never 0 for non-empty text. */
 uint64_t tr_tokens_estimate(const char *s, size_t len);
 
+/* The same estimate in thousandths of a token, unrounded and unclamped: pieces of a text
+ * weighed one by one add up to the whole (the text reader's max_tokens sums lines). */
+uint64_t tr_tokens_weigh(const char *s, size_t len);
+
 /* What an image of width x height pixels costs as a model input: Anthropic's formula
  * (width * height / 750, rounded up), and OpenAI's tile formula for high detail (fit within
  * 2048x2048, then the shorter side to 768; 85 + 170 per 512-pixel tile). */

@@ -7,7 +7,7 @@
 
 #include "tr_options.h"
 
-enum option_kind { KIND_COUNT, KIND_SIZE, KIND_FLAG, KIND_SYMLINKS };
+enum option_kind { KIND_COUNT, KIND_LIMIT, KIND_SIZE, KIND_FLAG, KIND_SYMLINKS };
 
 struct option_spec {
 	struct tr_option_doc doc;
@@ -23,6 +23,7 @@ static const struct option_spec option_specs[] = {
 	OPT(max_lines, KIND_COUNT, "N", "lines in a default text window", false),
 	OPT(max_line_chars, KIND_COUNT, "N", "characters shown of one line", false),
 	OPT(max_output, KIND_SIZE, "SIZE", "cap on a result's content", false),
+	OPT(max_tokens, KIND_LIMIT, "N|off", "cap on content's estimated tokens", false),
 	OPT(max_image_size, KIND_SIZE, "SIZE", "larger images are too_large", false),
 	OPT(image_max_dim, KIND_COUNT, "N", "images with a longer edge are downscaled", false),
 	OPT(image_max_b64, KIND_SIZE, "SIZE", "images with more base64 are downscaled", false),
@@ -45,6 +46,7 @@ const char *const tr_option_names[] = {
 	"max_lines",
 	"max_line_chars",
 	"max_output",
+	"max_tokens",
 	"max_image_size",
 	"image_max_dim",
 	"image_max_b64",
@@ -68,6 +70,7 @@ void tr_options_init(struct tr_options *opts)
 		.max_lines = 2000,
 		.max_line_chars = 2000,
 		.max_output = 100 * 1024,
+		.max_tokens = 0,
 		.max_image_size = 20 * 1024 * 1024,
 		.image_max_dim = 2000,
 		.image_max_b64 = 5 * 1024 * 1024,
@@ -178,6 +181,10 @@ int tr_options_set(struct tr_options *opts, const char *name, const char *value)
 		else
 			return -1;
 		return 0;
+	case KIND_LIMIT: /* a count, or no limit: 0 or off */
+		if (value && (strcmp(value, "off") == 0 || strcmp(value, "0") == 0))
+			return *(uint64_t *)field = 0, 0;
+		return parse_number(value, false, (uint64_t *)field);
 	case KIND_COUNT:
 	case KIND_SIZE: return parse_number(value, spec->kind == KIND_SIZE, (uint64_t *)field);
 	}
@@ -213,6 +220,12 @@ int tr_option_format(const struct tr_options *opts, const char *name, char *buf,
 	case KIND_SYMLINKS:
 		snprintf(buf, size, "%s", opts->symlinks == TR_SYMLINKS_INSIDE ? "inside" : "none");
 		break;
+	case KIND_LIMIT:
+		if (!*(const uint64_t *)field) {
+			snprintf(buf, size, "off");
+			break;
+		}
+		/* fall through */
 	case KIND_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)field);
 		break;

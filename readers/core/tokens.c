@@ -179,16 +179,23 @@ static const uint32_t weight[N_FEATURES] = {
 	[F_KANA] = 639,        [F_OTHER_HIGH] = 500,  [F_BLOB_CHARS] = 671, [F_HEX_CHARS] = 580,
 };
 
-uint64_t tr_tokens_estimate(const char *s, size_t len)
+uint64_t tr_tokens_weigh(const char *s, size_t len)
 {
 	uint64_t f[N_FEATURES] = {0}, sum = 0;
 
-	if (!len)
-		return 0;
 	count_features((const unsigned char *)s, len, f);
 	for (int i = 0; i < N_FEATURES; i++)
 		sum += f[i] * weight[i];
-	sum = (sum + 500) / 1000;
+	return sum;
+}
+
+uint64_t tr_tokens_estimate(const char *s, size_t len)
+{
+	uint64_t sum;
+
+	if (!len)
+		return 0;
+	sum = (tr_tokens_weigh(s, len) + 500) / 1000;
 	return sum < 1 ? 1 : sum > len ? len : sum;
 }
 

@@ -23,14 +23,15 @@ enum { EXIT_USAGE = 2 };
 /* What the line buffer keeps between lines: one longer line does not leave it large. */
 #define LINE_KEEP (64 * 1024)
 
-/* Defaults chosen for MCP clients (README "MCP server"): a text result stays well under Claude
- * Code's default cap of 25,000 tokens even at 2 bytes a token, images at the long edge the
- * Anthropic API recommends, and the pages and images of one result under the SDK's 10 MiB
- * line. */
+/* Defaults chosen for MCP clients (README "MCP server"): a text result of at most 20,000
+ * estimated tokens, under Claude Code's default cap of 25,000 with the estimate's 10% and the
+ * result's envelope (the byte cap, toolfs-read's 100K, rarely cuts first), images at the long
+ * edge the Anthropic API recommends, and the pages and images of one result under the SDK's
+ * 10 MiB line. */
 static void mcp_defaults(struct tr_options *opts)
 {
 	tr_options_init(opts);
-	opts->max_output = 40 * 1024;
+	opts->max_tokens = 20000;
 	opts->image_max_dim = 1568;
 	opts->image_max_b64 = 1024 * 1024;
 	opts->max_pdf_pages = 5;

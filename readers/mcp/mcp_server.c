@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mcp.h"
+#include "tr_tokens.h"
 
 enum {
 	RPC_PARSE_ERROR = -32700,
@@ -246,23 +247,37 @@ static cJSON *tool_result_schema(void)
 	return cJSON_Parse(schema);
 }
 
-/* The read tool's description: read_description, the contentType values a result carries, and
- * this server's option values (every reader option of the table in core/options.c), so that a
- * model knows the limits it reads under. Returns a malloc'd string or NULL. */
+/* The read tool's description: read_description, the contentType values a result carries, what
+ * a result costs, and this server's option values (every reader option of the table in
+ * core/options.c), so that a model knows the limits it reads under. Returns a malloc'd string
+ * or NULL. */
 static char *describe_read(const struct tr_options *opts)
 {
-	char types[160], value[32];
-	size_t cap = sizeof(read_description) + 1024, used;
+	char types[160], value[32], budget[96];
+	size_t cap = sizeof(read_description) + 1536, used;
 	char *text = malloc(cap);
+	uint32_t dim = (uint32_t)(opts->image_max_dim > 100000 ? 100000 : opts->image_max_dim);
 
 	if (!text)
 		return NULL;
 	tr_content_types_list(types, sizeof(types));
-	used = (size_t)snprintf(text, cap,
-				"%s The types read (contentType): %s. A PDF page not rendered "
-				"within max_render_ms says timeout; its text is still there. This "
-				"server's options:",
-				read_description, types);
+	if (opts->max_tokens)
+		snprintf(budget, sizeof(budget), "at most %llu tokens of text by default",
+			 (unsigned long long)opts->max_tokens);
+	else
+		snprintf(budget, sizeof(budget), "text up to max_output bytes");
+	used = (size_t)snprintf(
+		text, cap,
+		"%s The types read (contentType): %s. A PDF page not rendered within "
+		"max_render_ms says timeout; its text is still there. Costs: a text file's result "
+		"holds %s (max_tokens sets fewer or more per call; line numbers cost about 4 "
+		"tokens a line); "
+		"each image costs up to about %llu tokens (Claude: width x height / 750) or %llu "
+		"(OpenAI tiles); each result says its cost in metadata.tokens. This server's "
+		"options:",
+		read_description, types, budget,
+		(unsigned long long)tr_tokens_image_anthropic(dim, dim),
+		(unsigned long long)tr_tokens_image_openai(dim, dim));
 	for (size_t i = 0; tr_option_names[i] && used < cap; i++) {
 		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
 
@@ -284,6 +299,15 @@ static void add_server_info(cJSON *obj, const char *key)
 	cJSON_AddStringToObject(info, "name", "toolfs-mcp");
 	cJSON_AddStringToObject(info, "title", "toolfs");
 	cJSON_AddStringToObject(info, "version", TOOLFS_VERSION);
+}
+
+/* A 2026-07-28 result that never changes while the process runs: how long a client may keep
+ * it, for this client only (it names this server's options), and who answered. */
+static void add_cache_hints(cJSON *result)
+{
+	cJSON_AddNumberToObject(result, "ttlMs", TOOLS_LIST_TTL_MS);
+	cJSON_AddStringToObject(result, "cacheScope", "private");
+	add_server_info(cJSON_AddObjectToObject(result, "_meta"), META_SERVER_INFO);
 }
 
 static const char instructions[] = "Use the read tool to read files: numbered text, images you "
@@ -323,6 +347,11 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 				       "\"A-B\", e.g. \"3\" or \"2-5\". Not with offset/limit.");
 	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");
 	cJSON_AddItemToObject(props, "pages", pages);
+	cJSON_AddItemToObject(props, "max_tokens",
+			      integer_property("The most tokens of text to return (estimated in "
+					       "o200k_base, line numbers included); a longer file "
+					       "ends where they run out, with the offset to read on. "
+					       "Default: the server's max_tokens."));
 	required = cJSON_AddArrayToObject(schema, "required");
 	cJSON_AddItemToArray(required, cJSON_CreateString("file_path"));
 	cJSON_AddBoolToObject(schema, "additionalProperties", false);
@@ -351,11 +380,8 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 	cJSON_AddBoolToObject(ann, "idempotentHint", true);
 	cJSON_AddBoolToObject(ann, "openWorldHint", false);
 
-	if (modern) {
-		cJSON_AddNumberToObject(result, "ttlMs", TOOLS_LIST_TTL_MS);
-		cJSON_AddStringToObject(result, "cacheScope", "private");
-		add_server_info(cJSON_AddObjectToObject(result, "_meta"), META_SERVER_INFO);
-	}
+	if (modern)
+		add_cache_hints(result);
 	text = cJSON_PrintUnformatted(result);
 	cJSON_Delete(result);
 	return text;
@@ -383,9 +409,7 @@ static char *build_discover(void)
 				      cJSON_AddObjectToObject(result, "capabilities"), "tools"),
 			      "listChanged", false);
 	cJSON_AddStringToObject(result, "instructions", instructions);
-	cJSON_AddNumberToObject(result, "ttlMs", TOOLS_LIST_TTL_MS);
-	cJSON_AddStringToObject(result, "cacheScope", "private");
-	add_server_info(cJSON_AddObjectToObject(result, "_meta"), META_SERVER_INFO);
+	add_cache_hints(result);
 	text = cJSON_PrintUnformatted(result);
 	cJSON_Delete(result);
 	return text;

@@ -40,6 +40,7 @@ static void window_for(const struct tr_selector *sel, const struct tr_options *o
 		win->last = sel->end;
 	win->max_line_chars = opts->max_line_chars ? opts->max_line_chars : 1;
 	win->max_output = opts->max_output;
+	win->max_tokens = opts->max_tokens;
 }
 
 static int scan_sink(void *ctx, const unsigned char *data, size_t len)
