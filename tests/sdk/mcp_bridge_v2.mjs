@@ -7,7 +7,7 @@
 //   {"op":"list"} -> the tools/list result (validated by the SDK)
 //   {"op":"call","name":N,"arguments":{...}} -> {"ok":true,"result":R} or
 //       {"ok":false,"code":C,"message":M}
-//   {"op":"wire"} -> the requests the client sent and the responses it got, raw, so far
+//   {"op":"wire"} -> the requests the client sent and (once connected) the answers it got, raw
 //   {"op":"close"} -> {"closed":true}
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/client';
@@ -17,17 +17,19 @@ let client = null;
 let transport = null;
 const wire = [];
 
-// Records what crosses the transport: the SDK's StdioClientTransport is subclassed only to
-// watch, which also makes the client probe on this connection instead of a sibling process.
+// Records what crosses the transport. The SDK's StdioClientTransport is subclassed to watch
+// what it sends (which also makes the client probe on this connection instead of a sibling
+// process); what it receives is watched once connected.
 class TappedTransport extends StdioClientTransport {
   async send(message, options) {
     wire.push({ sent: message });
     return super.send(message, options);
   }
-  set onmessage(handler) {
-    super.onmessage = (message, extra) => { wire.push({ got: message }); handler(message, extra); };
-  }
-  get onmessage() { return super.onmessage; }
+}
+
+function tapReceived(t) {
+  const handler = t.onmessage;
+  t.onmessage = (message, extra) => { wire.push({ got: message }); handler(message, extra); };
 }
 
 async function run(cmd) {
@@ -39,6 +41,7 @@ async function run(cmd) {
       transport = new TappedTransport({ command: cmd.command, args: cmd.args ?? [],
         stderr: 'inherit' });
       await client.connect(transport);
+      tapReceived(transport);
       return { era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion(),
         serverVersion: client.getServerVersion(), capabilities: client.getServerCapabilities(),
         instructions: client.getInstructions(), discover: client.getDiscoverResult() ?? null };
