@@ -62,10 +62,10 @@ def root(tmp_path_factory) -> pathlib.Path:
 class Bridge:
     """One node process running mcp_bridge.mjs: send(op dict) -> the op's value."""
 
-    def __init__(self):
-        if not (SDK / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+    def __init__(self, script="mcp_bridge.mjs", package="sdk"):
+        if not (SDK / "node_modules" / "@modelcontextprotocol" / package).is_dir():
             pytest.fail("the SDKs are not installed: run (cd tests/sdk && npm ci), as tests/run does")
-        self.proc = subprocess.Popen(["node", str(SDK / "mcp_bridge.mjs")], cwd=SDK,
+        self.proc = subprocess.Popen(["node", str(SDK / script)], cwd=SDK,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def send(self, cmd: dict, timeout: float = 120):

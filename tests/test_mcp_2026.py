@@ -9,14 +9,13 @@ options (equal but for resultType and the continuation phrase), a fresh 2025 ses
 cat -n built in Python, js-tiktoken's o200k_base count."""
 import json
 import pathlib
-import select
 import subprocess
 import sys
 
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_mcp import (CALL_HINT, SDK, cli_mcp, mcp_bin, raw_session, root,  # noqa: E402,F401
+from test_mcp import (CALL_HINT, Bridge, cli_mcp, mcp_bin, raw_session, root,  # noqa: E402,F401
                       split_hint)
 from test_tokens import exact_tokens  # noqa: E402
 
@@ -26,35 +25,16 @@ META = {"io.modelcontextprotocol/protocolVersion": MODERN,
 CLAUDE_CODE_CAP = 25000
 
 
-class BridgeV2:
+class BridgeV2(Bridge):
     """One node process running mcp_bridge_v2.mjs: send(op dict) -> the op's value."""
 
     def __init__(self):
-        if not (SDK / "node_modules" / "@modelcontextprotocol" / "client").is_dir():
-            pytest.fail("the SDKs are not installed: run (cd tests/sdk && npm ci), as tests/run does")
-        self.proc = subprocess.Popen(["node", str(SDK / "mcp_bridge_v2.mjs")], cwd=SDK,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def send(self, cmd: dict, timeout: float = 120):
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        assert ready, f"the bridge did not answer {cmd['op']} in {timeout}s"
-        answer = json.loads(self.proc.stdout.readline())
-        assert answer["ok"], answer.get("error")
-        return answer["value"]
+        super().__init__("mcp_bridge_v2.mjs", "client")
 
     def call(self, **arguments) -> dict:
         got = self.send({"op": "call", "name": "read", "arguments": arguments})
         assert got["ok"], got
         return got["result"]
-
-    def close(self):
-        try:
-            self.send({"op": "close"})
-        finally:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
 
 
 def connect(mcp_bin, root, mode, *args) -> BridgeV2:
@@ -148,6 +128,7 @@ def test_legacy_mode_is_the_2025_session(mcp_bin, root, toolfs_read):
         raw = wire_result(bridge, "tools/call")
         assert "resultType" not in raw
         assert raw == cli_mcp(toolfs_read, root, "hello.py")
+        assert {k: v for k, v in got.items() if k != "resultType"} == raw
     finally:
         bridge.close()
 
