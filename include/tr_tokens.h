@@ -20,6 +20,10 @@ uint64_t tr_tokens_estimate(const char *s, size_t len);
  * weighed one by one add up to the whole (the text reader's max_tokens sums lines). */
 uint64_t tr_tokens_weigh(const char *s, size_t len);
 
+/* The estimate of a text of len bytes that weighs milli thousandths: tr_tokens_estimate(s, len)
+ * is tr_tokens_round(tr_tokens_weigh(s, len), len). */
+uint64_t tr_tokens_round(uint64_t milli, size_t len);
+
 /* What an image of width x height pixels costs as a model input: Anthropic's formula
  * (width * height / 750, rounded up), and OpenAI's tile formula for high detail (fit within
  * 2048x2048, then the shorter side to 768; 85 + 170 per 512-pixel tile). */

@@ -44,7 +44,8 @@ def root(tmp_path_factory) -> pathlib.Path:
     (src / "sub").mkdir()
     (src / "sub" / "inner.txt").write_text("inside a folder\n")
     # long lines and many of them: cut by max_tokens (20000) before max_lines
-    (src / "wide.log").write_text("".join(f"{n} " + "x" * (n % 97) + "\n" for n in range(1, 3001)))
+    (src / "wide.log").write_text("".join(f"{n} " + " ".join(f"w{k}" for k in range(n % 97 // 3))
+                                          + "\n" for n in range(1, 3001)))
     outside = base / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("not for the model\n")

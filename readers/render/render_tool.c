@@ -43,7 +43,9 @@ static void write_tokens(struct tr_json *j, const struct tr_result *res)
 	tr_json_key(j, "tokenizer");
 	tr_json_cstring(j, TR_TOKENIZER);
 	tr_json_key(j, "content");
-	tr_json_uint(j, tr_tokens_estimate(res->content.data, res->content.len));
+	tr_json_uint(j, res->meta.has_content_tokens
+				? res->meta.content_tokens
+				: tr_tokens_estimate(res->content.data, res->content.len));
 	if (res->n_images) {
 		tr_json_key(j, "images");
 		tr_json_begin_array(j);

@@ -9,6 +9,7 @@
 
 #include "reader.h"
 #include "text.h"
+#include "tr_tokens.h"
 #include "util.h"
 
 /* The file is read in chunks of this size: large enough that syscalls do not count, small
@@ -230,6 +231,11 @@ static int result_from_scan(const char *name, struct tr_line_scan *ls,
 		tr_buf_free(&res->content);
 		res->content = ls->content;
 		memset(&ls->content, 0, sizeof(ls->content));
+		if (ls->win.max_tokens) { /* every line weighed: metadata.tokens need not again */
+			res->meta.has_content_tokens = true;
+			res->meta.content_tokens =
+				tr_tokens_round(ls->milli_tokens, res->content.len);
+		}
 		fill_window(name, ls, opts, total, res);
 	}
 	return res->short_result ? 0 : -1;
