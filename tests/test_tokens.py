@@ -156,3 +156,17 @@ def test_max_tokens_option_forms(toolfs_read):
     assert r.rc == 0 and r.json["range"]["end"] == r.json["range"]["total"]
     r = toolfs_read(REPO / "README.md", "--max-tokens", "x")
     assert r.rc == 2 and "max-tokens" in r.err.replace("_", "-")
+
+
+def test_mount_takes_max_tokens_as_the_cli_does(build_dir, toolfs_read, corpus, tmp_path):
+    """-o max_tokens=N: the sibling is the bytes toolfs-read --max_tokens N prints."""
+    import mount_util
+    binary = build_dir / "fs" / "toolfs"
+    if not binary.exists():
+        pytest.skip("toolfs is not built")
+    with mount_util.mounted(binary, corpus, tmp_path / "mnt", "-o", "max_tokens=700") as m:
+        got = (m.path / "code.py.tool.json").read_bytes()
+    want = toolfs_read(corpus / "code.py", "--max_tokens", "700")
+    assert json.loads(got)["metadata"]["tokens"]["content"] <= 700
+    assert json.loads(got)["range"] == want.json["range"]
+    assert json.loads(got)["content"] == want.json["content"]
