@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/tokens.py - what the token estimate (metadata.tokens, max_tokens; include/tr_tokens.h)
 costs a text read.
 

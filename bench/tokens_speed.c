@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tokens_speed.c - bench/tokens.py's timer of the token estimate alone: for each FILE, the
  * median time of tr_tokens_estimate over its bytes, in microseconds, one line each. */
 #include <stdio.h>

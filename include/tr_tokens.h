@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_tokens.h - what a result costs a model: an estimate of text's tokens in o200k_base (the
  * tokenizer of current OpenAI models, the reference of docs/SPEC.md §2) and each provider's
  * published price of an image in tokens. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """toolfs-mcp under MCP revision 2026-07-28 (docs/SPEC.md §7), beside the handshake revisions:
 the official TypeScript SDK v2 client (@modelcontextprotocol/client, pinned in tests/sdk, driven
 by tests/sdk/mcp_bridge_v2.mjs) pinned to 2026-07-28, in its default auto mode and in legacy

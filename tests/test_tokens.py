@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """metadata.tokens (docs/SPEC.md §2) against independent oracles: js-tiktoken's exact o200k_base
 count (pinned in tests/sdk) of the content toolfs-read returns, for every file of the generated
 mixed corpus (tests/token_corpus.py) and of this repository; the providers' image formulas

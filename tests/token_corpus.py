@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """token_corpus.py - writes the mixed corpus the token estimate is checked on (tests/test_tokens.py,
 bench/tokens.py): generated source code in several languages, English prose, JSON, minified
 JavaScript, CSV, CJK text and base64 noise, each from a fixed seed, so every run checks the same

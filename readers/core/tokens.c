@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tokens.c - the token estimate and the image prices of include/tr_tokens.h. */
 #include <math.h>
 
@@ -27,17 +28,32 @@ enum byte_class {
 	N_CLASSES
 };
 
-#define PAIR(a, b) ((a) * N_CLASSES + (b))
+#define PAIR(a, b) ((a)*N_CLASSES + (b))
 
 static const unsigned char byte_class[256] = {
-	[0x00 ... 0x08] = C_PUNCT,    ['\t'] = C_TAB,          ['\n'] = C_NEWLINE,
-	[0x0b ... 0x0c] = C_PUNCT,    ['\r'] = C_NEWLINE,      [0x0e ... 0x1f] = C_PUNCT,
-	[' '] = C_SPACE,              ['!' ... '/'] = C_PUNCT, ['0' ... '9'] = C_DIGIT,
-	[':' ... '@'] = C_PUNCT,      ['A' ... 'Z'] = C_UPPER, ['['] = C_PUNCT,
-	['\\'] = C_BACKSLASH,         [']' ... '`'] = C_PUNCT, ['a' ... 'z'] = C_LOWER,
-	['{' ... 0x7f] = C_PUNCT,     [0x80 ... 0xbf] = C_CONT, [0xc0 ... 0xdf] = C_LEAD2,
-	[0xe0 ... 0xe2] = C_LEAD_OTHER, [0xe3] = C_LEAD_E3,     [0xe4 ... 0xe9] = C_LEAD_CJK,
-	[0xea ... 0xed] = C_LEAD_HANGUL, [0xee ... 0xff] = C_LEAD_OTHER,
+	[0x00 ... 0x08] = C_PUNCT,
+	['\t'] = C_TAB,
+	['\n'] = C_NEWLINE,
+	[0x0b ... 0x0c] = C_PUNCT,
+	['\r'] = C_NEWLINE,
+	[0x0e ... 0x1f] = C_PUNCT,
+	[' '] = C_SPACE,
+	['!' ... '/'] = C_PUNCT,
+	['0' ... '9'] = C_DIGIT,
+	[':' ... '@'] = C_PUNCT,
+	['A' ... 'Z'] = C_UPPER,
+	['['] = C_PUNCT,
+	['\\'] = C_BACKSLASH,
+	[']' ... '`'] = C_PUNCT,
+	['a' ... 'z'] = C_LOWER,
+	['{' ... 0x7f] = C_PUNCT,
+	[0x80 ... 0xbf] = C_CONT,
+	[0xc0 ... 0xdf] = C_LEAD2,
+	[0xe0 ... 0xe2] = C_LEAD_OTHER,
+	[0xe3] = C_LEAD_E3,
+	[0xe4 ... 0xe9] = C_LEAD_CJK,
+	[0xea ... 0xed] = C_LEAD_HANGUL,
+	[0xee ... 0xff] = C_LEAD_OTHER,
 };
 
 /* Thousandths of a token per class pair: least squares on the relative error to js-tiktoken's

@@ -35,7 +35,6 @@ enum {
 /* What a modern result adds to its members (the JSON text is spliced before the closing '}'). */
 #define MODERN_RESULT_TAIL ",\"resultType\":\"complete\"}"
 
-
 /* The protocol versions of the official TypeScript SDK (SUPPORTED_PROTOCOL_VERSIONS of
  * @modelcontextprotocol/sdk 1.32.2), newest first: a client's version is answered with itself
  * when listed, else with the newest, as the SDK's server does. */
@@ -347,11 +346,12 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 				       "\"A-B\", e.g. \"3\" or \"2-5\". Not with offset/limit.");
 	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");
 	cJSON_AddItemToObject(props, "pages", pages);
-	cJSON_AddItemToObject(props, "max_tokens",
-			      integer_property("The most tokens of text to return (estimated in "
-					       "o200k_base, line numbers included); a longer file "
-					       "ends where they run out, with the offset to read on. "
-					       "Default: the server's max_tokens."));
+	cJSON_AddItemToObject(
+		props, "max_tokens",
+		integer_property("The most tokens of text to return (estimated in "
+				 "o200k_base, line numbers included); a longer file "
+				 "ends where they run out, with the offset to read on. "
+				 "Default: the server's max_tokens."));
 	required = cJSON_AddArrayToObject(schema, "required");
 	cJSON_AddItemToArray(required, cJSON_CreateString("file_path"));
 	cJSON_AddBoolToObject(schema, "additionalProperties", false);
@@ -405,9 +405,9 @@ static char *build_discover(void)
 	char *text;
 
 	cJSON_AddItemToObject(result, "supportedVersions", supported_versions());
-	cJSON_AddBoolToObject(cJSON_AddObjectToObject(
-				      cJSON_AddObjectToObject(result, "capabilities"), "tools"),
-			      "listChanged", false);
+	cJSON_AddBoolToObject(
+		cJSON_AddObjectToObject(cJSON_AddObjectToObject(result, "capabilities"), "tools"),
+		"listChanged", false);
 	cJSON_AddStringToObject(result, "instructions", instructions);
 	add_cache_hints(result);
 	text = cJSON_PrintUnformatted(result);

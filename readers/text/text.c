@@ -233,8 +233,8 @@ static int result_from_scan(const char *name, struct tr_line_scan *ls,
 		memset(&ls->content, 0, sizeof(ls->content));
 		if (ls->win.max_tokens) { /* every line weighed: metadata.tokens need not again */
 			res->meta.has_content_tokens = true;
-			res->meta.content_tokens =
-				tr_tokens_round(ls->milli_tokens, res->content.len);
+			res->meta.content_tokens = tr_tokens_round(ls->milli_tokens,
+								   res->content.len);
 		}
 		fill_window(name, ls, opts, total, res);
 	}

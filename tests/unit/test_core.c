@@ -341,8 +341,11 @@ static void test_options(void)
 static void test_tokens(void)
 {
 	static const char *const lines[] = {
-		"     1\tint main(void)\n", "     2\t{\n", "     3\t\treturn 0; /* \"ok\" */\n",
-		"     4\t}\n", "     5\t\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xd1\x82\xd0\xb5\xd0\xba\n",
+		"     1\tint main(void)\n",
+		"     2\t{\n",
+		"     3\t\treturn 0; /* \"ok\" */\n",
+		"     4\t}\n",
+		"     5\t\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xd1\x82\xd0\xb5\xd0\xba\n",
 	};
 	char whole[256] = "";
 	uint64_t sum = 0;
