@@ -33,7 +33,11 @@ def main():
     ap.add_argument("--build", default=os.environ.get("TOOLFS_BUILD_DIR", REPO / "build"))
     ap.add_argument("--reads", type=int, default=51)
     args = ap.parse_args()
-    binary = pathlib.Path(args.build) / "readers" / "mcp" / "toolfs-mcp"
+    build = pathlib.Path(args.build)
+    binary = next((b for b in (build / "mcp" / "toolfs-mcp", build / "readers" / "mcp" / "toolfs-mcp")
+                   if b.exists()), None)
+    if not binary:
+        sys.exit(f"bench/tokens.py: toolfs-mcp is not built in {build}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         root = tmp / "root"
