@@ -14,6 +14,7 @@ enum tr_symlink_policy { TR_SYMLINKS_INSIDE, TR_SYMLINKS_NONE };
 enum tr_front { TR_FRONT_MOUNT = 1, TR_FRONT_CLI = 2, TR_FRONT_MCP = 4 };
 
 #define TR_OPTION_TYPE_COUNT uint64_t
+#define TR_OPTION_TYPE_LIMIT uint64_t
 #define TR_OPTION_TYPE_SIZE uint64_t
 #define TR_OPTION_TYPE_FLAG bool
 #define TR_OPTION_TYPE_SYMLINKS enum tr_symlink_policy

@@ -132,7 +132,8 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
 	struct tr_selector sel = {.present = false};
-	uint64_t offset, limit;
+	uint64_t offset, limit, max_tokens;
+	struct tr_options call_opts = *opts;
 	struct tr_render_style style;
 	struct tr_result res;
 	struct tr_doc *doc;
@@ -154,6 +155,12 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 		return argument_error(len,
 				      "Invalid arguments for read: limit must be an integer >= "
 				      "1 (how many lines, cells or pages to read).");
+	if (positive_arg(args, "max_tokens", &max_tokens) < 0)
+		return argument_error(len, "Invalid arguments for read: max_tokens must be an "
+					   "integer >= 1 (the most tokens of text to return).");
+	if (max_tokens)
+		call_opts.max_tokens = max_tokens;
+	opts = &call_opts;
 	if (pages && !cJSON_IsNull(pages)) {
 		const char *text = cJSON_IsString(pages) ? pages->valuestring : NULL;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mcp_server.c - JSON-RPC 2.0 message handling of toolfs-mcp: the initialize handshake, ping,
- * tools/list, tools/call on a small pool of workers, cancellation and the client's roots. */
+ * tools/list, tools/call on a small pool of workers, cancellation and the client's roots for the
+ * 2024/2025 revisions; server/discover and stateless requests for 2026-07-28. */
 #include <cjson/cJSON.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "mcp.h"
+#include "tr_tokens.h"
 
 enum {
 	RPC_PARSE_ERROR = -32700,
@@ -16,7 +18,23 @@ enum {
 	RPC_METHOD_NOT_FOUND = -32601,
 	RPC_INVALID_PARAMS = -32602,
 	RPC_INTERNAL_ERROR = -32603,
+	RPC_UNSUPPORTED_VERSION = -32022, /* 2026-07-28: data {supported, requested} */
 };
+
+/* The stateless revision: no handshake, every request names it in _meta with the client's
+ * capabilities (docs/SPEC.md §7). */
+#define MODERN_VERSION "2026-07-28"
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPABILITIES "io.modelcontextprotocol/clientCapabilities"
+#define META_CLIENT_INFO "io.modelcontextprotocol/clientInfo"
+#define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
+
+/* How long a 2026-07-28 client may keep tools/list: the list never changes while the process
+ * runs; a day is the longest the official SDK honours. */
+#define TOOLS_LIST_TTL_MS 86400000
+
+/* What a modern result adds to its members (the JSON text is spliced before the closing '}'). */
+#define MODERN_RESULT_TAIL ",\"resultType\":\"complete\"}"
 
 /* The protocol versions of the official TypeScript SDK (SUPPORTED_PROTOCOL_VERSIONS of
  * @modelcontextprotocol/sdk 1.32.2), newest first: a client's version is answered with itself
@@ -34,6 +52,7 @@ struct call {
 	char *key;     /* the id as cJSON prints it, which cancellation matches; owned */
 	cJSON *args;   /* owned, may be NULL */
 	bool path_nul; /* file_path held a NUL */
+	bool modern;   /* a 2026-07-28 request: the result says resultType */
 	bool cancelled;
 };
 
@@ -53,7 +72,9 @@ struct mcp_server {
 	bool client_roots;         /* the client declared the roots capability */
 	unsigned long roots_asked; /* serial of the last roots/list request */
 
-	char *tools_list; /* the tools/list result, JSON */
+	char *tools_list;        /* the tools/list result, JSON */
+	char *tools_list_modern; /* the same for 2026-07-28, with resultType and cache hints */
+	char *discover;          /* the server/discover result, JSON */
 
 	pthread_mutex_t lock; /* the queue, the running list, in_flight, stopping */
 	pthread_cond_t work, idle;
@@ -108,15 +129,38 @@ static void respond(struct mcp_server *s, const char *id, const char *result, si
 	emit_response(s, id, "result", result, result_len);
 }
 
-/* {"jsonrpc":"2.0","id":ID|null,"error":{"code":CODE,"message":MESSAGE}}\n */
-static void respond_error(struct mcp_server *s, const char *id, int code, const char *message)
+/* A result of the 2026-07-28 revision: RESULT (a JSON object's text) with resultType. */
+static void respond_modern(struct mcp_server *s, const char *id, const char *result,
+			   size_t result_len)
+{
+	size_t tail = sizeof(MODERN_RESULT_TAIL) - 1;
+	char *text = result_len ? malloc(result_len - 1 + tail) : NULL;
+
+	if (!text) {
+		fputs("toolfs-mcp: out of memory answering a request\n", stderr);
+		return;
+	}
+	memcpy(text, result, result_len - 1); /* without its closing '}' */
+	memcpy(text + result_len - 1, MODERN_RESULT_TAIL, tail);
+	respond(s, id, text, result_len - 1 + tail);
+	free(text);
+}
+
+/* {"jsonrpc":"2.0","id":ID|null,"error":{"code":CODE,"message":MESSAGE[,"data":DATA]}}\n;
+ * data (owned, may be NULL) is consumed. */
+static void respond_error_data(struct mcp_server *s, const char *id, int code, const char *message,
+			       cJSON *data)
 {
 	cJSON *error = cJSON_CreateObject();
 	char *text = NULL;
 
 	if (error && cJSON_AddNumberToObject(error, "code", code) &&
-	    cJSON_AddStringToObject(error, "message", message))
+	    cJSON_AddStringToObject(error, "message", message) &&
+	    (!data || cJSON_AddItemToObject(error, "data", data))) {
+		data = NULL;
 		text = cJSON_PrintUnformatted(error);
+	}
+	cJSON_Delete(data);
 	cJSON_Delete(error);
 	if (text)
 		emit_response(s, id, "error", text, strlen(text));
@@ -125,11 +169,20 @@ static void respond_error(struct mcp_server *s, const char *id, int code, const 
 	free(text);
 }
 
-static void respond_json(struct mcp_server *s, const char *id, cJSON *result)
+/* {"jsonrpc":"2.0","id":ID|null,"error":{"code":CODE,"message":MESSAGE}}\n */
+static void respond_error(struct mcp_server *s, const char *id, int code, const char *message)
+{
+	respond_error_data(s, id, code, message, NULL);
+}
+
+/* Answers with result (consumed), with resultType when modern. */
+static void respond_json(struct mcp_server *s, const char *id, cJSON *result, bool modern)
 {
 	char *text = result ? cJSON_PrintUnformatted(result) : NULL;
 
-	if (text)
+	if (text && modern)
+		respond_modern(s, id, text, strlen(text));
+	else if (text)
 		respond(s, id, text, strlen(text));
 	else
 		respond_error(s, id, RPC_INTERNAL_ERROR, "Internal error: out of memory");
@@ -194,23 +247,36 @@ static cJSON *tool_result_schema(void)
 	return cJSON_Parse(schema);
 }
 
-/* The read tool's description: read_description, the contentType values a result carries, and
- * this server's option values (every option of include/tr_options.def it serves), so that a
- * model knows the limits it reads under. Returns a malloc'd string or NULL. */
+/* The read tool's description: read_description, the contentType values a result carries, what
+ * a result costs, and this server's option values (every option of include/tr_options.def it
+ * serves), so that a model knows the limits it reads under. Returns a malloc'd string or NULL. */
 static char *describe_read(const struct tr_options *opts)
 {
-	char types[160], value[32];
-	size_t cap = sizeof(read_description) + 1024, used;
+	char types[160], value[32], budget[96];
+	size_t cap = sizeof(read_description) + 1536, used;
 	char *text = malloc(cap);
+	uint32_t dim = (uint32_t)(opts->image_max_dim > 100000 ? 100000 : opts->image_max_dim);
 
 	if (!text)
 		return NULL;
 	tr_content_types_list(types, sizeof(types));
-	used = (size_t)snprintf(text, cap,
-				"%s The types read (contentType): %s. A PDF page not rendered "
-				"within max_render_ms says timeout; its text is still there. This "
-				"server's options:",
-				read_description, types);
+	if (opts->max_tokens)
+		snprintf(budget, sizeof(budget), "at most %llu tokens of text by default",
+			 (unsigned long long)opts->max_tokens);
+	else
+		snprintf(budget, sizeof(budget), "text up to max_output bytes");
+	used = (size_t)snprintf(
+		text, cap,
+		"%s The types read (contentType): %s. A PDF page not rendered within "
+		"max_render_ms says timeout; its text is still there. Costs: a text file's result "
+		"holds %s (max_tokens sets fewer or more per call; line numbers cost about 4 "
+		"tokens a line); "
+		"each image costs up to about %llu tokens (Claude: width x height / 750) or %llu "
+		"(OpenAI tiles); each result says its cost in metadata.tokens. This server's "
+		"options:",
+		read_description, types, budget,
+		(unsigned long long)tr_tokens_image_anthropic(dim, dim),
+		(unsigned long long)tr_tokens_image_openai(dim, dim));
 	for (size_t i = 0; tr_option_names[i] && used < cap; i++) {
 		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
 
@@ -224,7 +290,31 @@ static char *describe_read(const struct tr_options *opts)
 	return text;
 }
 
-static char *build_tools_list(const struct tr_options *opts)
+/* Adds the server's name, title and version as member key of obj. */
+static void add_server_info(cJSON *obj, const char *key)
+{
+	cJSON *info = cJSON_AddObjectToObject(obj, key);
+
+	cJSON_AddStringToObject(info, "name", "toolfs-mcp");
+	cJSON_AddStringToObject(info, "title", "toolfs");
+	cJSON_AddStringToObject(info, "version", TOOLFS_VERSION);
+}
+
+/* A 2026-07-28 result that never changes while the process runs: how long a client may keep
+ * it, for this client only (it names this server's options), and who answered. */
+static void add_cache_hints(cJSON *result)
+{
+	cJSON_AddNumberToObject(result, "ttlMs", TOOLS_LIST_TTL_MS);
+	cJSON_AddStringToObject(result, "cacheScope", "private");
+	add_server_info(cJSON_AddObjectToObject(result, "_meta"), META_SERVER_INFO);
+}
+
+static const char instructions[] = "Use the read tool to read files: numbered text, images you "
+				   "can see, PDFs and notebooks. Follow the continuation line "
+				   "of a truncated result to read on.";
+
+/* The tools/list result; modern: with the cache hints and the server's info of 2026-07-28. */
+static char *build_tools_list(const struct tr_options *opts, bool modern)
 {
 	bool structured = opts->mcp_structured;
 	char *description = describe_read(opts);
@@ -256,6 +346,12 @@ static char *build_tools_list(const struct tr_options *opts)
 				       "\"A-B\", e.g. \"3\" or \"2-5\". Not with offset/limit.");
 	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");
 	cJSON_AddItemToObject(props, "pages", pages);
+	cJSON_AddItemToObject(
+		props, "max_tokens",
+		integer_property("The most tokens of text to return (estimated in "
+				 "o200k_base, line numbers included); a longer file "
+				 "ends where they run out, with the offset to read on. "
+				 "Default: the server's max_tokens."));
 	required = cJSON_AddArrayToObject(schema, "required");
 	cJSON_AddItemToArray(required, cJSON_CreateString("file_path"));
 	cJSON_AddBoolToObject(schema, "additionalProperties", false);
@@ -284,6 +380,36 @@ static char *build_tools_list(const struct tr_options *opts)
 	cJSON_AddBoolToObject(ann, "idempotentHint", true);
 	cJSON_AddBoolToObject(ann, "openWorldHint", false);
 
+	if (modern)
+		add_cache_hints(result);
+	text = cJSON_PrintUnformatted(result);
+	cJSON_Delete(result);
+	return text;
+}
+
+/* Every revision served, newest first: the modern one, then the handshake ones. */
+static cJSON *supported_versions(void)
+{
+	cJSON *list = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(list, cJSON_CreateString(MODERN_VERSION));
+	for (size_t i = 0; i < sizeof(protocol_versions) / sizeof(protocol_versions[0]); i++)
+		cJSON_AddItemToArray(list, cJSON_CreateString(protocol_versions[i]));
+	return list;
+}
+
+/* The server/discover result (without resultType, which respond_modern adds). */
+static char *build_discover(void)
+{
+	cJSON *result = cJSON_CreateObject();
+	char *text;
+
+	cJSON_AddItemToObject(result, "supportedVersions", supported_versions());
+	cJSON_AddBoolToObject(
+		cJSON_AddObjectToObject(cJSON_AddObjectToObject(result, "capabilities"), "tools"),
+		"listChanged", false);
+	cJSON_AddStringToObject(result, "instructions", instructions);
+	add_cache_hints(result);
 	text = cJSON_PrintUnformatted(result);
 	cJSON_Delete(result);
 	return text;
@@ -299,7 +425,7 @@ static struct mcp_roots *current_roots(struct mcp_server *s)
 	return roots;
 }
 
-static void answer_list_directories(struct mcp_server *s, const char *id)
+static void answer_list_directories(struct mcp_server *s, const char *id, bool modern)
 {
 	struct mcp_roots *roots = current_roots(s);
 	cJSON *result = cJSON_CreateObject();
@@ -325,7 +451,7 @@ static void answer_list_directories(struct mcp_server *s, const char *id)
 	cJSON_AddBoolToObject(result, "isError", false);
 	free(text);
 	mcp_roots_unref(roots);
-	respond_json(s, id, result);
+	respond_json(s, id, result, modern);
 }
 
 /* Runs a read call and answers it unless it was cancelled meanwhile. */
@@ -342,6 +468,8 @@ static void run_call(struct mcp_server *s, struct call *c)
 	pthread_mutex_unlock(&s->lock);
 	if (cancelled)
 		; /* the client gave up on it: no answer (MCP cancellation) */
+	else if (result && c->modern)
+		respond_modern(s, c->id, result, len);
 	else if (result)
 		respond(s, c->id, result, len);
 	else
@@ -407,7 +535,7 @@ static void *worker_main(void *arg)
 }
 
 static void start_call(struct mcp_server *s, const struct request_id *id, const cJSON *args,
-		       bool path_nul)
+		       bool path_nul, bool modern)
 {
 	struct call *c = calloc(1, sizeof(*c));
 
@@ -418,6 +546,7 @@ static void start_call(struct mcp_server *s, const struct request_id *id, const 
 		return;
 	}
 	c->path_nul = path_nul;
+	c->modern = modern;
 	if (!s->n_workers) {
 		run_call(s, c);
 		call_free(c);
@@ -466,7 +595,7 @@ static void cancel_call(struct mcp_server *s, const cJSON *params)
 }
 
 static void tools_call(struct mcp_server *s, const struct request_id *rid, const cJSON *params,
-		       bool path_nul)
+		       bool path_nul, bool modern)
 {
 	const char *id = rid->raw;
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
@@ -480,9 +609,9 @@ static void tools_call(struct mcp_server *s, const struct request_id *rid, const
 		return;
 	}
 	if (strcmp(name->valuestring, "read") == 0) {
-		start_call(s, rid, args, path_nul);
+		start_call(s, rid, args, path_nul, modern);
 	} else if (strcmp(name->valuestring, "list_allowed_directories") == 0) {
-		answer_list_directories(s, id);
+		answer_list_directories(s, id, modern);
 	} else {
 		snprintf(message, sizeof(message),
 			 "Unknown tool: %.200s (the tools are read and list_allowed_directories)",
@@ -498,7 +627,7 @@ static void initialize(struct mcp_server *s, const char *id, const cJSON *params
 	const cJSON *version = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
 	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
 	const char *answer = protocol_versions[0];
-	cJSON *result = cJSON_CreateObject(), *capabilities, *info;
+	cJSON *result = cJSON_CreateObject(), *capabilities;
 
 	for (size_t i = 0; cJSON_IsString(version) &&
 			   i < sizeof(protocol_versions) / sizeof(protocol_versions[0]);
@@ -511,15 +640,9 @@ static void initialize(struct mcp_server *s, const char *id, const cJSON *params
 	cJSON_AddStringToObject(result, "protocolVersion", answer);
 	capabilities = cJSON_AddObjectToObject(result, "capabilities");
 	cJSON_AddBoolToObject(cJSON_AddObjectToObject(capabilities, "tools"), "listChanged", false);
-	info = cJSON_AddObjectToObject(result, "serverInfo");
-	cJSON_AddStringToObject(info, "name", "toolfs-mcp");
-	cJSON_AddStringToObject(info, "title", "toolfs");
-	cJSON_AddStringToObject(info, "version", TOOLFS_VERSION);
-	cJSON_AddStringToObject(result, "instructions",
-				"Use the read tool to read files: numbered text, images you can "
-				"see, PDFs and notebooks. Follow the continuation line of a "
-				"truncated result to read on.");
-	respond_json(s, id, result);
+	add_server_info(result, "serverInfo");
+	cJSON_AddStringToObject(result, "instructions", instructions);
+	respond_json(s, id, result, false);
 }
 
 static void request_roots(struct mcp_server *s)
@@ -640,6 +763,79 @@ static bool path_has_nul(const char *line, size_t len)
 	       mcp_json_string_has_nul(line + at, size);
 }
 
+/* --- the 2026-07-28 revision --- */
+
+enum era { ERA_LEGACY, ERA_MODERN, ERA_ANSWERED };
+
+/* Which revision request method speaks, by its params._meta: the modern one (server/discover
+ * always), a handshake one (no version there, or one of protocol_versions), or none this server
+ * speaks, then answered here with -32022 (or -32602 for a malformed envelope). */
+static enum era request_era(struct mcp_server *s, const char *id, const char *method,
+			    const cJSON *params)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	const cJSON *version = cJSON_GetObjectItemCaseSensitive(meta, META_VERSION);
+	bool discover = strcmp(method, "server/discover") == 0;
+	char message[320];
+
+	if (!version) {
+		if (!discover && (cJSON_GetObjectItemCaseSensitive(meta, META_CAPABILITIES) ||
+				  cJSON_GetObjectItemCaseSensitive(meta, META_CLIENT_INFO))) {
+			respond_error(s, id, RPC_INVALID_PARAMS,
+				      "Invalid params: a 2026-07-28 request names its version in "
+				      "_meta[\"" META_VERSION "\"]");
+			return ERA_ANSWERED;
+		}
+		return discover ? ERA_MODERN : ERA_LEGACY;
+	}
+	if (!cJSON_IsString(version)) {
+		respond_error(s, id, RPC_INVALID_PARAMS,
+			      "Invalid params: _meta[\"" META_VERSION "\"] must be a string");
+		return ERA_ANSWERED;
+	}
+	if (strcmp(version->valuestring, MODERN_VERSION) == 0) {
+		if (!discover &&
+		    !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(meta, META_CAPABILITIES))) {
+			respond_error(s, id, RPC_INVALID_PARAMS,
+				      "Invalid params: a 2026-07-28 request carries the client's "
+				      "capabilities in _meta[\"" META_CAPABILITIES "\"]");
+			return ERA_ANSWERED;
+		}
+		return ERA_MODERN;
+	}
+	for (size_t i = 0; i < sizeof(protocol_versions) / sizeof(protocol_versions[0]); i++)
+		if (strcmp(version->valuestring, protocol_versions[i]) == 0)
+			return discover ? ERA_MODERN : ERA_LEGACY;
+	cJSON *data = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(data, "supported", supported_versions());
+	cJSON_AddStringToObject(data, "requested", version->valuestring);
+	snprintf(message, sizeof(message), "Unsupported protocol version: %.200s",
+		 version->valuestring);
+	respond_error_data(s, id, RPC_UNSUPPORTED_VERSION, message, data);
+	return ERA_ANSWERED;
+}
+
+/* A request of the 2026-07-28 revision: no handshake and no ping; the command-line roots (or a
+ * 2025 client's) are the directories read. */
+static void modern_request(struct mcp_server *s, const struct request_id *rid, const char *method,
+			   const cJSON *params, const char *line, size_t len)
+{
+	char message[320];
+
+	if (strcmp(method, "server/discover") == 0) {
+		respond_modern(s, rid->raw, s->discover, strlen(s->discover));
+	} else if (strcmp(method, "tools/list") == 0) {
+		respond_modern(s, rid->raw, s->tools_list_modern, strlen(s->tools_list_modern));
+	} else if (strcmp(method, "tools/call") == 0) {
+		tools_call(s, rid, params, path_has_nul(line, len), true);
+	} else {
+		snprintf(message, sizeof(message), "Method not found: %.200s (revision %s)", method,
+			 MODERN_VERSION);
+		respond_error(s, rid->raw, RPC_METHOD_NOT_FOUND, message);
+	}
+}
+
 static void handle_message(struct mcp_server *s, const cJSON *msg, const char *line, size_t len)
 {
 	const cJSON *id_item = cJSON_GetObjectItemCaseSensitive(msg, "id");
@@ -680,6 +876,11 @@ static void handle_message(struct mcp_server *s, const cJSON *msg, const char *l
 			cancel_call(s, params);
 		goto out;
 	}
+	switch (request_era(s, id, method->valuestring, params)) {
+	case ERA_ANSWERED: goto out;
+	case ERA_MODERN: modern_request(s, &rid, method->valuestring, params, line, len); goto out;
+	case ERA_LEGACY: break;
+	}
 	if (strcmp(method->valuestring, "initialize") == 0) {
 		initialize(s, id, params);
 	} else if (strcmp(method->valuestring, "ping") == 0) {
@@ -687,7 +888,7 @@ static void handle_message(struct mcp_server *s, const cJSON *msg, const char *l
 	} else if (strcmp(method->valuestring, "tools/list") == 0) {
 		respond(s, id, s->tools_list, strlen(s->tools_list));
 	} else if (strcmp(method->valuestring, "tools/call") == 0) {
-		tools_call(s, &rid, params, path_has_nul(line, len));
+		tools_call(s, &rid, params, path_has_nul(line, len), false);
 	} else {
 		snprintf(message, sizeof(message), "Method not found: %.200s", method->valuestring);
 		respond_error(s, id, RPC_METHOD_NOT_FOUND, message);
@@ -751,9 +952,12 @@ struct mcp_server *mcp_server_new(const struct tr_options *opts, char *const *di
 	pthread_cond_init(&s->work, NULL);
 	pthread_cond_init(&s->idle, NULL);
 	s->roots = n_dirs ? mcp_roots_new(dirs, n_dirs, true) : mcp_roots_new(here, 1, true);
-	s->tools_list = build_tools_list(opts);
+	s->tools_list = build_tools_list(opts, false);
+	s->tools_list_modern = build_tools_list(opts, true);
+	s->discover = build_discover();
 	s->workers = threads ? calloc(threads, sizeof(*s->workers)) : NULL;
-	if (!s->roots || !s->tools_list || (threads && !s->workers)) {
+	if (!s->roots || !s->tools_list || !s->tools_list_modern || !s->discover ||
+	    (threads && !s->workers)) {
 		mcp_server_free(s);
 		return NULL;
 	}
@@ -790,6 +994,8 @@ void mcp_server_free(struct mcp_server *s)
 		pthread_join(s->workers[i], NULL);
 	free(s->workers);
 	free(s->tools_list);
+	free(s->tools_list_modern);
+	free(s->discover);
 	mcp_roots_unref(s->roots);
 	pthread_cond_destroy(&s->work);
 	pthread_cond_destroy(&s->idle);

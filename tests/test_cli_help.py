@@ -22,7 +22,7 @@ def spec_options() -> dict:
     para = spec[spec.index("Options (`-o` for the daemon"):]
     para = para[:para.index("\n\n")]
     options = {}
-    for name, default in re.findall(r"`([a-z_0-9]+)(?:=[^`]*)?`(?: \(([^)]+)\))?", para):
+    for name, default in re.findall(r"`([a-z_0-9]+)(?:=[^`]*)?`(?:\s+\(([^)]+)\))?", para):
         options[name] = default or "off"
     return options
 

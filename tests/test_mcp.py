@@ -24,7 +24,7 @@ import gen_formats  # noqa: E402
 
 SDK = pathlib.Path(__file__).resolve().parent / "sdk"
 # The server's defaults that differ from toolfs-read's (mcp/mcp_main.c, README).
-SERVER_OPTIONS = ["--max-output", "40K", "--image-max-dim", "1568", "--image-max-b64", "1M",
+SERVER_OPTIONS = ["--max-tokens", "20000", "--image-max-dim", "1568", "--image-max-b64", "1M",
                   "--max-pdf-pages", "5"]
 HINT = re.compile(r"^\[(.*)\. More: (.*)\]$")
 CALL_HINT = re.compile(r"^call read with offset (\d+)(?:, limit (\d+))?$")
@@ -44,8 +44,9 @@ def root(tmp_path_factory) -> pathlib.Path:
     gen_formats.generate(src)
     (src / "sub").mkdir()
     (src / "sub" / "inner.txt").write_text("inside a folder\n")
-    # long lines and many of them: cut by max_output (40K) before max_lines
-    (src / "wide.log").write_text("".join(f"{n} " + "x" * (n % 97) + "\n" for n in range(1, 3001)))
+    # long lines and many of them: cut by max_tokens (20000) before max_lines
+    (src / "wide.log").write_text("".join(f"{n} " + " ".join(f"w{k}" for k in range(n % 97 // 3))
+                                          + "\n" for n in range(1, 3001)))
     outside = base / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("not for the model\n")
@@ -63,10 +64,10 @@ def root(tmp_path_factory) -> pathlib.Path:
 class Bridge:
     """One node process running mcp_bridge.mjs: send(op dict) -> the op's value."""
 
-    def __init__(self):
-        if not (SDK / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+    def __init__(self, script="mcp_bridge.mjs", package="sdk"):
+        if not (SDK / "node_modules" / "@modelcontextprotocol" / package).is_dir():
             pytest.fail("the SDKs are not installed: run (cd tests/sdk && npm ci), as tests/run does")
-        self.proc = subprocess.Popen(["node", str(SDK / "mcp_bridge.mjs")], cwd=SDK,
+        self.proc = subprocess.Popen(["node", str(SDK / script)], cwd=SDK,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def send(self, cmd: dict, timeout: float = 120):
@@ -142,7 +143,8 @@ def test_tools_list(client):
     read_tool = tools["read"]
     jsonschema.Draft202012Validator.check_schema(read_tool["inputSchema"])
     assert read_tool["inputSchema"]["required"] == ["file_path"]
-    assert set(read_tool["inputSchema"]["properties"]) == {"file_path", "offset", "limit", "pages"}
+    assert set(read_tool["inputSchema"]["properties"]) == {"file_path", "offset", "limit", "pages",
+                                                           "max_tokens"}
     assert read_tool["annotations"]["readOnlyHint"] is True
     assert read_tool["annotations"]["idempotentHint"] is True
     assert read_tool["annotations"]["openWorldHint"] is False
@@ -290,7 +292,8 @@ def test_truncated_text_continued_by_its_hints_joins_to_cat_n(client, root):
         got = read(client, **arguments)
         assert got["isError"] is False
         pieces.append(got["content"][0]["text"])
-        assert len(got["content"][0]["text"].encode()) <= 40 * 1024
+        assert len(got["content"][0]["text"].encode()) <= 100 * 1024
+        assert got["_meta"]["toolfs/result"]["metadata"]["tokens"]["content"] <= 20000
         _, more = split_hint(got)
         if more is None:
             break
@@ -602,7 +605,8 @@ def test_help_and_version(mcp_bin):
     out = subprocess.run([str(mcp_bin), "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("Usage: toolfs-mcp")
     rows = {line.split()[0]: line for line in out.stdout.splitlines() if line.startswith("  --")}
-    assert rows["--max_output"].endswith("(default: 40K)")  # the MCP server's own default
+    assert rows["--max_tokens"].endswith("(default: 20000)")  # the MCP server's own default
+    assert rows["--max_output"].endswith("(default: 100K)")
     assert rows["--image_max_dim"].endswith("(default: 1568)")
     assert rows["--mcp_structured"].endswith("(default: off)")
     assert "--cache_size" not in rows  # a mount option

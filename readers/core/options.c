@@ -9,7 +9,7 @@
 
 #include "tr_options.h"
 
-enum option_kind { KIND_COUNT, KIND_SIZE, KIND_FLAG, KIND_SYMLINKS };
+enum option_kind { KIND_COUNT, KIND_LIMIT, KIND_SIZE, KIND_FLAG, KIND_SYMLINKS };
 
 struct option_spec {
 	struct tr_option_doc doc;
@@ -56,6 +56,7 @@ static void store(struct tr_options *opts, const struct option_spec *spec, uint6
 	case KIND_FLAG: *(bool *)field = value != 0; break;
 	case KIND_SYMLINKS: *(enum tr_symlink_policy *)field = (enum tr_symlink_policy)value; break;
 	case KIND_COUNT:
+	case KIND_LIMIT:
 	case KIND_SIZE: *(uint64_t *)field = value; break;
 	}
 }
@@ -170,6 +171,10 @@ int tr_options_set(struct tr_options *opts, const char *name, const char *value)
 		else
 			return -1;
 		return 0;
+	case KIND_LIMIT: /* a count, or no limit: 0 or off */
+		if (value && (strcmp(value, "off") == 0 || strcmp(value, "0") == 0))
+			return *(uint64_t *)field = 0, 0;
+		return parse_number(value, false, (uint64_t *)field);
 	case KIND_COUNT:
 	case KIND_SIZE: return parse_number(value, spec->kind == KIND_SIZE, (uint64_t *)field);
 	}
@@ -207,6 +212,12 @@ int tr_option_format(const struct tr_options *opts, const char *name, char *buf,
 			 *(const enum tr_symlink_policy *)field == TR_SYMLINKS_INSIDE ? "inside"
 										      : "none");
 		break;
+	case KIND_LIMIT:
+		if (!*(const uint64_t *)field) {
+			snprintf(buf, size, "off");
+			break;
+		}
+		/* fall through */
 	case KIND_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)field);
 		break;

@@ -97,6 +97,7 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 			       .head = head,
 			       .deadline = tr_deadline_after_ms(opts->max_render_ms)};
 	const struct tr_reader *reader;
+	struct tr_options bounded;
 	uint64_t cost;
 	int rc;
 
@@ -127,6 +128,14 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 	if (!reader) {
 		tr_result_fail(res, TR_E_IO, "No reader accepts %s", res->path);
 		return 0;
+	}
+	/* Only the text reader weighs its lines in tokens; the others cut at max_output bytes, so
+	 * max_tokens bounds them as 2 bytes a token, dense text's worst (docs/SPEC.md §4). */
+	if (opts->max_tokens && strcmp(reader->name, "text") != 0 &&
+	    opts->max_tokens < opts->max_output / 2) {
+		bounded = *opts;
+		bounded.max_output = opts->max_tokens * 2;
+		opts = &bounded;
 	}
 	cost = reader->memory ? reader->memory(&file, opts) : 0;
 	tr_budget_take(cost, opts->max_read_memory);

@@ -154,6 +154,7 @@ void tr_result_fail(struct tr_result *res, enum tr_error code, const char *fmt, 
 	free(res->error_text);
 	res->error_text = text ? text : strdup("Out of memory");
 	res->content.len = 0;
+	res->meta.has_content_tokens = false; /* content is the sentence now */
 	if (res->content.data)
 		res->content.data[0] = '\0';
 	if (res->error_text)

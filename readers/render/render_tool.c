@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "render.h"
+#include "tr_tokens.h"
 
 static const char *range_unit_name(enum tr_range_unit unit)
 {
@@ -35,8 +36,38 @@ static void write_size_object(struct tr_json *j, const char *key, uint32_t w, ui
 #define RFC3339_MIN_SEC (-62167219200LL) /* 0000-01-01T00:00:00Z */
 #define RFC3339_MAX_SEC 253402300799LL   /* 9999-12-31T23:59:59Z */
 
-static void write_metadata(struct tr_json *j, const struct tr_metadata *m)
+/* metadata.tokens: what content and each image cost a model (include/tr_tokens.h). */
+static void write_tokens(struct tr_json *j, const struct tr_result *res)
 {
+	tr_json_key(j, "tokens");
+	tr_json_begin_object(j);
+	tr_json_key(j, "tokenizer");
+	tr_json_cstring(j, TR_TOKENIZER);
+	tr_json_key(j, "content");
+	tr_json_uint(j, res->meta.has_content_tokens
+				? res->meta.content_tokens
+				: tr_tokens_estimate(res->content.data, res->content.len));
+	if (res->n_images) {
+		tr_json_key(j, "images");
+		tr_json_begin_array(j);
+		for (size_t i = 0; i < res->n_images; i++) {
+			const struct tr_image *im = &res->images[i];
+
+			tr_json_begin_object(j);
+			tr_json_key(j, "anthropic");
+			tr_json_uint(j, tr_tokens_image_anthropic(im->width, im->height));
+			tr_json_key(j, "openai");
+			tr_json_uint(j, tr_tokens_image_openai(im->width, im->height));
+			tr_json_end_object(j);
+		}
+		tr_json_end_array(j);
+	}
+	tr_json_end_object(j);
+}
+
+static void write_metadata(struct tr_json *j, const struct tr_result *res)
+{
+	const struct tr_metadata *m = &res->meta;
 	char when[64]; /* room for any int year, though it is clamped to 0000-9999 */
 	int64_t sec = m->modified_sec < RFC3339_MIN_SEC   ? RFC3339_MIN_SEC
 		      : m->modified_sec > RFC3339_MAX_SEC ? RFC3339_MAX_SEC
@@ -133,6 +164,7 @@ static void write_metadata(struct tr_json *j, const struct tr_metadata *m)
 		tr_json_fixed(j, m->scale, 3);
 		tr_json_end_object(j);
 	}
+	write_tokens(j, res);
 	tr_json_end_object(j);
 }
 
@@ -236,7 +268,7 @@ void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, unsig
 		write_images(j, res, flags & TR_OBJECT_PAYLOADS);
 	if (res->n_documents)
 		write_documents(j, res, flags & TR_OBJECT_PAYLOADS);
-	write_metadata(j, &res->meta);
+	write_metadata(j, res);
 	if (!res->success) {
 		tr_json_key(j, "error");
 		tr_json_cstring(j, res->error_text ? res->error_text : "Unknown error");

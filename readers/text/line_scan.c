@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "tr_tokens.h"
 
 /* Counting outside the window goes block by block, so that the line where the window starts is
  * found with memchr inside one small block. */
@@ -147,7 +148,8 @@ static void begin_line(struct tr_line_scan *ls)
 	ls->skipped = ls->stored = ls->rest = 0;
 }
 
-/* Formats the window line that just ended, unless max_output ends the window before it. */
+/* Formats the window line that just ended, unless max_output or max_tokens ends the window
+ * before it. */
 static void end_line(struct tr_line_scan *ls)
 {
 	uint64_t number = ls->terminators + 1;
@@ -181,6 +183,18 @@ static void end_line(struct tr_line_scan *ls)
 	if (marker_len)
 		tr_buf_append(&ls->content, marker, (size_t)marker_len);
 	tr_buf_append(&ls->content, "\n", 1);
+	if (ls->win.max_tokens && !ls->content.oom) {
+		/* the line as shown, number and tab included: they cost tokens too */
+		uint64_t milli = tr_tokens_weigh(ls->content.data + ls->content.len - size, size);
+
+		if (ls->shown_last && ls->milli_tokens + milli > ls->win.max_tokens * 1000) {
+			ls->content.len -= size;
+			ls->content.data[ls->content.len] = '\0';
+			ls->capped = true;
+			return;
+		}
+		ls->milli_tokens += milli;
+	}
 	ls->shown_last = number;
 	if (ls->rest && !ls->cut_line) {
 		ls->cut_line = number;

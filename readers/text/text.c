@@ -10,6 +10,7 @@
 
 #include "reader.h"
 #include "text.h"
+#include "tr_tokens.h"
 #include "util.h"
 
 /* The file is read in chunks of this size: large enough that syscalls do not count, small
@@ -41,6 +42,7 @@ static void window_for(const struct tr_selector *sel, const struct tr_options *o
 		win->last = sel->end;
 	win->max_line_chars = opts->max_line_chars ? opts->max_line_chars : 1;
 	win->max_output = opts->max_output;
+	win->max_tokens = opts->max_tokens;
 }
 
 static int scan_sink(void *ctx, const unsigned char *data, size_t len)
@@ -230,6 +232,11 @@ static int result_from_scan(const char *name, struct tr_line_scan *ls,
 		tr_buf_free(&res->content);
 		res->content = ls->content;
 		memset(&ls->content, 0, sizeof(ls->content));
+		if (ls->win.max_tokens) { /* every line weighed: metadata.tokens need not again */
+			res->meta.has_content_tokens = true;
+			res->meta.content_tokens = tr_tokens_round(ls->milli_tokens,
+								   res->content.len);
+		}
 		fill_window(name, ls, opts, total, res);
 	}
 	return res->short_result ? 0 : -1;

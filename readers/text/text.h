@@ -24,6 +24,7 @@ struct tr_line_window {
 	uint64_t column;         /* 1-based code point column where line `first` starts (>= 1) */
 	uint64_t max_line_chars; /* code points shown of one line (>= 1) */
 	uint64_t max_output;     /* content byte cap; the first line shown always fits */
+	uint64_t max_tokens;     /* content token cap (estimated; 0: none); the first line fits */
 };
 
 /* Bits of tr_line_scan.endings. */
@@ -45,7 +46,8 @@ struct tr_line_scan {
 	uint64_t shown_last;   /* last line in content; 0 when none */
 	uint64_t cut_line;     /* first line shown cut at max_line_chars; 0 when none */
 	uint64_t cut_column;   /* the first column of cut_line not shown */
-	bool capped;           /* max_output ended the window before win.last */
+	bool capped;           /* max_output or max_tokens ended the window before win.last */
+	uint64_t milli_tokens; /* content's estimated tokens, in thousandths (tr_tokens_weigh) */
 	bool column_past_end;  /* line `first` has fewer than win.column code points */
 	uint64_t first_chars;  /* code points of line `first` (valid once it has ended) */
 

@@ -22,6 +22,7 @@
 #include "tr_doc.h"
 #include "tr_options.h"
 #include "tr_selector.h"
+#include "tr_tokens.h"
 #include "util.h"
 
 /* Reads the whole document at every offset in pieces of every size up to 9 and compares. */
@@ -315,9 +316,27 @@ static void test_options(void)
 	EXPECT_INT(tr_options_set(&o, "symlinks", "none"), 0);
 	EXPECT_INT(o.symlinks, TR_SYMLINKS_NONE);
 	EXPECT_INT(tr_options_set(&o, "symlinks", "all"), -1);
+	/* max_tokens: off by default, a count, or off again */
+	char value[32];
+
+	EXPECT_INT(o.max_tokens, 0);
+	EXPECT_INT(tr_option_format(&o, "max_tokens", value, sizeof(value)), 0);
+	EXPECT_STR(value, "off");
+	EXPECT_INT(tr_options_set(&o, "max-tokens", "20000"), 0);
+	EXPECT_INT(o.max_tokens, 20000);
+	EXPECT_INT(tr_option_format(&o, "max_tokens", value, sizeof(value)), 0);
+	EXPECT_STR(value, "20000");
+	EXPECT_INT(tr_options_set(&o, "max_tokens", "20K"), -1);
+	EXPECT_INT(tr_options_set(&o, "max_tokens", NULL), -1);
+	EXPECT_INT(tr_options_set(&o, "max_tokens", "0"), 0);
+	EXPECT_INT(o.max_tokens, 0);
+	EXPECT_INT(tr_options_set(&o, "max_tokens", "7"), 0);
+	EXPECT_INT(tr_options_set(&o, "max_tokens", "off"), 0);
+	EXPECT_INT(o.max_tokens, 0);
 	/* toolfs-mcp starts from the table's mcp column where it has one */
 	tr_options_init_for(&o, TR_FRONT_MCP);
-	EXPECT_INT(o.max_output, 40 * 1024);
+	EXPECT_INT(o.max_output, 100 * 1024);
+	EXPECT_INT(o.max_tokens, 20000);
 	EXPECT_INT(o.image_max_dim, 1568);
 	EXPECT_INT(o.image_max_b64, 1024 * 1024);
 	EXPECT_INT(o.max_pdf_pages, 5);
@@ -474,6 +493,41 @@ static void test_result_window(void)
 	tr_result_set_window(&res, "b.txt", &(struct tr_window){.unit = TR_UNIT_PAGE});
 	EXPECT(!res.truncated);
 	tr_result_destroy(&res);
+}
+
+/* The token estimate: what the text reader relies on. Lines weighed one by one add up to the
+ * whole (each starts as after a line break), the estimate is that sum rounded, never more
+ * than the bytes nor 0 for a byte; the image prices are the providers' published examples
+ * (Anthropic: 1000x1000 is about 1334 tokens; OpenAI: 1024x1024 high detail is 765, 2048x4096
+ * is 1105). */
+static void test_tokens(void)
+{
+	static const char *const lines[] = {
+		"     1\tint main(void)\n",
+		"     2\t{\n",
+		"     3\t\treturn 0; /* \"ok\" */\n",
+		"     4\t}\n",
+		"     5\t\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xd1\x82\xd0\xb5\xd0\xba\n",
+	};
+	char whole[256] = "";
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		sum += tr_tokens_weigh(lines[i], strlen(lines[i]));
+		strcat(whole, lines[i]);
+	}
+	EXPECT_INT(tr_tokens_weigh(whole, strlen(whole)), sum);
+	EXPECT_INT(tr_tokens_estimate(whole, strlen(whole)), tr_tokens_round(sum, strlen(whole)));
+	EXPECT_INT(tr_tokens_estimate("", 0), 0);
+	EXPECT_INT(tr_tokens_estimate("a", 1), 1);
+	EXPECT_INT(tr_tokens_estimate("0", 1), 1);
+	EXPECT(tr_tokens_estimate(whole, strlen(whole)) <= strlen(whole));
+	EXPECT_INT(tr_tokens_image_anthropic(1000, 1000), 1334);
+	EXPECT_INT(tr_tokens_image_anthropic(0, 1000), 0);
+	EXPECT_INT(tr_tokens_image_openai(1024, 1024), 765);
+	EXPECT_INT(tr_tokens_image_openai(2048, 4096), 1105);
+	EXPECT_INT(tr_tokens_image_openai(100, 100), 255);
+	EXPECT_INT(tr_tokens_image_openai(0, 5), 0);
 }
 
 /* The render budget's clock: no deadline never passes, one in the past has, one far ahead has
@@ -894,6 +948,7 @@ int main(void)
 	test_options();
 	test_result_window();
 	test_args();
+	test_tokens();
 	test_deadline();
 	test_content_types_list();
 	return EXPECT_DONE();

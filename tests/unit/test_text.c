@@ -25,7 +25,7 @@ struct scan_out {
 static struct tr_line_window window(uint64_t first, uint64_t last, uint64_t column,
 				    uint64_t max_chars, uint64_t max_output)
 {
-	struct tr_line_window win = {first, last, column, max_chars, max_output};
+	struct tr_line_window win = {first, last, column, max_chars, max_output, 0};
 
 	return win;
 }
