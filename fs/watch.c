@@ -19,6 +19,7 @@
 #include <fuse_lowlevel.h>
 
 #include "watch.h"
+#include "watch_queue.h"
 
 #ifndef BCACHEFS_SUPER_MAGIC
 #define BCACHEFS_SUPER_MAGIC 0xca451a4e
@@ -32,16 +33,6 @@ static const uint32_t WATCH_MASK = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_C
 				   IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF |
 				   IN_ONLYDIR;
 static const uint32_t NAME_CHANGES = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
-
-/* One invalidation for the thread. */
-struct job {
-	struct tfs_inode *dir;   /* a reference */
-	char *name;              /* the entry of dir to invalidate (owned), or NULL */
-	struct tfs_inode *child; /* an inode to invalidate (a reference), or NULL */
-	bool dir_attrs;          /* dir's own attributes changed too */
-	bool moved;              /* child's moved mark waits for this job */
-	bool name_gone;          /* name left dir (deleted or moved away) */
-};
 
 struct wd_entry {
 	int wd;
@@ -62,8 +53,7 @@ struct tfs_watch {
 	long limit;
 	bool files; /* files' entries and all attributes are cached too */
 	bool warned;
-	struct job *jobs;
-	size_t n_jobs, cap_jobs;
+	struct tfs_job_queue queue;
 	pthread_t thread;
 	bool started, stop; /* stop: atomic */
 };
@@ -277,32 +267,13 @@ static void drop_ref(struct tfs_watch *w, struct tfs_inode *inode, bool tab_lock
 		tfs_inodes_forget(w->tab, inode, 1);
 }
 
-/* Queues one job (its references and name are the queue's from now on); under the lock, and
- * under the table's too when tab_locked. A job equal to the last one queued (a burst of writes to
- * one file) is merged into it. */
-static void queue_job(struct tfs_watch *w, struct job job, bool tab_locked)
+/* Queues one job (its references and name are the queue's from now on), merged into the queued
+ * job for the same entry and inode if there is one; under the lock, and under the table's too
+ * when tab_locked. */
+static void queue_job(struct tfs_watch *w, struct tfs_job job, bool tab_locked)
 {
-	struct job *last = w->n_jobs ? &w->jobs[w->n_jobs - 1] : NULL;
-
-	if (last && last->dir == job.dir && last->child == job.child && !job.moved &&
-	    !last->moved &&
-	    ((!last->name && !job.name) ||
-	     (last->name && job.name && strcmp(last->name, job.name) == 0))) {
-		last->dir_attrs |= job.dir_attrs;
-		goto drop;
-	}
-	if (w->n_jobs == w->cap_jobs) {
-		size_t cap = w->cap_jobs ? w->cap_jobs * 2 : 64;
-		struct job *grown = realloc(w->jobs, cap * sizeof(*grown));
-
-		if (!grown)
-			goto drop; /* the kernel keeps the entry for its timeout: never for a sibling */
-		w->jobs = grown;
-		w->cap_jobs = cap;
-	}
-	w->jobs[w->n_jobs++] = job;
-	return;
-drop:
+	if (tfs_job_queue_add(&w->queue, &job))
+		return;
 	free(job.name);
 	if (job.child)
 		drop_ref(w, job.child, tab_locked);
@@ -315,7 +286,7 @@ static void queue_entry(void *arg, struct tfs_inode *parent, const char *name,
 {
 	struct tfs_watch *w = arg;
 
-	queue_job(w, (struct job){parent, strdup(name), inode, true, true, false}, true);
+	queue_job(w, (struct tfs_job){parent, strdup(name), inode, true, true, false}, true);
 }
 
 /* The inode that name in dir now holds, with a reference, when the kernel may know it under
@@ -358,7 +329,7 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 	if (ev->mask & IN_IGNORED) { /* the directory is gone, or its file system unmounted */
 		map_remove(w, ev->wd);
 		__atomic_store_n(&dir->wd, -1, __ATOMIC_RELAXED);
-		queue_job(w, (struct job){dir, NULL, NULL, true, false, false}, false);
+		queue_job(w, (struct tfs_job){dir, NULL, NULL, true, false, false}, false);
 		return;
 	}
 	if (ev->len && ev->name[0] && !w->files) {
@@ -366,8 +337,10 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		moved = ev->mask & NAME_CHANGES;
 		child = moved ? tfs_inodes_child_ref(tab, dir, ev->name, true) : NULL;
 		if (child && child->type == S_IFDIR) {
-			queue_job(w, (struct job){dir, strdup(ev->name), child, false, true, false},
-				  false);
+			queue_job(
+				w,
+				(struct tfs_job){dir, strdup(ev->name), child, false, true, false},
+				false);
 			return;
 		}
 		/* A file the name no longer holds (deleted, moved away, replaced) keeps no pooled
@@ -391,19 +364,19 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		/* A name created, deleted or moved changes dir's attributes (mtime, nlink) and
 		 * its listing, which the kernel keeps (dir.c): both are invalidated. */
 		queue_job(w,
-			  (struct job){dir, moved ? strdup(ev->name) : NULL, child, moved, moved,
-				       (ev->mask & (IN_DELETE | IN_MOVED_FROM)) != 0},
+			  (struct tfs_job){dir, moved ? strdup(ev->name) : NULL, child, moved,
+					   moved, (ev->mask & (IN_DELETE | IN_MOVED_FROM)) != 0},
 			  false);
 		return;
 	}
 	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
 		tfs_inodes_mark_moved(tab, dir, false);
 		if (tfs_inodes_ref(tab, dir)) {
-			queue_job(w, (struct job){dir, NULL, dir, true, true, false}, false);
+			queue_job(w, (struct tfs_job){dir, NULL, dir, true, true, false}, false);
 			return;
 		}
 	}
-	queue_job(w, (struct job){dir, NULL, NULL, true, false, false}, false);
+	queue_job(w, (struct tfs_job){dir, NULL, NULL, true, false, false}, false);
 }
 
 /* Reads and takes in every pending event; under the lock. */
@@ -434,7 +407,7 @@ uint64_t tfs_watch_sync(struct tfs_watch *w)
 		return UINT64_MAX;
 	watch_lock(w);
 	drain(w);
-	queued = w->n_jobs > 0;
+	queued = w->queue.n > 0;
 	watch_unlock(w);
 	pthread_mutex_lock(&w->tab->lock);
 	seen = w->tab->events;
@@ -461,7 +434,7 @@ static bool is_deleted(struct tfs_inodes *tab, struct tfs_inode *inode)
 
 /* Sends the kernel one job's invalidations, outside every lock: the kernel may have to wait
  * for a request on the same directory to finish, which may itself wait for the lock. */
-static void run_job(struct tfs_watch *w, struct job *job)
+static void run_job(struct tfs_watch *w, struct tfs_job *job)
 {
 	struct tfs_inodes *tab = w->tab;
 	fuse_ino_t dir = tfs_inode_nodeid(tab, job->dir);
@@ -501,17 +474,6 @@ static void run_job(struct tfs_watch *w, struct job *job)
 	tfs_inodes_forget(tab, job->dir, 1);
 }
 
-/* Takes the queue; under the lock. */
-static struct job *take_jobs(struct tfs_watch *w, size_t *n)
-{
-	struct job *jobs = w->jobs;
-
-	*n = w->n_jobs;
-	w->jobs = NULL;
-	w->n_jobs = w->cap_jobs = 0;
-	return jobs;
-}
-
 static void *notify_loop(void *arg)
 {
 	struct tfs_watch *w = arg;
@@ -521,7 +483,7 @@ static void *notify_loop(void *arg)
 	int timeout = -1;
 
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
-		struct job *jobs;
+		struct tfs_job *jobs;
 		uint64_t count;
 		size_t n;
 
@@ -534,7 +496,7 @@ static void *notify_loop(void *arg)
 		}
 		watch_lock(w);
 		drain(w);
-		jobs = take_jobs(w, &n);
+		jobs = tfs_job_queue_take(&w->queue, &n);
 		watch_unlock(w);
 		for (size_t i = 0; i < n; i++)
 			run_job(w, &jobs[i]);
@@ -557,7 +519,7 @@ int tfs_watch_start(struct tfs_watch *w, struct fuse_session *se)
 
 void tfs_watch_free(struct tfs_watch *w)
 {
-	struct job *jobs;
+	struct tfs_job *jobs;
 	uint64_t one = 1;
 	size_t n;
 
@@ -570,7 +532,7 @@ void tfs_watch_free(struct tfs_watch *w)
 		}
 		pthread_join(w->thread, NULL);
 	}
-	jobs = take_jobs(w, &n);
+	jobs = tfs_job_queue_take(&w->queue, &n);
 	for (size_t i = 0; i < n; i++) {
 		free(jobs[i].name);
 		if (jobs[i].child)

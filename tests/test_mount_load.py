@@ -225,14 +225,8 @@ def run_load(toolfs_bin, tmp_path, seconds: float, check_resources: bool, mode: 
         if check_resources:  # before the errors: a memory failure shows whatever else fails
             assert end[2] <= warm[2] + FD_SLACK, f"descriptors grew: {figures}"
             assert early and late, f"too few samples: {figures}"
-            # cache=relaxed is not held to it yet: its RSS grows in some runs (+8 MiB in a
-            # fresh-clone CI run, +66 KiB in another; issue 24 item 5 stays open for it), and
-            # its figures are printed instead.
-            if mode == "relaxed":
-                print(f"cache=relaxed RSS figures (not asserted): {figures}")
-            else:
-                assert statistics.median(late) <= statistics.median(early) + RSS_ALLOWANCE_KIB, \
-                    f"RSS grew more than {RSS_ALLOWANCE_KIB} KiB after warm-up: {figures}"
+            assert statistics.median(late) <= statistics.median(early) + RSS_ALLOWANCE_KIB, \
+                f"RSS grew more than {RSS_ALLOWANCE_KIB} KiB after warm-up: {figures}"
         assert stats.errors == [], stats.errors[:10]
         assert stats.requests > READERS
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_fs.c - unit tests of the daemon's FUSE-free parts: the document cache, the virtual name
- * grammar over a real directory, and confined symlink resolution. */
+ * grammar over a real directory, confined symlink resolution, and the watch thread's queue. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,6 +14,7 @@
 #include "expect.h"
 #include "names.h"
 #include "tr_confine.h"
+#include "watch_queue.h"
 
 static struct tr_doc *doc_of_size(size_t n)
 {
@@ -298,12 +299,69 @@ static void test_follow(void)
 	tr_root_close(&root);
 }
 
+/* Events for one entry and inode make one job however they interleave with others (a rewrite
+ * storm over many files queued 36,000 jobs, each holding its inodes, while the thread ran the
+ * previous batch); distinct ones keep their first event's order, flags are or-ed. */
+static void test_watch_queue(void)
+{
+	static char inodes[3000]; /* stand-ins: the queue compares inode addresses only */
+	struct tfs_inode *dir = (struct tfs_inode *)&inodes[0], *a = (struct tfs_inode *)&inodes[1],
+			 *b = (struct tfs_inode *)&inodes[2];
+	struct tfs_job_queue q = {0};
+	char name[32];
+	struct tfs_job *jobs;
+	size_t n;
+
+	for (int round = 0; round < 1000; round++) {
+		for (int k = 0; k < 8; k++) {
+			struct tfs_job job = {dir, NULL, k % 2 ? a : b, false, false, false};
+
+			snprintf(name, sizeof(name), "hot%d.txt", k);
+			job.name = strdup(name);
+			job.name_gone = round == 500 && k == 3;
+			if (!tfs_job_queue_add(&q, &job))
+				free(job.name);
+			job = (struct tfs_job){dir, NULL, NULL, true, false, false};
+			EXPECT(tfs_job_queue_add(&q, &job) == (round == 0 && k == 0));
+			job = (struct tfs_job){dir, NULL, a, false, round == 999, false};
+			EXPECT(tfs_job_queue_add(&q, &job) == (round == 0 && k == 0));
+		}
+	}
+	jobs = tfs_job_queue_take(&q, &n);
+	EXPECT_INT(n, 10);
+	EXPECT_INT(q.n, 0);
+	EXPECT(strcmp(jobs[0].name, "hot0.txt") == 0 && jobs[0].child == b);
+	EXPECT(!jobs[1].name && !jobs[1].child && jobs[1].dir_attrs);
+	EXPECT(!jobs[2].name && jobs[2].child == a && jobs[2].moved && !jobs[2].dir_attrs);
+	EXPECT(strcmp(jobs[3].name, "hot1.txt") == 0 && jobs[3].child == a);
+	EXPECT(strcmp(jobs[9].name, "hot7.txt") == 0);
+	for (size_t i = 0; i < n; i++)
+		EXPECT(jobs[i].name_gone ==
+		       (jobs[i].name && strcmp(jobs[i].name, "hot3.txt") == 0));
+	for (size_t i = 0; i < n; i++)
+		free(jobs[i].name);
+	free(jobs);
+	/* Same name, other inode: another job (the kernel may know both). */
+	for (int k = 0; k < 3000; k++) {
+		struct tfs_job job = {dir,   NULL,  (struct tfs_inode *)&inodes[k],
+				      false, false, false};
+
+		EXPECT(tfs_job_queue_add(&q, &job));
+	}
+	jobs = tfs_job_queue_take(&q, &n);
+	EXPECT_INT(n, 3000);
+	EXPECT(jobs[2999].child == (struct tfs_inode *)&inodes[2999]);
+	free(jobs);
+	EXPECT(!tfs_job_queue_take(&q, &n) && n == 0);
+}
+
 int main(void)
 {
 	char path[PATH_MAX * 2];
 	int root_fd;
 
 	test_cache();
+	test_watch_queue();
 
 	snprintf(tmp_root, sizeof(tmp_root), "%s/toolfs-unit-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
