@@ -32,10 +32,11 @@ STATIC_TEXT = 24
 # its second quarter's): 4 MiB, about 11% of the 35 MiB it holds then, room for the malloc
 # arenas' free chunks between live ones (arenas are one per CPU and trimmed each second by
 # fs/heap.c); thread stacks and large mapped blocks do not grow. Measured in 120 s runs on 2
-# shared CPUs (issue 24 item 5): cache=relaxed 34,086 -> 34,152 KiB (+66 KiB), cache=strict
-# 34,136 -> 33,888 KiB. cache=relaxed grows in some runs and not others (+66 KiB in one, +4.3
-# MiB and +8 MiB in others, 0 errors), not located yet: it is not asserted there. A leak fails it: 100 bytes a request leak 4 MiB in
-# the ~40,000 requests of a run's last half (a temporary 256-byte leak per lookup failed it).
+# shared CPUs (issue 24 item 5): cache=strict 34,136 -> 33,888 KiB, cache=relaxed 33,386 ->
+# 33,608 KiB. cache=relaxed grew +4.3 and +8 MiB in some runs while the watch thread's queue
+# held one job per event (fs/watch_queue.c now merges them by entry and inode). A leak fails
+# it: 100 bytes a request leak 4 MiB in the ~40,000 requests of a run's last half (a temporary
+# 256-byte leak per lookup failed it).
 RSS_ALLOWANCE_KIB = 4 * 1024
 CACHE = "cache_size=8M"
 FD_SLACK = 8  # descriptors the daemon may hold beyond its warm-up count (one per busy thread)
