@@ -12,7 +12,8 @@
 #include "beneath.h"
 #include "creds.h"
 #include "listing.h"
-#include "ops.h"
+#include "dir.h"
+#include "lookup.h"
 #include "toolfs.h"
 
 /* Directory handles (cache=strict and cache=watch): the listing is snapshotted on the handle
