@@ -500,6 +500,7 @@ int main(int argc, char **argv)
 	struct fuse_session *se = NULL;
 	struct tfs_stop stop;
 	struct stat root_st;
+	struct tfs_fs_setup setup;
 	char *mnt_real = NULL;
 	int root_fd = -1, status = EXIT_FAILURE, rc;
 	uint64_t nofile;
@@ -507,44 +508,40 @@ int main(int argc, char **argv)
 	ensure_std_fds();
 	memset(&fs, 0, sizeof(fs));
 	tr_options_init(&fs.opts);
-	tfs_listing_store_init(&fs.listings);
-	tfs_handles_init(&fs.handles);
 	rc = parse_args(argc, argv, &fs.opts, &cmd);
 	if (rc >= 0) {
 		free(cmd.fuse_opts);
-		tfs_handles_destroy(&fs.handles);
-		tfs_listing_store_destroy(&fs.listings);
 		return rc;
 	}
 	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
 	nofile = raise_fd_limit();
 	tfs_heap_set_policy();
-	fs.cache = tfs_cache_new(fs.opts.cache_size);
-	if (!fs.cache ||
-	    tfs_inodes_init(&fs.inodes, root_fd, &root_st, held_budget(&fs.opts)) < 0) {
+	setup = (struct tfs_fs_setup){
+		.root_fd = root_fd,
+		.root_st = &root_st,
+		.held_budget = held_budget(&fs.opts),
+		.nofile = nofile,
+		.no_handles = cmd.no_handles,
+		.mode = cmd.strict ? TFS_CACHE_STRICT
+				   : (cmd.relaxed ? TFS_CACHE_RELAXED : TFS_CACHE_WATCH),
+		.watch_limit = cmd.watch_limit,
+	};
+	root_fd = -1; /* taken by tfs_fs_init */
+	rc = tfs_fs_init(&fs, &setup);
+	if (rc == -ENOMEM) {
 		fprintf(stderr, "toolfs: out of memory\n");
-		goto out_cache;
-	}
-	root_fd = -1; /* owned by the root inode */
-	if (tfs_beneath_init(&fs) < 0) {
+		goto out_paths;
+	} else if (rc < 0) {
 		fprintf(stderr, "toolfs: source %s: cannot read its path in /proc/self/fd: %s\n",
-			cmd.source, strerror(errno));
-		goto out_inodes;
+			cmd.source, strerror(-rc));
+		goto out_paths;
 	}
 	tfs_creds_init(cmd.allow_other);
-	fs.inodes.fd_cap = tfs_inodes_fd_cap(nofile);
-	if (cmd.no_handles)
-		fs.inodes.use_handles = false;
-	if (!cmd.strict) {
-		fs.cache_attrs = cmd.relaxed;
-		fs.watch = tfs_watch_new(&fs.inodes, cmd.watch_limit, cmd.relaxed);
-		tfs_watch_dir(fs.watch, &fs.inodes.root, fs.root.fd);
-	}
 
 	if (session_args(&cmd, &fs, &args) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");
-		goto out_inodes;
+		goto out_state;
 	}
 	se = fuse_session_new(&args, &tfs_ops, sizeof(tfs_ops), &fs);
 	if (!se) {
@@ -605,15 +602,9 @@ out_session:
 	fuse_session_destroy(se);
 out_args:
 	fuse_opt_free_args(&args);
-out_inodes:
-	tfs_watch_free(fs.watch);
-	tfs_beneath_destroy(&fs);
-	tfs_inodes_destroy(&fs.inodes);
-out_cache:
-	tfs_handles_destroy(&fs.handles);
-	tfs_cache_free(fs.cache);
+out_state:
+	tfs_fs_destroy(&fs);
 out_paths:
-	tfs_listing_store_destroy(&fs.listings);
 	if (root_fd >= 0)
 		close(root_fd);
 	free(mnt_real);

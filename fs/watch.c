@@ -17,6 +17,7 @@
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 
+#include "htab.h"
 #include "watch.h"
 
 #ifndef BCACHEFS_SUPER_MAGIC
@@ -43,21 +44,25 @@ struct job {
 };
 
 struct wd_entry {
+	struct tfs_hnode link; /* tfs_watch.map */
 	int wd;
 	struct tfs_inode *dir;
-	struct wd_entry *next;
 };
 
 struct tfs_watch {
 	struct tfs_inodes *tab;
 	struct fuse_session *se;
 	int ifd, wake_fd;
-	/* Taking in events, the job queue and the watch map: a request that takes in events waits
-	 * for one being taken in by another thread, so it never answers before its marks are set.
-	 * Ordered before the table's lock. */
+	/* Taking in events and the job queue: a request that takes in events waits for one being
+	 * taken in by another thread, so it never answers before its marks are set. */
 	pthread_mutex_t lock;
-	struct wd_entry **map;
-	size_t n_map, n_watches;
+	/* The watch map (wd -> directory; its count is the watches made) and warned. Taken alone
+	 * or inside lock; held while a directory found in the map gets its reference, so that the
+	 * table's on_free (watch_forget), which takes it too, cannot free the directory meanwhile.
+	 * It replaces a recursive use of lock: taking in events drops references, which may free
+	 * a directory and so call watch_forget, which takes this lock alone. */
+	pthread_mutex_t map_lock;
+	struct tfs_htab map;
 	long limit;
 	bool files; /* files' entries and all attributes are cached too */
 	bool warned;
@@ -89,88 +94,78 @@ static bool watchable_fs(int fd)
 	}
 }
 
-static size_t map_slot(const struct tfs_watch *w, int wd)
+static uint64_t wd_hash(int wd)
 {
-	return ((unsigned)wd * 2654435761U) % w->n_map;
+	return (unsigned)wd * 2654435761U;
 }
 
-static struct tfs_inode *map_find(const struct tfs_watch *w, int wd)
+static uint64_t entry_hash(const struct tfs_hnode *node)
 {
-	for (struct wd_entry *e = w->map[map_slot(w, wd)]; e; e = e->next) {
+	return wd_hash(tfs_hnode_entry(node, const struct wd_entry, link)->wd);
+}
+
+static struct wd_entry *map_entry(const struct tfs_watch *w, int wd)
+{
+	for (struct tfs_hnode *n = tfs_htab_chain(&w->map, wd_hash(wd)); n; n = n->next) {
+		struct wd_entry *e = tfs_hnode_entry(n, struct wd_entry, link);
+
 		if (e->wd == wd)
-			return e->dir;
+			return e;
 	}
 	return NULL;
 }
 
+/* The directory watched as wd, or NULL; under the map lock. */
+static struct tfs_inode *map_find(const struct tfs_watch *w, int wd)
+{
+	struct wd_entry *e = map_entry(w, wd);
+
+	return e ? e->dir : NULL;
+}
+
+/* Under the map lock. */
 static void map_remove(struct tfs_watch *w, int wd)
 {
-	for (struct wd_entry **p = &w->map[map_slot(w, wd)]; *p; p = &(*p)->next) {
-		if ((*p)->wd == wd) {
-			struct wd_entry *gone = *p;
+	struct wd_entry *e = map_entry(w, wd);
 
-			*p = gone->next;
-			free(gone);
-			w->n_watches--;
-			return;
-		}
+	if (e) {
+		tfs_htab_remove(&w->map, &e->link, wd_hash(wd));
+		free(e);
 	}
 }
 
-/* Adds wd -> dir, growing the map at one entry per slot. inotify gives a directory that is
- * watched already the same wd: when the inode that holds it is being freed (the kernel forgot it
- * and a lookup made a new inode for the same directory before its on_free ran), dir takes the
- * entry over, and watch_forget then leaves it alone. Returns 0 or -1. */
+/* Adds wd -> dir; under the map lock. inotify gives a directory that is watched already the
+ * same wd: when the inode that holds it is being freed (the kernel forgot it and a lookup made a
+ * new inode for the same directory before its on_free ran), dir takes the entry over, and
+ * watch_forget then leaves it alone. Returns 0 or -ENOMEM. */
 static int map_add(struct tfs_watch *w, int wd, struct tfs_inode *dir)
 {
-	struct wd_entry *e;
+	struct wd_entry *e = map_entry(w, wd);
 
-	for (e = w->map[map_slot(w, wd)]; e; e = e->next) {
-		if (e->wd == wd) {
-			e->dir = dir;
-			return 0;
-		}
+	if (e) {
+		e->dir = dir;
+		return 0;
 	}
 	e = malloc(sizeof(*e));
 	if (!e)
-		return -1;
-	if (w->n_watches >= w->n_map) {
-		size_t old = w->n_map;
-		struct wd_entry **grown = calloc(old * 2, sizeof(*grown)), **was = w->map;
-
-		if (grown) {
-			w->map = grown;
-			w->n_map = old * 2;
-			for (size_t i = 0; i < old; i++) {
-				for (struct wd_entry *p = was[i], *next; p; p = next) {
-					next = p->next;
-					p->next = w->map[map_slot(w, p->wd)];
-					w->map[map_slot(w, p->wd)] = p;
-				}
-			}
-			free(was);
-		}
-	}
-	*e = (struct wd_entry){wd, dir, w->map[map_slot(w, wd)]};
-	w->map[map_slot(w, wd)] = e;
-	w->n_watches++;
+		return -ENOMEM;
+	e->wd = wd;
+	e->dir = dir;
+	tfs_htab_insert(&w->map, &e->link, wd_hash(wd));
 	return 0;
 }
 
-/* Whether this thread holds a watch's lock: taking in events drops references, which may free
- * an inode and so call watch_forget. */
-static __thread bool holding_lock;
-
-static void watch_lock(struct tfs_watch *w)
+/* The directory watched as wd with one more reference, or NULL (none, or being freed). */
+static struct tfs_inode *map_ref(struct tfs_watch *w, int wd)
 {
-	pthread_mutex_lock(&w->lock);
-	holding_lock = true;
-}
+	struct tfs_inode *dir;
 
-static void watch_unlock(struct tfs_watch *w)
-{
-	holding_lock = false;
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_lock(&w->map_lock);
+	dir = map_find(w, wd);
+	if (dir && !tfs_inodes_ref(w->tab, dir))
+		dir = NULL;
+	pthread_mutex_unlock(&w->map_lock);
+	return dir;
 }
 
 /* The table's on_free: a directory being freed stops being watched before its memory goes, so
@@ -179,19 +174,16 @@ static void watch_forget(void *arg, struct tfs_inode *inode)
 {
 	struct tfs_watch *w = arg;
 	int wd = __atomic_load_n(&inode->wd, __ATOMIC_RELAXED);
-	bool held = holding_lock;
 
 	if (wd <= 0)
 		return;
-	if (!held)
-		watch_lock(w);
+	pthread_mutex_lock(&w->map_lock);
 	/* Only the inode the map names for wd owns the watch (map_add). */
 	if (map_find(w, wd) == inode) {
 		map_remove(w, wd);
 		inotify_rm_watch(w->ifd, wd);
 	}
-	if (!held)
-		watch_unlock(w);
+	pthread_mutex_unlock(&w->map_lock);
 }
 
 struct tfs_watch *tfs_watch_new(struct tfs_inodes *tab, long limit, bool files)
@@ -203,11 +195,9 @@ struct tfs_watch *tfs_watch_new(struct tfs_inodes *tab, long limit, bool files)
 	w->tab = tab;
 	w->limit = limit;
 	w->files = files;
-	w->n_map = 256;
-	w->map = calloc(w->n_map, sizeof(*w->map));
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (!w->map || w->ifd < 0 || w->wake_fd < 0) {
+	if (tfs_htab_init(&w->map, 256, entry_hash) < 0 || w->ifd < 0 || w->wake_fd < 0) {
 		fprintf(stderr,
 			"toolfs: cannot watch SOURCE (%s): every entry is served uncached\n",
 			strerror(errno));
@@ -215,11 +205,12 @@ struct tfs_watch *tfs_watch_new(struct tfs_inodes *tab, long limit, bool files)
 			close(w->ifd);
 		if (w->wake_fd >= 0)
 			close(w->wake_fd);
-		free(w->map);
+		tfs_htab_destroy(&w->map);
 		free(w);
 		return NULL;
 	}
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->map_lock, NULL);
 	tab->on_free = watch_forget;
 	tab->on_free_arg = w;
 	return w;
@@ -233,10 +224,10 @@ void tfs_watch_dir(struct tfs_watch *w, struct tfs_inode *dir, int fd)
 
 	if (!w || __atomic_load_n(&dir->wd, __ATOMIC_RELAXED) != 0)
 		return;
-	watch_lock(w);
+	pthread_mutex_lock(&w->map_lock);
 	if (!watchable_fs(fd)) {
 		why = "its file system's changes are not reported to inotify";
-	} else if (w->limit >= 0 && (long)w->n_watches >= w->limit) {
+	} else if (w->limit >= 0 && (long)w->map.count >= w->limit) {
 		why = "watch_limit reached";
 	} else {
 		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
@@ -258,7 +249,7 @@ void tfs_watch_dir(struct tfs_watch *w, struct tfs_inode *dir, int fd)
 			"served uncached\n",
 			dir->path ? dir->path : "", why);
 	}
-	watch_unlock(w);
+	pthread_mutex_unlock(&w->map_lock);
 }
 
 bool tfs_watch_covers(const struct tfs_watch *w, const struct tfs_inode *dir)
@@ -349,13 +340,15 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		tfs_inodes_mark_all(tab, queue_entry, w);
 		return;
 	}
-	dir = map_find(w, ev->wd);
-	if (!dir || !tfs_inodes_ref(tab, dir))
+	dir = map_ref(w, ev->wd);
+	if (!dir)
 		return;
 	if (ev->mask & (NAME_CHANGES | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))
 		__atomic_add_fetch(&dir->listing_changes, 1, __ATOMIC_RELAXED);
 	if (ev->mask & IN_IGNORED) { /* the directory is gone, or its file system unmounted */
+		pthread_mutex_lock(&w->map_lock);
 		map_remove(w, ev->wd);
+		pthread_mutex_unlock(&w->map_lock);
 		__atomic_store_n(&dir->wd, -1, __ATOMIC_RELAXED);
 		queue_job(w, (struct job){dir, NULL, NULL, true, false, false}, false);
 		return;
@@ -431,10 +424,10 @@ uint64_t tfs_watch_sync(struct tfs_watch *w)
 
 	if (!w)
 		return UINT64_MAX;
-	watch_lock(w);
+	pthread_mutex_lock(&w->lock);
 	drain(w);
 	queued = w->n_jobs > 0;
-	watch_unlock(w);
+	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_lock(&w->tab->lock);
 	seen = w->tab->events;
 	pthread_mutex_unlock(&w->tab->lock);
@@ -531,10 +524,10 @@ static void *notify_loop(void *arg)
 		if (fds[1].revents && read(w->wake_fd, &count, sizeof(count)) < 0) {
 			/* nothing to clear */
 		}
-		watch_lock(w);
+		pthread_mutex_lock(&w->lock);
 		drain(w);
 		jobs = take_jobs(w, &n);
-		watch_unlock(w);
+		pthread_mutex_unlock(&w->lock);
 		for (size_t i = 0; i < n; i++)
 			run_job(w, &jobs[i]);
 		free(jobs);
@@ -578,16 +571,18 @@ void tfs_watch_free(struct tfs_watch *w)
 	}
 	free(jobs);
 	w->tab->on_free = NULL;
-	for (size_t i = 0; i < w->n_map; i++) {
-		for (struct wd_entry *p = w->map[i], *next; p; p = next) {
-			next = p->next;
-			free(p);
-		}
+	size_t bucket = 0;
+	struct tfs_hnode *p = tfs_htab_next(&w->map, &bucket, NULL), *next;
+
+	for (; p; p = next) {
+		next = tfs_htab_next(&w->map, &bucket, p);
+		free(tfs_hnode_entry(p, struct wd_entry, link));
 	}
-	free(w->map);
+	tfs_htab_destroy(&w->map);
 	close(w->ifd);
 	close(w->wake_fd);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->map_lock);
 	free(w);
 }
 
