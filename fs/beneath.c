@@ -139,7 +139,7 @@ static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 
 	tfs_inodes_entry_ref(&fs->inodes, inode, &parent, NULL);
 	if (!parent)
-		return ESTALE;
+		return -ESTALE;
 	err = tfs_inode_beneath(fs, parent);
 	tfs_inodes_forget(&fs->inodes, parent, 1);
 	return err;
@@ -148,7 +148,7 @@ static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 int tfs_inode_usable(struct tfs_fs *fs, struct tfs_inode *inode)
 {
 	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode))
-		return ESTALE;
+		return -ESTALE;
 	return tfs_inode_beneath(fs, inode);
 }
 
@@ -170,8 +170,8 @@ int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 		return 0;
 	fd = tfs_inode_fd(&fs->inodes, inode);
 	if (fd < 0)
-		return -fd;
-	err = tfs_fd_beneath(fs, fd) ? 0 : ESTALE;
+		return fd;
+	err = tfs_fd_beneath(fs, fd) ? 0 : -ESTALE;
 	tfs_inode_fd_put(&fs->inodes, inode);
 	if (!err && fs->watch)
 		tfs_inodes_beneath_seen(&fs->inodes, inode, marks);
@@ -186,6 +186,6 @@ int tfs_stat_entry(const struct tfs_fs *fs, int fd, struct stat *st)
 	/* Asked first without syncing: a FUSE file system answers that from the kernel's cache,
 	 * so the daemon never waits on a request to its own mount. */
 	if (fs->own_dev && statx_dev_ino(fd, &dev, &ino) && dev == fs->own_dev)
-		return ELOOP;
-	return fstat(fd, st) < 0 ? errno : 0;
+		return -ELOOP;
+	return fstat(fd, st) < 0 ? -errno : 0;
 }

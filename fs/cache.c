@@ -1,4 +1,5 @@
 /* cache.c - a thread-safe LRU of rendered sibling documents bounded by their total size. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ int tfs_doc_key_copy(struct tfs_doc_key *dst, const struct tfs_doc_key *src)
 	char *path = strdup(src->path);
 
 	if (!path)
-		return -1;
+		return -ENOMEM;
 	*dst = *src;
 	dst->path = path;
 	return 0;

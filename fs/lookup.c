@@ -52,13 +52,13 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 		path = tfs_inodes_child_path(&fs->inodes, dir, name);
 		if (!path) {
 			close(fd);
-			return ENOMEM;
+			return -ENOMEM;
 		}
 	}
 	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, dir, name, path, seen, &created);
 	free(path);
 	if (!inode)
-		return ENOMEM;
+		return -ENOMEM;
 	if (created && fs->watch && inode->type == S_IFDIR)
 		watch_new_dir(fs, inode, &e->attr);
 	if (inode->type == S_IFREG)
@@ -96,7 +96,7 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 		return err;
 	base = strndup(name, parsed.base_len);
 	if (!base)
-		return ENOMEM;
+		return -ENOMEM;
 	listed = !parsed.sel.present && parsed.fmt == TR_FORMAT_TOOL;
 	if (listed)
 		in_run = tfs_readahead_lookup(fs->readahead, dir, base);
@@ -109,7 +109,7 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr, sib.doc, sib.cached);
 	tfs_sibling_destroy(&sib);
 	if (!inode)
-		return ENOMEM;
+		return -ENOMEM;
 	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
 	e->attr = inode->attr;
 	e->attr_timeout = TFS_SIBLING_ATTR_TIMEOUT;
@@ -127,10 +127,10 @@ int tfs_lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
 
 	memset(e, 0, sizeof(*e));
 	if (dir->is_sibling || dir->type != S_IFDIR)
-		return ENOTDIR;
+		return -ENOTDIR;
 	dir_fd = tfs_inode_fd(&fs->inodes, dir);
 	if (dir_fd < 0)
-		return -dir_fd;
+		return dir_fd;
 	rights = tfs_creds_begin();
 	fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	open_err = errno;
@@ -146,7 +146,7 @@ int tfs_lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
 		/* A name longer than SOURCE's NAME_MAX is no real entry but may be a virtual
 		 * one: the kernel passes FUSE lookups of up to 1024 bytes, and a next of a
 		 * 236-255-byte NAME is longer than 255 (docs/SPEC.md §4). */
-		err = open_err;
+		err = -open_err;
 	} else {
 		err = lookup_sibling(fs, dir, dir_fd, name, e);
 	}

@@ -27,13 +27,13 @@ double tfs_plain_attr_timeout(struct tfs_fs *fs, struct tfs_inode *inode);
 
 /* Fills e for the real entry name of dir opened as fd (O_PATH, taken: kept by the pool or
  * closed), with the timeouts its watches allow; seen is tfs_watch_sync's answer before name was
- * resolved. Returns 0 or an errno. */
+ * resolved. Returns 0 or -errno. */
 int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, int fd,
 		    uint64_t seen, struct fuse_entry_param *e);
 
 /* Fills e for name in dir, counting one kernel lookup of its inode: real entries win, name is
  * looked up in SOURCE first and as a virtual name (docs/SPEC.md §4) only when absent, the
- * sibling then produced so that its size is exact. Returns 0 or an errno. */
+ * sibling then produced so that its size is exact. Returns 0 or -errno. */
 int tfs_lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
 		     struct fuse_entry_param *e);
 

@@ -90,7 +90,7 @@ static void tfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	tfs_creds_clear_caller();
 
 	if (err)
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 	else
 		fuse_reply_entry(req, &e);
 }
@@ -127,7 +127,7 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 	if (fi && inode->type == S_IFREG) {
 		rc = fstat(fi->fh, &st);
 	} else if ((rc = tfs_inode_usable(fs, inode)) != 0) {
-		fuse_reply_err(req, rc);
+		fuse_reply_err(req, -rc);
 		return;
 	} else {
 		fd = tfs_inode_fd(&fs->inodes, inode);
@@ -162,7 +162,7 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 	tfs_watch_sync(fs->watch);
 	n = tfs_inode_usable(fs, inode);
 	if (n) {
-		fuse_reply_err(req, (int)n);
+		fuse_reply_err(req, (int)-n);
 		return;
 	}
 	fd = tfs_inode_fd(&fs->inodes, inode);
@@ -226,14 +226,14 @@ static void open_real(fuse_req_t req, fuse_ino_t ino, struct tfs_inode *inode,
 	}
 	rights = tfs_creds_begin();
 	fd = tr_reopen(path_fd, O_RDONLY);
-	err = fd < 0 ? -fd : fstat(fd, &st) < 0 ? errno : 0;
+	err = fd < 0 ? fd : fstat(fd, &st) < 0 ? -errno : 0;
 	tfs_creds_end(rights);
 	tfs_inode_fd_put(&fs->inodes, inode);
 	/* Checked once the file is open: one moved out before that is caught. */
 	if (!err)
 		err = tfs_inode_usable(fs, inode);
 	if (err) {
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -270,11 +270,11 @@ static int sibling_doc(struct tfs_fs *fs, struct tfs_inode *inode, struct tr_doc
 	err = tfs_sibling_make(fs, inode->dir, slash ? slash + 1 : inode->key.path, &inode->key.sel,
 			       inode->key.fmt, &sib);
 	if (err)
-		return err == ENOMEM ? ENOMEM : ESTALE;
+		return err == -ENOMEM ? -ENOMEM : -ESTALE;
 	if (tfs_doc_key_equal(&sib.key, &inode->key) && sib.attr.st_size == inode->attr.st_size)
 		*out = tr_doc_ref(sib.doc);
 	tfs_sibling_destroy(&sib);
-	return *out ? 0 : ESTALE;
+	return *out ? 0 : -ESTALE;
 }
 
 static void open_sibling(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
@@ -285,7 +285,7 @@ static void open_sibling(fuse_req_t req, struct tfs_inode *inode, struct fuse_fi
 	int err = sibling_doc(fs, inode, &doc);
 
 	if (err) {
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	h = tfs_handle_open(&fs->handles, doc);

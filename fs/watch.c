@@ -538,11 +538,14 @@ static void *notify_loop(void *arg)
 
 int tfs_watch_start(struct tfs_watch *w, struct fuse_session *se)
 {
+	int err;
+
 	if (!w)
 		return 0;
 	w->se = se;
-	if (pthread_create(&w->thread, NULL, notify_loop, w) != 0)
-		return -1;
+	err = pthread_create(&w->thread, NULL, notify_loop, w);
+	if (err)
+		return -err;
 	w->started = true;
 	return 0;
 }

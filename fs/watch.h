@@ -21,7 +21,7 @@ struct tfs_watch;
 struct tfs_watch *tfs_watch_new(struct tfs_inodes *tab, long limit, bool files);
 
 /* Starts the thread that sends the kernel the invalidations the change events call for, on
- * session se (borrowed). Call after fuse_daemonize. Returns 0 or -1. */
+ * session se (borrowed). Call after fuse_daemonize. Returns 0 or -errno. */
 int tfs_watch_start(struct tfs_watch *w, struct fuse_session *se);
 
 /* Stops the thread, drops the invalidations still queued and the watches. NULL is a no-op. */

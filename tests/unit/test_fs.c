@@ -188,11 +188,11 @@ static void test_names(int root_fd)
 	EXPECT_INT(n.base_len, 5);
 	EXPECT(n.sel.present && n.sel.start == 4);
 	/* No sibling: missing, directories, FIFOs; bad selectors. */
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "fifo.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:5-2.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "fifo.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:5-2.tool.json", &opts, &n), -ENOENT);
 	/* Provider formats resolve; unknown ones do not. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.anthropic.json", &opts, &n), 0);
 	EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
@@ -202,8 +202,8 @@ static void test_names(int root_fd)
 	EXPECT_INT(n.fmt, TR_FORMAT_TXT);
 	EXPECT_INT(n.base_len, 5);
 	EXPECT_INT(n.sel.start, 2);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.yaml.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.yaml.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt", &opts, &n), -ENOENT);
 	/* Names longer than NAME_MAX: a next of a 245-byte NAME, any sibling of a 255-byte one; a
 	 * whole NAME[:SEL] that long is no entry (ENAMETOOLONG), so the selector is split off. */
 	{
@@ -227,13 +227,13 @@ static void test_names(int root_fd)
 		EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
 		EXPECT(n.sel.column == UINT64_MAX);
 		name[0] = 'z'; /* no such source */
-		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), ENOENT);
+		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), -ENOENT);
 	}
 	/* Symlinks get siblings unless symlinks=none. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), 0);
 	EXPECT(tfs_name_has_sibling(S_IFLNK, &opts));
 	EXPECT_INT(tr_options_set(&opts, "symlinks", "none"), 0);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), -ENOENT);
 	EXPECT(!tfs_name_has_sibling(S_IFLNK, &opts));
 	EXPECT(tfs_name_has_sibling(S_IFREG, &opts));
 	EXPECT(!tfs_name_has_sibling(S_IFDIR, &opts));

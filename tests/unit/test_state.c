@@ -75,7 +75,7 @@ static void test_watched_state(const char *dir)
 	EXPECT(rename(from, to) == 0);
 	tfs_watch_sync(fs.watch);
 	EXPECT(!tfs_inodes_reachable(&fs.inodes, sub));
-	EXPECT_INT(tfs_inode_usable(&fs, sub), ESTALE);
+	EXPECT_INT(tfs_inode_usable(&fs, sub), -ESTALE);
 	EXPECT(rename(to, from) == 0);
 	tfs_inodes_forget(&fs.inodes, sub, 1);
 	tfs_fs_destroy(&fs); /* drops the invalidations still queued, then the table */
