@@ -22,8 +22,8 @@ struct tfs_inodes;
 size_t tfs_inodes_fd_cap(uint64_t nofile);
 
 /* An O_PATH | O_NOFOLLOW descriptor of real inode (borrowed until tfs_inode_fd_put): the
- * pool's, or reopened (by handle, else parent + name) and checked to be the same (st_dev,
- * st_ino). Returns it, or -errno: -ESTALE when the file is gone or its name now holds another
+ * pool's, or reopened (reopen.c: by handle, else parent + name) and checked to be the same
+ * (st_dev, st_ino). Returns it, or -errno: -ESTALE when the file is gone or its name now holds another
  * file (never a descriptor of a different file). */
 int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode);
 
@@ -62,6 +62,13 @@ bool tfs_fdpool_adopt(struct tfs_inodes *tab, struct tfs_inode *inode, int fd);
 
 /* Sets whether inode's descriptor is kept in the pool (else on the retire list). */
 void tfs_fdpool_set_unpooled(struct tfs_inodes *tab, struct tfs_inode *inode, bool unpooled);
+
+/* inode's pooled descriptor for one more user (reopen.c), or -1 when it has none. */
+int tfs_fdpool_use(struct tfs_inodes *tab, struct tfs_inode *inode);
+
+/* Installs fd, just reopened, as inode's descriptor for one user; when another request
+ * installed one meanwhile, closes fd and uses that one. Returns the descriptor. */
+int tfs_fdpool_install(struct tfs_inodes *tab, struct tfs_inode *inode, int fd);
 
 /* Takes the unused descriptor of an inode being forgotten off its list (inode_free closes it). */
 void tfs_fdpool_forget(struct tfs_inodes *tab, struct tfs_inode *inode);

@@ -350,12 +350,29 @@ bool tfs_inodes_attr_watched(struct tfs_inodes *tab, struct tfs_inode *inode)
 	bool watched;
 
 	pthread_mutex_lock(&tab->lock);
-	if (inode->type == S_IFDIR || !inode->parent)
-		watched = __atomic_load_n(&inode->wd, __ATOMIC_RELAXED) > 0;
+	if (!tab->watched)
+		watched = false;
+	else if (inode->type == S_IFDIR || !inode->parent)
+		watched = tab->watched(tab->on_free_arg, inode);
 	else
-		watched = __atomic_load_n(&inode->parent->wd, __ATOMIC_RELAXED) > 0;
+		watched = tab->watched(tab->on_free_arg, inode->parent);
 	pthread_mutex_unlock(&tab->lock);
 	return watched;
+}
+
+struct tfs_inode *tfs_inodes_ref_found(struct tfs_inodes *tab, struct tfs_inode *(*find)(void *arg),
+				       void *arg)
+{
+	struct tfs_inode *inode;
+
+	pthread_mutex_lock(&tab->lock);
+	inode = find(arg);
+	if (inode && !inode->dead)
+		inode->refs++;
+	else
+		inode = NULL;
+	pthread_mutex_unlock(&tab->lock);
+	return inode;
 }
 
 bool tfs_inodes_ref(struct tfs_inodes *tab, struct tfs_inode *inode)

@@ -60,10 +60,6 @@ struct tfs_inode {
 			uint64_t fd_retire_ms; /* on the retire list: when its descriptor closes
 						* (CLOCK_MONOTONIC) */
 			struct tfs_inode *fd_older, *fd_newer;
-			/* Change notification (watch.c). Directories: the inotify watch descriptor
-			 * (> 0), 0 before one was tried, -1 when the directory is not watched (its
-			 * entries are served uncached). Atomic. */
-			int wd;
 			/* Directories: set when a change event said the entry (parent, name) no
 			 * longer names this directory: until a lookup finds it again (the kernel
 			 * has one entry for a directory, which that lookup moves) or a second
@@ -77,9 +73,6 @@ struct tfs_inode {
 			/* Directories: tfs_inodes.marks + 1 when it was last found inside SOURCE
 			 * (beneath.h), 0 never. Under the lock. */
 			uint64_t beneath_marks;
-			/* Directories: events taken in that may change its listing (names
-			 * created, deleted or moved in it; itself moved or unwatched). Atomic. */
-			uint64_t listing_changes;
 			/* Regular files: opened says the state at the previous open is known:
 			 * its size, mtime and ctime; under the table lock. */
 			bool opened;
@@ -117,9 +110,12 @@ struct tfs_inodes {
 	uint64_t marks;       /* moved marks set so far (lost events included); under the lock */
 	uint64_t events_lost; /* inotify queue overflows (watch.c): every listing may differ; atomic */
 	int mount_id;         /* of the root: handles of other mounts are not kept */
-	/* Called (outside the lock) for each real inode about to be freed, e.g. to drop its
-	 * watch; NULL when none. */
+	/* The watch's hooks (watch.c keeps its state of each directory in a map of its own):
+	 * on_free is called (outside the lock) for each real inode about to be freed, to drop its
+	 * watch; watched (under the lock) says whether a directory's watch is in place. NULL when
+	 * there is no watch; on_free_arg is the argument of both. */
 	void (*on_free)(void *arg, struct tfs_inode *inode);
+	bool (*watched)(void *arg, const struct tfs_inode *dir);
 	void *on_free_arg;
 	struct tfs_holds holds; /* the documents siblings keep from lookup to open */
 };
@@ -169,6 +165,11 @@ bool tfs_inodes_attr_watched(struct tfs_inodes *tab, struct tfs_inode *inode);
  * tfs_inodes_forget), or NULL. With mark, its moved mark is set (see tfs_inode.moved_until). */
 struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode *dir,
 				       const char *name, bool mark);
+
+/* Calls find(arg) under the table's lock and takes one more reference on the inode it returns
+ * unless that one is being freed; returns it, or NULL. */
+struct tfs_inode *tfs_inodes_ref_found(struct tfs_inodes *tab, struct tfs_inode *(*find)(void *arg),
+				       void *arg);
 
 /* Takes one more reference on inode unless it is being freed; returns whether it did. */
 bool tfs_inodes_ref(struct tfs_inodes *tab, struct tfs_inode *inode);

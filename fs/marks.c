@@ -26,7 +26,7 @@ bool tfs_inodes_beneath_known(struct tfs_inodes *tab, struct tfs_inode *dir, uin
 	*marks = tab->marks;
 	known = dir->beneath_marks == tab->marks + 1;
 	for (struct tfs_inode *p = dir->parent; known && p; p = p->parent)
-		known = __atomic_load_n(&p->wd, __ATOMIC_RELAXED) > 0;
+		known = tab->watched && tab->watched(tab->on_free_arg, p);
 	pthread_mutex_unlock(&tab->lock);
 	return known;
 }

@@ -2,19 +2,22 @@
  *
  * Each piece of state has one owner, which creates, locks and frees it: the inode table
  * (inode.c, with its descriptor pool fdpool.c, holds holds.c and moved marks marks.c), the
- * watch (watch.c: the inotify map and the invalidation queue), the cache (cache.c), the kept
+ * watch (watch.c: its map of watched directories and the intake of events; invalidate.c: the
+ * invalidations they call for), the cache (cache.c), the kept
  * listings (listing.c), the open sibling handles (handles.c), the readahead (readahead.c).
  *
  * Lock order. A thread holding one of these locks takes only those below it:
  *   tfs_readahead's worker lock (readahead.c)
- *     tfs_watch.lock       (watch.c: taking in events, the job queue)
- *       tfs_watch.map_lock (watch.c: wd -> directory; held while such a directory is ref'd)
- *         tfs_inodes.lock  (inode.c: indexes, references, entries, the descriptor pool,
- *                           the holds, the moved marks)
- *           tfs_cache.lock, tfs_listing_store.lock, tfs_handles.lock (leaves)
- * No lock is held across a reply to the kernel or a notification to it (watch.c run_job sends
- * its invalidations with none held), and none is taken twice: the table's on_free
- * (watch_forget) runs after the table's lock is let go and takes the map lock alone.
+ *     tfs_watch.lock      (watch.c: taking in events, the job queue)
+ *       tfs_inodes.lock   (inode.c: indexes, references, entries, the descriptor pool, the
+ *                          holds, the moved marks)
+ *         tfs_watch.map_lock (watch.c: what it knows of each directory, by inode and by
+ *                          wd; the table's hooks take it under the table's lock)
+ *         tfs_cache.lock, tfs_listing_store.lock, tfs_handles.lock
+ * The last four are leaves. No lock is held across a reply to the kernel or a notification to
+ * it (invalidate.c sends the watch's invalidations with none held), and none is taken twice: the
+ * table's on_free (watch_forget) runs after the table's lock is let go and takes the map lock
+ * alone.
  */
 #ifndef TFS_TOOLFS_H
 #define TFS_TOOLFS_H
