@@ -131,7 +131,7 @@ bool tfs_fd_beneath(const struct tfs_fs *fs, int fd)
 
 /* A file or link: the directory of its latest name is inside SOURCE. Whether the name still
  * holds it is not asked: a lookup and an open are two requests, and a file replaced between them
- * is opened as it was looked up (inode.h: TFS_FD_RETIRE_MS), as a native open would. */
+ * is opened as it was looked up (fdpool.h: TFS_FD_RETIRE_MS), as a native open would. */
 static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 {
 	struct tfs_inode *parent;

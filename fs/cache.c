@@ -264,7 +264,7 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 	/* An equal key is replaced. Other versions of this name are superseded: the next lookup
 	 * stats the source first and asks for this state, so they become the first to go when
 	 * room is needed. The open that follows a lookup of an older version finds it through
-	 * the inode's hold (inode.h); small ones are kept here too, for a second open of that
+	 * the inode's hold (holds.h); small ones are kept here too, for a second open of that
 	 * version. Large ones (an image's base64) are dropped at once, so that rewriting one image
 	 * does not fill the cache with its old versions. */
 	for (other = entry_of(tfs_htab_chain(&cache->index, hash)); other; other = next) {

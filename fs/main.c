@@ -179,7 +179,7 @@ static uint64_t held_budget(const struct tr_options *opts)
 }
 
 /* Raises the soft descriptor limit to the hard one and returns the limit in force: the inode
- * table's descriptor pool is sized from it (inode.h), so the inodes the kernel remembers are
+ * table's descriptor pool is sized from it (fdpool.h), so the inodes the kernel remembers are
  * not bounded by it. */
 static uint64_t raise_fd_limit(void)
 {

@@ -330,7 +330,7 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 			return;
 		}
 		/* A file the name no longer holds (deleted, moved away, replaced) keeps no pooled
-		 * descriptor (inode.h, tfs_inode_fd_drop). */
+		 * descriptor (fdpool.h, tfs_inode_fd_drop). */
 		if (child && (ev->mask & (IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)))
 			tfs_inode_fd_drop(tab, child);
 		if (child)
@@ -418,7 +418,7 @@ static void *notify_loop(void *arg)
 		size_t n;
 
 		/* Wakes for the retired descriptors too, so that an idle daemon does not keep a
-		 * deleted file open (inode.h, TFS_FD_RETIRE_MS). */
+		 * deleted file open (fdpool.h, TFS_FD_RETIRE_MS). */
 		if (poll(fds, 2, timeout) < 0 && errno != EINTR)
 			break;
 		if (fds[1].revents && read(w->wake_fd, &count, sizeof(count)) < 0) {
