@@ -200,4 +200,3 @@ void tfs_inode_fd_put(struct tfs_inodes *tab, struct tfs_inode *inode)
 	}
 	pthread_mutex_unlock(&tab->lock);
 }
-

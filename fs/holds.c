@@ -6,9 +6,9 @@
 struct tfs_hold {
 	struct tfs_hnode link; /* holds.by_inode */
 	const struct tfs_inode *inode;
-	struct tr_doc *pinned; /* owned reference, or NULL */
-	struct tr_doc *held;   /* owned reference, or NULL */
-	uint64_t opens;        /* lookups not yet followed by an open */
+	struct tr_doc *pinned;          /* owned reference, or NULL */
+	struct tr_doc *held;            /* owned reference, or NULL */
+	uint64_t opens;                 /* lookups not yet followed by an open */
 	struct tfs_hold *older, *newer; /* the list of holds, while held */
 };
 

@@ -23,8 +23,8 @@ struct tfs_hold;
 struct tfs_holds {
 	struct tfs_htab by_inode;
 	struct tfs_hold *oldest, *newest; /* records holding a document (held), oldest first */
-	uint64_t bytes;  /* sum of tr_doc_size of the held documents */
-	uint64_t budget; /* the most bytes may reach */
+	uint64_t bytes;                   /* sum of tr_doc_size of the held documents */
+	uint64_t budget;                  /* the most bytes may reach */
 };
 
 /* Initialises holds with budget. Returns 0, or -ENOMEM. */

@@ -13,7 +13,7 @@ struct tfs_hnode {
 
 /* The struct that embeds node as member. */
 #define tfs_hnode_entry(node, type, member) \
-	((type *)(void *)((char *)(node) - offsetof(type, member)))
+	((type *)(void *)((char *)(node)-offsetof(type, member)))
 
 /* A table of nodes chained by hash. It locks nothing: its owner's lock covers it. hash gives a
  * node's hash from its struct (for rehashing), equal to the hash its insert was given. */

@@ -48,7 +48,7 @@ drop:
 }
 
 void tfs_watch_queue_entry(void *arg, struct tfs_inode *parent, const char *name,
-			struct tfs_inode *inode)
+			   struct tfs_inode *inode)
 {
 	struct tfs_watch *w = arg;
 
@@ -128,4 +128,3 @@ struct job *tfs_watch_take_jobs(struct tfs_watch *w, size_t *n)
 	w->n_jobs = w->cap_jobs = 0;
 	return jobs;
 }
-

@@ -20,7 +20,8 @@ struct tfs_inode *tfs_inode_of(fuse_req_t req, fuse_ino_t ino)
 
 double tfs_plain_attr_timeout(struct tfs_fs *fs, struct tfs_inode *inode)
 {
-	return fs->cache_attrs && tfs_inodes_attr_watched(&fs->inodes, inode) ? TFS_PLAIN_TIMEOUT : 0.0;
+	return fs->cache_attrs && tfs_inodes_attr_watched(&fs->inodes, inode) ? TFS_PLAIN_TIMEOUT
+									      : 0.0;
 }
 
 /* Watches the new directory inode, then reads its attributes again into st, so that a change
@@ -118,7 +119,7 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 }
 
 int tfs_lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
-			struct fuse_entry_param *e)
+		     struct fuse_entry_param *e)
 {
 	uint64_t seen = tfs_watch_sync(fs->watch);
 
@@ -153,4 +154,3 @@ int tfs_lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
 	tfs_inode_fd_put(&fs->inodes, dir);
 	return err;
 }
-

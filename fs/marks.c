@@ -100,4 +100,3 @@ bool tfs_inodes_reachable(struct tfs_inodes *tab, struct tfs_inode *inode)
 	pthread_mutex_unlock(&tab->lock);
 	return reachable;
 }
-

@@ -96,4 +96,3 @@ int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode)
 	pthread_mutex_unlock(&tab->lock);
 	return fd;
 }
-

@@ -128,8 +128,8 @@ static void dead_mount_message(const char *mountpoint, int err)
 		mountpoint, strerror(err), mountpoint);
 }
 
-int tfs_check_startup(const char *source, const char *mountpoint, struct tfs_fs *fs,
-		      int *root_fd, struct stat *root_st, char **mnt_real)
+int tfs_check_startup(const char *source, const char *mountpoint, struct tfs_fs *fs, int *root_fd,
+		      struct stat *root_st, char **mnt_real)
 {
 	struct stat st;
 	int fd, err;
@@ -154,8 +154,7 @@ int tfs_check_startup(const char *source, const char *mountpoint, struct tfs_fs 
 		else if (is_dead_mount_errno(errno))
 			dead_mount_message(mountpoint, errno);
 		else
-			fprintf(stderr, "toolfs: mountpoint %s: %s\n", mountpoint,
-				strerror(errno));
+			fprintf(stderr, "toolfs: mountpoint %s: %s\n", mountpoint, strerror(errno));
 		return 1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -209,4 +208,3 @@ int tfs_check_startup(const char *source, const char *mountpoint, struct tfs_fs 
 	}
 	return 0;
 }
-

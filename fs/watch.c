@@ -143,7 +143,8 @@ static struct tfs_inode *find_for_event(void *arg)
 		dir = e->dir;
 		if (a->mask & (NAME_CHANGES | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))
 			e->listing_changes++;
-		if (a->mask & IN_IGNORED) { /* the directory is gone, or its file system unmounted */
+		if (a->mask &
+		    IN_IGNORED) { /* the directory is gone, or its file system unmounted */
 			tfs_htab_remove(&a->w->wds, &e->by_wd, wd_hash(e->wd));
 			e->wd = -1;
 		}
@@ -325,8 +326,9 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		moved = ev->mask & NAME_CHANGES;
 		child = moved ? tfs_inodes_child_ref(tab, dir, ev->name, true) : NULL;
 		if (child && child->type == S_IFDIR) {
-			tfs_watch_queue(w, (struct job){dir, strdup(ev->name), child, false, true, false},
-				  false);
+			tfs_watch_queue(
+				w, (struct job){dir, strdup(ev->name), child, false, true, false},
+				false);
 			return;
 		}
 		/* A file the name no longer holds (deleted, moved away, replaced) keeps no pooled
@@ -350,9 +352,9 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		/* A name created, deleted or moved changes dir's attributes (mtime, nlink) and
 		 * its listing, which the kernel keeps (dir.c): both are invalidated. */
 		tfs_watch_queue(w,
-			  (struct job){dir, moved ? strdup(ev->name) : NULL, child, moved, moved,
-				       (ev->mask & (IN_DELETE | IN_MOVED_FROM)) != 0},
-			  false);
+				(struct job){dir, moved ? strdup(ev->name) : NULL, child, moved,
+					     moved, (ev->mask & (IN_DELETE | IN_MOVED_FROM)) != 0},
+				false);
 		return;
 	}
 	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {

@@ -17,8 +17,11 @@
 static int state_over(struct tfs_fs *fs, const char *src, enum tfs_cache_mode mode)
 {
 	struct stat st;
-	struct tfs_fs_setup setup = {.held_budget = 1 << 20, .nofile = 1024, .watch_limit = -1,
-				     .mode = mode, .root_st = &st};
+	struct tfs_fs_setup setup = {.held_budget = 1 << 20,
+				     .nofile = 1024,
+				     .watch_limit = -1,
+				     .mode = mode,
+				     .root_st = &st};
 
 	memset(fs, 0, sizeof(*fs));
 	tr_options_init(&fs->opts);
