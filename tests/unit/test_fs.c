@@ -11,6 +11,7 @@
 
 #include "cache.h"
 #include "expect.h"
+#include "htab.h"
 #include "tr_confine.h"
 #include "names.h"
 
@@ -297,12 +298,67 @@ static void test_follow(void)
 	tr_root_close(&root);
 }
 
+struct item {
+	struct tfs_hnode link;
+	int key;
+};
+
+static uint64_t item_hash(const struct tfs_hnode *node)
+{
+	return (uint64_t)tfs_hnode_entry(node, const struct item, link)->key % 7; /* long chains */
+}
+
+static struct item *item_find(const struct tfs_htab *h, int key)
+{
+	for (struct tfs_hnode *n = tfs_htab_chain(h, (uint64_t)key % 7); n; n = n->next) {
+		struct item *it = tfs_hnode_entry(n, struct item, link);
+
+		if (it->key == key)
+			return it;
+	}
+	return NULL;
+}
+
+/* The intrusive table behind every index of the daemon: it grows past its buckets, finds each
+ * node, iterates each once, and removes only what it holds. */
+static void test_htab(void)
+{
+	enum { N = 100 };
+	struct item items[N];
+	struct tfs_htab h;
+	struct tfs_hnode *n;
+	size_t bucket = 0, seen = 0;
+	long sum = 0;
+
+	EXPECT_INT(tfs_htab_init(&h, 4, item_hash), 0);
+	for (int i = 0; i < N; i++) {
+		items[i].key = i;
+		tfs_htab_insert(&h, &items[i].link, (uint64_t)i % 7);
+	}
+	EXPECT_INT(h.count, N);
+	EXPECT(h.n_buckets >= N); /* doubled while the nodes outnumbered the buckets */
+	for (int i = 0; i < N; i++)
+		EXPECT(item_find(&h, i) == &items[i]);
+	for (n = tfs_htab_next(&h, &bucket, NULL); n; n = tfs_htab_next(&h, &bucket, n)) {
+		seen++;
+		sum += tfs_hnode_entry(n, struct item, link)->key;
+	}
+	EXPECT_INT(seen, N);
+	EXPECT_INT(sum, N * (N - 1) / 2);
+	EXPECT(tfs_htab_remove(&h, &items[42].link, 42 % 7));
+	EXPECT(!tfs_htab_remove(&h, &items[42].link, 42 % 7));
+	EXPECT(item_find(&h, 42) == NULL && item_find(&h, 43) == &items[43]);
+	EXPECT_INT(h.count, N - 1);
+	tfs_htab_destroy(&h);
+}
+
 int main(void)
 {
 	char path[PATH_MAX * 2];
 	int root_fd;
 
 	test_cache();
+	test_htab();
 
 	snprintf(tmp_root, sizeof(tmp_root), "%s/toolfs-unit-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
