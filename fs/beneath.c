@@ -132,7 +132,7 @@ bool tfs_fd_beneath(const struct tfs_fs *fs, int fd)
 
 /* A file or link: the directory of its latest name is inside SOURCE. Whether the name still
  * holds it is not asked: a lookup and an open are two requests, and a file replaced between them
- * is opened as it was looked up (inode.h: TFS_FD_RETIRE_MS), as a native open would. */
+ * is opened as it was looked up (fdpool.h: TFS_FD_RETIRE_MS), as a native open would. */
 static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 {
 	struct tfs_inode *parent;
@@ -140,7 +140,7 @@ static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 
 	tfs_inodes_entry_ref(&fs->inodes, inode, &parent, NULL);
 	if (!parent)
-		return ESTALE;
+		return -ESTALE;
 	err = tfs_inode_beneath(fs, parent);
 	tfs_inodes_forget(&fs->inodes, parent, 1);
 	return err;
@@ -149,7 +149,7 @@ static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 int tfs_inode_usable(struct tfs_fs *fs, struct tfs_inode *inode)
 {
 	if (fs->watch && !tfs_inodes_reachable(&fs->inodes, inode))
-		return ESTALE;
+		return -ESTALE;
 	return tfs_inode_beneath(fs, inode);
 }
 
@@ -171,8 +171,8 @@ int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 		return 0;
 	fd = tfs_inode_fd(&fs->inodes, inode);
 	if (fd < 0)
-		return -fd;
-	err = tfs_fd_beneath(fs, fd) ? 0 : ESTALE;
+		return fd;
+	err = tfs_fd_beneath(fs, fd) ? 0 : -ESTALE;
 	tfs_inode_fd_put(&fs->inodes, inode);
 	if (!err && fs->watch)
 		tfs_inodes_beneath_seen(&fs->inodes, inode, marks);
@@ -187,6 +187,6 @@ int tfs_stat_entry(const struct tfs_fs *fs, int fd, struct stat *st)
 	/* Asked first without syncing: a FUSE file system answers that from the kernel's cache,
 	 * so the daemon never waits on a request to its own mount. */
 	if (fs->own_dev && statx_dev_ino(fd, &dev, &ino) && dev == fs->own_dev)
-		return ELOOP;
-	return fstat(fd, st) < 0 ? errno : 0;
+		return -ELOOP;
+	return fstat(fd, st) < 0 ? -errno : 0;
 }

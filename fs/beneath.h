@@ -23,8 +23,9 @@ int tfs_beneath_set_own_mount(struct tfs_fs *fs, const char *mountpoint);
 bool tfs_fd_beneath(const struct tfs_fs *fs, int fd);
 
 /* 0 when the real or sibling inode is still inside SOURCE: a directory is, or lies below it; a
- * file or link was last found in such a directory (a sibling: its directory). Otherwise ESTALE: it was moved out, or a chain of directories it hangs from was
- * (docs/SPEC.md §4). Another errno when the inode cannot be opened. */
+ * file or link was last found in such a directory (a sibling: its directory). Otherwise
+ * -ESTALE: it was moved out, or a chain of directories it hangs from was (docs/SPEC.md §4).
+ * Another -errno when the inode cannot be opened. */
 int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode);
 
 /* tfs_inode_beneath, after the moved mark a change event may have set (tfs_inodes_reachable):
@@ -32,8 +33,8 @@ int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode);
 int tfs_inode_usable(struct tfs_fs *fs, struct tfs_inode *inode);
 
 /* fstat of an entry just opened (O_PATH) in SOURCE, unless it is on the daemon's own mount
- * (bind-mounted into SOURCE, or SOURCE's own mount point): ELOOP then, found without a request
- * to the mount. Returns 0 or an errno. */
+ * (bind-mounted into SOURCE, or SOURCE's own mount point): -ELOOP then, found without a request
+ * to the mount. Returns 0 or -errno. */
 int tfs_stat_entry(const struct tfs_fs *fs, int fd, struct stat *st);
 
 #endif

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* cache.c - a thread-safe LRU of rendered sibling documents bounded by their total size. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache.h"
+#include "htab.h"
 
 /* Superseded versions of this size and more are dropped at once (see tfs_cache_put). */
 #define SUPERSEDED_DROP_FROM (4u << 20)
@@ -14,15 +16,14 @@ struct cache_entry {
 	uint64_t hash;
 	struct tr_doc *doc; /* owned reference */
 	uint64_t size;
-	struct cache_entry *bucket_next;
+	struct tfs_hnode link;             /* the key index */
 	struct cache_entry *newer, *older; /* the LRU list */
 };
 
 struct tfs_cache {
 	pthread_mutex_t lock;
 	uint64_t capacity, used;
-	struct cache_entry **buckets;
-	size_t n_buckets, n_entries;
+	struct tfs_htab index; /* entries by name_hash of their key */
 	struct cache_entry *newest, *oldest;
 };
 
@@ -115,7 +116,7 @@ int tfs_doc_key_copy(struct tfs_doc_key *dst, const struct tfs_doc_key *src)
 	char *path = strdup(src->path);
 
 	if (!path)
-		return -1;
+		return -ENOMEM;
 	*dst = *src;
 	dst->path = path;
 	return 0;
@@ -127,15 +128,18 @@ void tfs_doc_key_destroy(struct tfs_doc_key *key)
 	key->path = NULL;
 }
 
+static uint64_t entry_hash(const struct tfs_hnode *node)
+{
+	return tfs_hnode_entry(node, const struct cache_entry, link)->hash;
+}
+
 struct tfs_cache *tfs_cache_new(uint64_t capacity)
 {
 	struct tfs_cache *cache = calloc(1, sizeof(*cache));
 
 	if (!cache)
 		return NULL;
-	cache->n_buckets = 1024;
-	cache->buckets = calloc(cache->n_buckets, sizeof(*cache->buckets));
-	if (!cache->buckets) {
+	if (tfs_htab_init(&cache->index, 1024, entry_hash) < 0) {
 		free(cache);
 		return NULL;
 	}
@@ -159,7 +163,7 @@ void tfs_cache_free(struct tfs_cache *cache)
 		next = e->older;
 		entry_free(e);
 	}
-	free(cache->buckets);
+	tfs_htab_destroy(&cache->index);
 	pthread_mutex_destroy(&cache->lock);
 	free(cache);
 }
@@ -199,49 +203,28 @@ static void lru_push_oldest(struct tfs_cache *cache, struct cache_entry *e)
 		cache->newest = e;
 }
 
-static struct cache_entry **bucket_slot(struct tfs_cache *cache, const struct tfs_doc_key *key,
-					uint64_t hash)
+static struct cache_entry *entry_of(struct tfs_hnode *node)
 {
-	struct cache_entry **slot = &cache->buckets[hash % cache->n_buckets];
-
-	while (*slot && !((*slot)->hash == hash && tfs_doc_key_equal(&(*slot)->key, key)))
-		slot = &(*slot)->bucket_next;
-	return slot;
+	return node ? tfs_hnode_entry(node, struct cache_entry, link) : NULL;
 }
 
-/* Unlinks e from its bucket and the LRU list and frees it. */
+static struct cache_entry *find(struct tfs_cache *cache, const struct tfs_doc_key *key,
+				uint64_t hash)
+{
+	struct cache_entry *e = entry_of(tfs_htab_chain(&cache->index, hash));
+
+	while (e && !(e->hash == hash && tfs_doc_key_equal(&e->key, key)))
+		e = entry_of(e->link.next);
+	return e;
+}
+
+/* Unlinks e from the index and the LRU list and frees it. */
 static void evict(struct tfs_cache *cache, struct cache_entry *e)
 {
-	struct cache_entry **slot = bucket_slot(cache, &e->key, e->hash);
-
-	*slot = e->bucket_next;
+	tfs_htab_remove(&cache->index, &e->link, e->hash);
 	lru_unlink(cache, e);
 	cache->used -= e->size;
-	cache->n_entries--;
 	entry_free(e);
-}
-
-/* Doubles the bucket array when entries outnumber buckets; a failed resize keeps the old one. */
-static void maybe_grow(struct tfs_cache *cache)
-{
-	size_t n = cache->n_buckets * 2;
-	struct cache_entry **buckets;
-
-	if (cache->n_entries <= cache->n_buckets)
-		return;
-	buckets = calloc(n, sizeof(*buckets));
-	if (!buckets)
-		return;
-	for (size_t i = 0; i < cache->n_buckets; i++) {
-		for (struct cache_entry *e = cache->buckets[i], *next; e; e = next) {
-			next = e->bucket_next;
-			e->bucket_next = buckets[e->hash % n];
-			buckets[e->hash % n] = e;
-		}
-	}
-	free(cache->buckets);
-	cache->buckets = buckets;
-	cache->n_buckets = n;
 }
 
 struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *key)
@@ -251,7 +234,7 @@ struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *
 	struct cache_entry *e;
 
 	pthread_mutex_lock(&cache->lock);
-	e = *bucket_slot(cache, key, hash);
+	e = find(cache, key, hash);
 	if (e) {
 		lru_unlink(cache, e);
 		lru_push_newest(cache, e);
@@ -265,7 +248,7 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 {
 	uint64_t size = tr_doc_size(doc);
 	uint64_t hash = name_hash(key);
-	struct cache_entry *e, **slot;
+	struct cache_entry *e, *other, *next;
 
 	if (size > cache->capacity)
 		return false;
@@ -282,33 +265,27 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 	/* An equal key is replaced. Other versions of this name are superseded: the next lookup
 	 * stats the source first and asks for this state, so they become the first to go when
 	 * room is needed. The open that follows a lookup of an older version finds it through
-	 * the inode's hold (inode.h); small ones are kept here too, for a second open of that
+	 * the inode's hold (holds.h); small ones are kept here too, for a second open of that
 	 * version. Large ones (an image's base64) are dropped at once, so that rewriting one image
 	 * does not fill the cache with its old versions. */
-	slot = &cache->buckets[hash % cache->n_buckets];
-	while (*slot) {
-		struct cache_entry *other = *slot;
-
+	for (other = entry_of(tfs_htab_chain(&cache->index, hash)); other; other = next) {
+		next = entry_of(other->link.next);
 		if (other->hash == hash &&
 		    (tfs_doc_key_equal(&other->key, key) ||
 		     (other->size >= SUPERSEDED_DROP_FROM && same_name(&other->key, key)))) {
-			evict(cache, other); /* unlinks it: *slot now holds the next entry */
+			evict(cache, other);
 			continue;
 		}
 		if (other->hash == hash && same_name(&other->key, key)) {
 			lru_unlink(cache, other);
 			lru_push_oldest(cache, other);
 		}
-		slot = &other->bucket_next;
 	}
 	while (cache->oldest && cache->used + size > cache->capacity)
 		evict(cache, cache->oldest);
-	e->bucket_next = cache->buckets[hash % cache->n_buckets];
-	cache->buckets[hash % cache->n_buckets] = e;
 	lru_push_newest(cache, e);
 	cache->used += size;
-	cache->n_entries++;
-	maybe_grow(cache);
+	tfs_htab_insert(&cache->index, &e->link, hash);
 	pthread_mutex_unlock(&cache->lock);
 	return true;
 }

@@ -34,7 +34,7 @@ void tfs_doc_key_set_stat(struct tfs_doc_key *key, const struct stat *st);
 uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key);
 bool tfs_doc_key_equal(const struct tfs_doc_key *a, const struct tfs_doc_key *b);
 
-/* Copies src into dst with its own copy of path. Returns 0, or -1 when out of memory. */
+/* Copies src into dst with its own copy of path. Returns 0, or -ENOMEM. */
 int tfs_doc_key_copy(struct tfs_doc_key *dst, const struct tfs_doc_key *src);
 
 /* Frees the path dst owns. */

@@ -12,8 +12,9 @@
 
 #include "beneath.h"
 #include "creds.h"
+#include "dir.h"
 #include "listing.h"
-#include "ops.h"
+#include "lookup.h"
 #include "toolfs.h"
 
 /* Directory handles (cache=strict and cache=watch): the listing is snapshotted on the handle
@@ -65,7 +66,7 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	tfs_watch_sync(fs->watch);
 	err = tfs_inode_usable(fs, inode);
 	if (err) {
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	d = calloc(1, sizeof(*d));
@@ -77,14 +78,13 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fd = open_for_listing(fs, inode);
 	tfs_creds_clear_caller();
 	if (fd < 0) {
-		errno = -fd;
+		err = fd;
 		goto fail;
 	}
 	d->dp = fdopendir(fd);
 	if (!d->dp) {
-		err = errno;
+		err = -errno;
 		close(fd);
-		errno = err;
 		goto fail;
 	}
 	fi->fh = (uintptr_t)d;
@@ -102,9 +102,8 @@ void tfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	return;
 fail:
-	err = errno;
 	free(d);
-	fuse_reply_err(req, err);
+	fuse_reply_err(req, -err);
 }
 
 static bool is_dot_or_dotdot(const char *name)
@@ -112,18 +111,18 @@ static bool is_dot_or_dotdot(const char *name)
 	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-/* Snapshots directory dir's listing into l from a descriptor of its own. Returns 0 or an
- * errno. */
+/* Snapshots directory dir's listing into l from a descriptor of its own. Returns 0 or
+ * -errno. */
 static int build_unopened(struct tfs_fs *fs, struct tfs_inode *dir, struct tfs_listing *l)
 {
 	int fd = open_for_listing(fs, dir), err;
 	DIR *dp;
 
 	if (fd < 0)
-		return -fd;
+		return fd;
 	dp = fdopendir(fd);
 	if (!dp) {
-		err = errno;
+		err = -errno;
 		close(fd);
 		return err;
 	}
@@ -224,7 +223,7 @@ static void readdir_handle(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 			err = tfs_inode_usable(fs, dir);
 		d->built = err == 0;
 		if (err) {
-			fuse_reply_err(req, err);
+			fuse_reply_err(req, -err);
 			return;
 		}
 	}
@@ -252,7 +251,7 @@ static void readdir_unopened(fuse_req_t req, fuse_ino_t ino, size_t size, off_t 
 	}
 	/* Checked where an opendir would have checked it: at the start of a pass. */
 	if (off == 0 && (err = tfs_inode_usable(fs, dir)) != 0) {
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	if (off != 0)
@@ -263,7 +262,7 @@ static void readdir_unopened(fuse_req_t req, fuse_ino_t ino, size_t size, off_t 
 		err = build_unopened(fs, dir, &l);
 		if (err) {
 			tfs_listing_destroy(&l);
-			fuse_reply_err(req, err);
+			fuse_reply_err(req, -err);
 			return;
 		}
 		kept = tfs_listing_keep(&fs->listings, ino, &l);

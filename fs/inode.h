@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "cache.h"
+#include "holds.h"
+#include "htab.h"
 
 /* One kernel inode. Its address is its FUSE node id (the root's is FUSE_ROOT_ID).
  *
@@ -23,7 +25,7 @@
  * the kernel keeps a separate page cache and attributes per version and an open handle (and its
  * fstat) stays a snapshot. */
 struct tfs_inode {
-	struct tfs_inode *bucket_next; /* table internals */
+	struct tfs_hnode link; /* the table's index of its kind: (st_dev, st_ino) or (dir, key) */
 	/* Kernel lookups + siblings and entries naming this directory + queued invalidations;
 	 * under the table lock. */
 	uint64_t refs;
@@ -48,7 +50,7 @@ struct tfs_inode {
 			struct tfs_inode *parent;   /* directory of its latest lookup (a
 						   * reference); NULL: root */
 			char *name;                 /* its name there; owned; both under the lock */
-			struct tfs_inode *name_next; /* the table's (parent, name) index */
+			struct tfs_hnode name_link; /* the table's (parent, name) index */
 			/* The descriptor pool: fd_users counts the requests using fd; unused open
 			 * descriptors are on the table's LRU list. fd_unpooled: the file left the
 			 * name the kernel knows it by (tfs_inode_fd_drop), so its unused
@@ -59,10 +61,6 @@ struct tfs_inode {
 			uint64_t fd_retire_ms; /* on the retire list: when its descriptor closes
 						* (CLOCK_MONOTONIC) */
 			struct tfs_inode *fd_older, *fd_newer;
-			/* Change notification (watch.c). Directories: the inotify watch descriptor
-			 * (> 0), 0 before one was tried, -1 when the directory is not watched (its
-			 * entries are served uncached). Atomic. */
-			int wd;
 			/* Directories: set when a change event said the entry (parent, name) no
 			 * longer names this directory: until a lookup finds it again (the kernel
 			 * has one entry for a directory, which that lookup moves) or a second
@@ -76,9 +74,6 @@ struct tfs_inode {
 			/* Directories: tfs_inodes.marks + 1 when it was last found inside SOURCE
 			 * (beneath.h), 0 never. Under the lock. */
 			uint64_t beneath_marks;
-			/* Directories: events taken in that may change its listing (names
-			 * created, deleted or moved in it; itself moved or unwatched). Atomic. */
-			uint64_t listing_changes;
 			/* Regular files: opened says the state at the previous open is known:
 			 * its size, mtime and ctime; under the table lock. */
 			bool opened;
@@ -94,20 +89,8 @@ struct tfs_inode {
 			struct tfs_inode *dir;  /* the directory holding the source; a reference */
 			struct tfs_doc_key key; /* owned */
 			struct stat attr;       /* the virtual file's attributes; st_size = its
-					   * document's size */
-			/* Its document when the cache could not keep it (larger than the whole
-			 * cache), so that the open after the lookup finds it; owned reference,
-			 * set once under the table lock. */
-			struct tr_doc *pinned;
-			/* The document of the latest lookup, held (owned reference) until the
-			 * opens that follow the lookups have taken it, the inode is forgotten, or
-			 * newer holds push it out of the table's bounded list. The cache may
-			 * evict a version at any time (a newer one supersedes it); the hold is
-			 * what lets the open after a lookup find the version that lookup made.
-			 * All under the table lock. */
-			struct tr_doc *held;
-			uint64_t held_opens; /* lookups not yet followed by an open */
-			struct tfs_inode *held_older, *held_newer; /* the table's list of holders */
+					   * document's size; its document is kept in the table's
+					   * holds (holds.h) */
 		};
 	};
 };
@@ -115,8 +98,8 @@ struct tfs_inode {
 struct tfs_inodes {
 	pthread_mutex_t lock;
 	struct tfs_inode root;
-	struct tfs_inode **real, **sibling, **names; /* hash buckets */
-	size_t n_real_buckets, n_sibling_buckets, n_name_buckets, n_real, n_sibling;
+	struct tfs_htab real, sibling; /* real inodes by (st_dev, st_ino), siblings by (dir, key) */
+	struct tfs_htab names;         /* real inodes by their latest entry (parent, name) */
 	struct tfs_inode *fd_oldest, *fd_newest; /* open, unused pool descriptors */
 	/* Open, unused descriptors of files that left their name (fd_unpooled), oldest first:
 	 * closed TFS_FD_RETIRE_MS after their last use, by tfs_inodes_sweep_retired or any later
@@ -128,54 +111,24 @@ struct tfs_inodes {
 	uint64_t marks;       /* moved marks set so far (lost events included); under the lock */
 	uint64_t events_lost; /* inotify queue overflows (watch.c): every listing may differ; atomic */
 	int mount_id;         /* of the root: handles of other mounts are not kept */
-	/* Called (outside the lock) for each real inode about to be freed, e.g. to drop its
-	 * watch; NULL when none. */
+	/* The watch's hooks (watch.c keeps its state of each directory in a map of its own):
+	 * on_free is called (outside the lock) for each real inode about to be freed, to drop its
+	 * watch; watched (under the lock) says whether a directory's watch is in place. NULL when
+	 * there is no watch; on_free_arg is the argument of both. */
 	void (*on_free)(void *arg, struct tfs_inode *inode);
+	bool (*watched)(void *arg, const struct tfs_inode *dir);
 	void *on_free_arg;
-	struct tfs_inode *held_oldest, *held_newest; /* sibling inodes holding a document */
-	uint64_t held_bytes,
-		held_budget; /* sum of their tr_doc_size(held); the most it may reach */
+	struct tfs_holds holds; /* the documents siblings keep from lookup to open */
 };
 
 /* Initialises the table with the root inode, which takes ownership of root_fd (O_PATH of SOURCE)
  * and is never forgotten. held_budget bounds the bytes of the documents that sibling inodes hold
- * from their lookup to their open (see tfs_inode.held). The descriptor pool keeps at most
+ * from their lookup to their open (holds.h). The descriptor pool keeps at most
  * fd_cap unused descriptors open (tfs_inodes_fd_cap gives one from RLIMIT_NOFILE). File handles
- * are used when a probe on the root shows the daemon may reopen them. Returns 0, or -1 when
- * out of memory (root_fd is then not taken). */
+ * are used when a probe on the root shows the daemon may reopen them. Returns 0, or -ENOMEM
+ * (root_fd is then not taken). */
 int tfs_inodes_init(struct tfs_inodes *tab, int root_fd, const struct stat *root_st,
 		    uint64_t held_budget);
-
-/* The pool size for a descriptor limit: half of it (at least 16), the rest left to open files,
- * listings and reads. */
-size_t tfs_inodes_fd_cap(uint64_t nofile);
-
-/* An O_PATH | O_NOFOLLOW descriptor of real inode (borrowed until tfs_inode_fd_put): the
- * pool's, or reopened (by handle, else parent + name) and checked to be the same (st_dev,
- * st_ino). Returns it, or -errno: -ESTALE when the file is gone or its name now holds another
- * file (never a descriptor of a different file). */
-int tfs_inode_fd(struct tfs_inodes *tab, struct tfs_inode *inode);
-
-/* Moves inode's descriptor from the pool to the retire list (closed TFS_FD_RETIRE_MS after its
- * last use), and the descriptors opened for it later too, until a lookup finds it by a name
- * again: for a deleted file, whose space (and inode number) an open descriptor would keep, or
- * a file moved away from the name the kernel knows (under a load that keeps the kernel asking
- * about such inodes, pooled descriptors of deleted files grew to the pool's size). */
-void tfs_inode_fd_drop(struct tfs_inodes *tab, struct tfs_inode *inode);
-
-/* How long the descriptor of a file that left its name stays open after its last use: the
- * kernel may open what it looked up a moment before the file was replaced (a lookup and an
- * open are two requests), and a descriptor still open serves that inode as a native open
- * would, where a closed one could only answer ESTALE. */
-#define TFS_FD_RETIRE_MS 1000
-
-/* Closes the retired descriptors whose time has come. Returns the milliseconds until the next
- * one is due, or -1 when none is waiting (a watch thread polls with it). */
-int tfs_inodes_sweep_retired(struct tfs_inodes *tab);
-
-/* Gives back a descriptor from tfs_inode_fd; the pool closes its least recently used unused
- * descriptors beyond its size. */
-void tfs_inode_fd_put(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* Frees every inode left (the kernel forgets nothing at unmount) and closes their fds. */
 void tfs_inodes_destroy(struct tfs_inodes *tab);
@@ -214,6 +167,11 @@ bool tfs_inodes_attr_watched(struct tfs_inodes *tab, struct tfs_inode *inode);
 struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode *dir,
 				       const char *name, bool mark);
 
+/* Calls find(arg) under the table's lock and takes one more reference on the inode it returns
+ * unless that one is being freed; returns it, or NULL. */
+struct tfs_inode *tfs_inodes_ref_found(struct tfs_inodes *tab, struct tfs_inode *(*find)(void *arg),
+				       void *arg);
+
 /* Takes one more reference on inode unless it is being freed; returns whether it did. */
 bool tfs_inodes_ref(struct tfs_inodes *tab, struct tfs_inode *inode);
 
@@ -224,6 +182,9 @@ void tfs_inodes_mark_all(struct tfs_inodes *tab,
 			 void (*each)(void *arg, struct tfs_inode *parent, const char *name,
 				      struct tfs_inode *inode),
 			 void *arg);
+
+/* Sets the moved mark of a directory for the current event; under the table lock (marks.c). */
+void tfs_inodes_mark_locked(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* Marks inode moved by the current event, or, with done, starts the one-second grace of a mark
  * whose kernel entry has been invalidated. */
@@ -244,7 +205,7 @@ bool tfs_inodes_reachable(struct tfs_inodes *tab, struct tfs_inode *inode);
 /* Counts one kernel lookup of the sibling version key (borrowed, copied) of a source in dir,
  * creating its inode with attributes attr when it is new. doc (borrowed) is the version's
  * document: the inode keeps a reference until it is forgotten when cached is false (the cache
- * could not keep it), else holds one for the open that follows this lookup (see held).
+ * could not keep it), else holds one for the open that follows this lookup (holds.h).
  * Returns the inode, or NULL when out of memory. */
 struct tfs_inode *tfs_inodes_add_sibling(struct tfs_inodes *tab, struct tfs_inode *dir,
 					 const struct tfs_doc_key *key, const struct stat *attr,
@@ -278,5 +239,7 @@ void tfs_inodes_gave_size(struct tfs_inodes *tab, struct tfs_inode *inode, off_t
  * several did), and from then on counts size as the one given. On true the caller must
  * invalidate the kernel's attributes of inode before it replies to the open. */
 bool tfs_inodes_open_size_stale(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size);
+
+#include "fdpool.h"
 
 #endif

@@ -42,7 +42,7 @@ static int listing_reserve(struct tfs_listing *l, size_t n)
 		cap *= 2;
 	grown = realloc(l->entries, cap * sizeof(*grown));
 	if (!grown)
-		return -1;
+		return -ENOMEM;
 	l->entries = grown;
 	l->cap = cap;
 	return 0;
@@ -53,7 +53,7 @@ static int listing_push(struct tfs_listing *l, char *name, ino_t ino, mode_t typ
 {
 	if (listing_reserve(l, l->n + 1) < 0) {
 		free(name);
-		return -1;
+		return -ENOMEM;
 	}
 	l->entries[l->n++] = (struct tfs_listing_entry){name, ino, type, sibling};
 	return 0;
@@ -75,7 +75,7 @@ static int push_sibling(struct tfs_fs *fs, struct tfs_inode *dir, struct tfs_lis
 	if (fs->opts.hide_siblings || !e->type || !tfs_name_has_sibling(e->type, &fs->opts))
 		return 0;
 	if (asprintf(&name, "%s" TFS_SIBLING_SUFFIX, e->name) < 0)
-		return -1;
+		return -ENOMEM;
 	/* Longer names stay resolvable (docs/SPEC.md §4) but are not listed: a struct dirent holds
 	 * 255 bytes, and most tools cannot list a longer entry. */
 	if (strlen(name) > NAME_MAX ||
@@ -92,7 +92,7 @@ int tfs_listing_build(struct tfs_fs *fs, struct tfs_inode *dir, DIR *dp, struct 
 {
 	char **real_names = NULL;
 	size_t n_real;
-	int err = ENOMEM;
+	int err = -ENOMEM;
 
 	listing_clear(l);
 	l->version = tfs_watch_listing_version(fs->watch, dir);
@@ -106,7 +106,7 @@ int tfs_listing_build(struct tfs_fs *fs, struct tfs_inode *dir, DIR *dp, struct 
 		de = readdir(dp);
 		if (!de) {
 			if (errno) {
-				err = errno;
+				err = -errno;
 				goto fail;
 			}
 			break;

@@ -29,7 +29,7 @@ struct tfs_listing {
 };
 
 /* Fills l (its entries replaced) from dp, the open directory of dir (rewound first). Returns 0,
- * or an errno with l left empty. */
+ * or -errno with l left empty. */
 int tfs_listing_build(struct tfs_fs *fs, struct tfs_inode *dir, DIR *dp, struct tfs_listing *l);
 
 /* Frees l's contents; l is empty after. */

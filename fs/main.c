@@ -14,6 +14,7 @@
 #include "beneath.h"
 #include "creds.h"
 #include "ops.h"
+#include "startup.h"
 #include "stop.h"
 #include "toolfs.h"
 #include "tr_args.h"
@@ -169,7 +170,7 @@ static uint64_t held_budget(const struct tr_options *opts)
 }
 
 /* Raises the soft descriptor limit to the hard one and returns the limit in force: the inode
- * table's descriptor pool is sized from it (inode.h), so the inodes the kernel remembers are
+ * table's descriptor pool is sized from it (fdpool.h), so the inodes the kernel remembers are
  * not bounded by it. */
 static uint64_t raise_fd_limit(void)
 {
@@ -204,207 +205,6 @@ static int parse_args(int argc, char **argv, struct tr_options *opts, struct cmd
 	if (!cmd->source || !cmd->mountpoint)
 		return tr_args_error(&args, "%s", "SOURCE and MOUNTPOINT are required");
 	return -1;
-}
-
-/* True when path (a realpath) is a mount point in this namespace; the device of the topmost
- * mount there ("MAJOR:MINOR", field 3 of mountinfo) goes into dev when it is non-NULL. */
-static bool find_mount(const char *path, char *dev, size_t dev_size)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (getline(&line, &cap, f) > 0) {
-		char point[PATH_MAX * 4], *o = point;
-		const char *p = line, *dev_field = NULL;
-
-		/* Field 5 is the mount point, with ' ', '\t', '\n' and '\\' octal-escaped. */
-		for (int field = 1; field < 5 && p; field++) {
-			p = strchr(p, ' ');
-			if (p)
-				p++;
-			if (field == 2)
-				dev_field = p;
-		}
-		if (!p)
-			continue;
-		for (; *p && *p != ' ' && o < point + sizeof(point) - 1; p++) {
-			if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] && p[3]) {
-				*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-				p += 3;
-			} else {
-				*o++ = *p;
-			}
-		}
-		*o = '\0';
-		if (strcmp(point, path) != 0)
-			continue;
-		found = true; /* later lines are mounts on top: the last one is what path shows */
-		if (dev)
-			snprintf(dev, dev_size, "%.*s", (int)strcspn(dev_field, " "), dev_field);
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-static bool is_mount_point(const char *path)
-{
-	return find_mount(path, NULL, 0);
-}
-
-/* Lets the kernel read siblings ahead 1 MiB at a time (max_readahead) instead of its default
- * 128 KiB: a FUSE mount's readahead window is the smaller of the two, so without this a `cat`
- * of a 25 MB sibling takes about 100 READ requests of 256 KiB; with it, 30 of up to 1 MiB, and
- * 3.4 ms less of 27 ms on the 2-core bench machine. Only root may write the setting; elsewhere
- * the mount keeps the default. The kernel lowers the setting to the max_readahead of the INIT
- * reply, which comes after this. Returns true when it was raised. */
-static bool raise_readahead(const char *mountpoint)
-{
-	char dev[32], path[96];
-	bool raised;
-	int fd;
-
-	if (!find_mount(mountpoint, dev, sizeof(dev)))
-		return false;
-	snprintf(path, sizeof(path), "/sys/class/bdi/%s/read_ahead_kb", dev);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	raised = write(fd, "1024", 4) == 4;
-	close(fd);
-	return raised;
-}
-
-/* True when a is b or lies under it. */
-static bool path_within(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-
-	if (strcmp(b, "/") == 0)
-		return true;
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
-}
-
-/* Returns 0 when /dev/fuse can be used, else an errno. Non-root mounts go through the setuid
- * fusermount3, which opens the device itself: for them it need only exist. */
-static int dev_fuse_error(void)
-{
-	struct stat st;
-	int fd;
-
-	if (stat("/dev/fuse", &st) < 0)
-		return errno;
-	if (!S_ISCHR(st.st_mode))
-		return ENODEV;
-	if (geteuid() != 0)
-		return 0;
-	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
-/* Whether err is what a mount whose daemon died answers: ECONNABORTED to a request caught in
- * flight by the abort, ENOTCONN from then on. */
-static bool is_dead_mount_errno(int err)
-{
-	return err == ENOTCONN || err == ECONNABORTED;
-}
-
-static void dead_mount_message(const char *mountpoint, int err)
-{
-	fprintf(stderr,
-		"toolfs: mountpoint %s: %s (a dead mount: unmount it with 'fusermount3 -u %s')\n",
-		mountpoint, strerror(err), mountpoint);
-}
-
-/* Checks what the kernel and libfuse would otherwise report obscurely. Fills the root of fs and
- * the mountpoint's real path. Returns 0, or prints the reason and returns 1. */
-static int check_startup(const struct cmdline *cmd, struct tfs_fs *fs, int *root_fd,
-			 struct stat *root_st, char **mnt_real)
-{
-	struct stat st;
-	int fd, err;
-
-	if (stat(cmd->source, &st) < 0) {
-		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(errno));
-		return 1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "toolfs: source %s is not a directory\n", cmd->source);
-		return 1;
-	}
-	fd = open(cmd->source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(errno));
-		return 1;
-	}
-	close(fd);
-	if (stat(cmd->mountpoint, &st) < 0) {
-		if (errno == ENOENT)
-			fprintf(stderr, "toolfs: mountpoint %s does not exist\n", cmd->mountpoint);
-		else if (is_dead_mount_errno(errno))
-			dead_mount_message(cmd->mountpoint, errno);
-		else
-			fprintf(stderr, "toolfs: mountpoint %s: %s\n", cmd->mountpoint,
-				strerror(errno));
-		return 1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "toolfs: mountpoint %s is not a directory\n", cmd->mountpoint);
-		return 1;
-	}
-	err = tr_root_open(&fs->root, cmd->source);
-	if (err < 0) {
-		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(-err));
-		return 1;
-	}
-	*mnt_real = realpath(cmd->mountpoint, NULL);
-	if (!*mnt_real) {
-		fprintf(stderr, "toolfs: mountpoint %s: %s\n", cmd->mountpoint, strerror(errno));
-		return 1;
-	}
-	if (is_mount_point(*mnt_real)) {
-		/* A stat of a FUSE mount may be answered from the kernel's cache (cache=relaxed
-		 * caches the root's attributes); statfs always asks the daemon. */
-		struct statvfs vfs;
-
-		if (statvfs(*mnt_real, &vfs) < 0 && is_dead_mount_errno(errno)) {
-			dead_mount_message(cmd->mountpoint, errno);
-			return 1;
-		}
-		fprintf(stderr,
-			"toolfs: mountpoint %s is busy: something is already mounted there\n",
-			cmd->mountpoint);
-		return 1;
-	}
-	/* The daemon must never walk into its own mount (a symlink could then make it wait on
-	 * itself), so the two trees may not overlap. */
-	if (path_within(*mnt_real, fs->root.path) || path_within(fs->root.path, *mnt_real)) {
-		fprintf(stderr, "toolfs: mountpoint %s and source %s overlap; mount it outside\n",
-			cmd->mountpoint, cmd->source);
-		return 1;
-	}
-	err = dev_fuse_error();
-	if (err) {
-		fprintf(stderr,
-			"toolfs: /dev/fuse is unavailable: %s (load the fuse module, or give the "
-			"container the device)\n",
-			strerror(err));
-		return 1;
-	}
-	/* The inode table's own descriptor of the root. */
-	*root_fd = fcntl(fs->root.fd, F_DUPFD_CLOEXEC, 0);
-	if (*root_fd < 0 || fstat(*root_fd, root_st) < 0) {
-		fprintf(stderr, "toolfs: source %s: %s\n", cmd->source, strerror(errno));
-		return 1;
-	}
-	return 0;
 }
 
 /* The arguments for fuse_session_new: the mount's fixed options after the user's. */
@@ -465,6 +265,7 @@ int main(int argc, char **argv)
 	struct fuse_session *se = NULL;
 	struct tfs_stop stop;
 	struct stat root_st;
+	struct tfs_fs_setup setup;
 	char *mnt_real = NULL;
 	int root_fd = -1, status = EXIT_FAILURE, rc;
 	uint64_t nofile;
@@ -472,44 +273,40 @@ int main(int argc, char **argv)
 	ensure_std_fds();
 	memset(&fs, 0, sizeof(fs));
 	tr_options_init(&fs.opts);
-	tfs_listing_store_init(&fs.listings);
-	tfs_handles_init(&fs.handles);
 	rc = parse_args(argc, argv, &fs.opts, &cmd);
 	if (rc >= 0) {
 		free(cmd.fuse_opts);
-		tfs_handles_destroy(&fs.handles);
-		tfs_listing_store_destroy(&fs.listings);
 		return rc;
 	}
-	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
+	if (tfs_check_startup(cmd.source, cmd.mountpoint, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
 	nofile = raise_fd_limit();
 	tfs_heap_set_policy();
-	fs.cache = tfs_cache_new(fs.opts.cache_size);
-	if (!fs.cache ||
-	    tfs_inodes_init(&fs.inodes, root_fd, &root_st, held_budget(&fs.opts)) < 0) {
+	setup = (struct tfs_fs_setup){
+		.root_fd = root_fd,
+		.root_st = &root_st,
+		.held_budget = held_budget(&fs.opts),
+		.nofile = nofile,
+		.no_handles = cmd.no_handles,
+		.mode = cmd.strict ? TFS_CACHE_STRICT
+				   : (cmd.relaxed ? TFS_CACHE_RELAXED : TFS_CACHE_WATCH),
+		.watch_limit = cmd.watch_limit,
+	};
+	root_fd = -1; /* taken by tfs_fs_init */
+	rc = tfs_fs_init(&fs, &setup);
+	if (rc == -ENOMEM) {
 		fprintf(stderr, "toolfs: out of memory\n");
-		goto out_cache;
-	}
-	root_fd = -1; /* owned by the root inode */
-	if (tfs_beneath_init(&fs) < 0) {
+		goto out_paths;
+	} else if (rc < 0) {
 		fprintf(stderr, "toolfs: source %s: cannot read its path in /proc/self/fd: %s\n",
-			cmd.source, strerror(errno));
-		goto out_inodes;
+			cmd.source, strerror(-rc));
+		goto out_paths;
 	}
 	tfs_creds_init(cmd.allow_other);
-	fs.inodes.fd_cap = tfs_inodes_fd_cap(nofile);
-	if (cmd.no_handles)
-		fs.inodes.use_handles = false;
-	if (!cmd.strict) {
-		fs.cache_attrs = cmd.relaxed;
-		fs.watch = tfs_watch_new(&fs.inodes, cmd.watch_limit, cmd.relaxed);
-		tfs_watch_dir(fs.watch, &fs.inodes.root, fs.root.fd);
-	}
 
 	if (session_args(&cmd, &fs, &args) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");
-		goto out_inodes;
+		goto out_state;
 	}
 	se = fuse_session_new(&args, &tfs_ops, sizeof(tfs_ops), &fs);
 	if (!se) {
@@ -525,7 +322,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toolfs: cannot mount %s (see above)\n", cmd.mountpoint);
 		goto out_signals;
 	}
-	raise_readahead(mnt_real); /* best effort */
+	tfs_raise_readahead(mnt_real); /* best effort */
 	if (tfs_beneath_set_own_mount(&fs, mnt_real) < 0) {
 		fprintf(stderr, "toolfs: cannot stat the new mount %s: %s\n", cmd.mountpoint,
 			strerror(errno));
@@ -570,15 +367,9 @@ out_session:
 	fuse_session_destroy(se);
 out_args:
 	fuse_opt_free_args(&args);
-out_inodes:
-	tfs_watch_free(fs.watch);
-	tfs_beneath_destroy(&fs);
-	tfs_inodes_destroy(&fs.inodes);
-out_cache:
-	tfs_handles_destroy(&fs.handles);
-	tfs_cache_free(fs.cache);
+out_state:
+	tfs_fs_destroy(&fs);
 out_paths:
-	tfs_listing_store_destroy(&fs.listings);
 	if (root_fd >= 0)
 		close(root_fd);
 	free(mnt_real);

@@ -44,7 +44,7 @@ int tfs_name_parse_sibling(int dirfd, const char *name, const struct tr_options 
 	enum tr_format fmt;
 
 	if (tr_virtual_name_parse(name, &base_len, &sel, &fmt) < 0 || !format_served(fmt))
-		return ENOENT;
+		return -ENOENT;
 	if (sel.present) {
 		/* NAME[:SEL] ends where the format's suffix begins. */
 		size_t whole_len = strlen(name) - strlen(tr_format_suffix(fmt));
@@ -57,7 +57,7 @@ int tfs_name_parse_sibling(int dirfd, const char *name, const struct tr_options 
 		}
 	}
 	if (base_len == 0 || !entry_has_sibling(dirfd, name, base_len, opts))
-		return ENOENT;
+		return -ENOENT;
 	out->base_len = base_len;
 	out->sel = sel;
 	out->fmt = fmt;

@@ -12,17 +12,18 @@
 
 #include "beneath.h"
 #include "creds.h"
-#include "names.h"
+#include "dir.h"
+#include "lookup.h"
 #include "ops.h"
 #include "sibling.h"
 #include "toolfs.h"
 
 /*
  * Caching. In -o cache=relaxed (the default), plain entries and their attributes get timeouts
- * of PLAIN_TIMEOUT, and listings are kept by the kernel (dir.c), when the directory that holds
+ * of TFS_PLAIN_TIMEOUT, and listings are kept by the kernel (dir.c), when the directory that holds
  * them is watched (watch.c): a stat or a repeated walk costs no round trip, and a plain entry may
  * show its state from before a change for the invalidation delay (README). In -o cache=watch
- * only directories' entries get PLAIN_TIMEOUT; files' and symlinks' entries and every attribute
+ * only directories' entries get TFS_PLAIN_TIMEOUT; files' and symlinks' entries and every attribute
  * keep timeouts of 0, so a stat, open or read past the cached size asks the daemon (which is how
  * a moved directory is noticed at once, and how a stat of the mount point notices a dead
  * daemon). In -o cache=strict, a directory over the watch limit or on a file system inotify
@@ -49,14 +50,6 @@
  * pages can always be kept; only its entry timeout is 0, so that the next lookup after a change
  * gives the new version's inode.
  */
-static const double PLAIN_TIMEOUT = 300.0;
-static const double SIBLING_ATTR_TIMEOUT = 86400.0;
-
-struct tfs_inode *tfs_inode_of(fuse_req_t req, fuse_ino_t ino)
-{
-	return tfs_inodes_get(&tfs_fs_of(req)->inodes, ino);
-}
-
 static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct tfs_fs *fs = userdata;
@@ -67,7 +60,7 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 			 (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT);
 	/* FUSE_CAP_AUTO_INVAL_DATA makes every read() first refresh the attributes when they are
 	 * no longer valid (fuse_cache_read_iter). In cache=relaxed they are valid for
-	 * PLAIN_TIMEOUT unless an open of a changed file or the watch thread invalidated them, so
+	 * TFS_PLAIN_TIMEOUT unless an open of a changed file or the watch thread invalidated them, so
 	 * it costs a GETATTR only then, and a read of a file whose size shrank then stops at the
 	 * opened version's size (see open_real): without it, a read inside the old, larger size
 	 * ends only where a short READ lowers i_size, and the kernel drops that lowering when an
@@ -88,155 +81,17 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 }
 
-/* The attribute timeout of real inode. */
-static double plain_attr_timeout(struct tfs_fs *fs, struct tfs_inode *inode)
-{
-	return fs->cache_attrs && tfs_inodes_attr_watched(&fs->inodes, inode) ? PLAIN_TIMEOUT : 0.0;
-}
-
-/* Watches the new directory inode, then reads its attributes again into st, so that a change
- * made before the watch existed is in them. */
-static void watch_new_dir(struct tfs_fs *fs, struct tfs_inode *inode, struct stat *st)
-{
-	int fd = tfs_inode_fd(&fs->inodes, inode);
-
-	if (fd < 0)
-		return;
-	tfs_watch_dir(fs->watch, inode, fd);
-	fstat(fd, st);
-	tfs_inode_fd_put(&fs->inodes, inode);
-}
-
-int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, int fd,
-		    uint64_t seen, struct fuse_entry_param *e)
-{
-	struct tfs_inode *inode;
-	char *path = NULL;
-	bool created;
-	int err = tfs_stat_entry(fs, fd, &e->attr);
-
-	if (err) {
-		close(fd);
-		return err;
-	}
-	if (S_ISDIR(e->attr.st_mode)) {
-		path = tfs_inodes_child_path(&fs->inodes, dir, name);
-		if (!path) {
-			close(fd);
-			return ENOMEM;
-		}
-	}
-	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, dir, name, path, seen, &created);
-	free(path);
-	if (!inode)
-		return ENOMEM;
-	if (created && fs->watch && inode->type == S_IFDIR)
-		watch_new_dir(fs, inode, &e->attr);
-	if (inode->type == S_IFREG)
-		tfs_inodes_gave_size(&fs->inodes, inode, e->attr.st_size);
-	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
-	e->entry_timeout = tfs_watch_covers(fs->watch, dir) &&
-					   (inode->type == S_IFDIR || fs->cache_attrs)
-				   ? PLAIN_TIMEOUT
-				   : 0.0;
-	/* Attributes are cached only in cache=relaxed, as getattr gives them (plain_attr_timeout):
-	 * in cache=watch a directory renamed in SOURCE must reach the daemon at the next stat,
-	 * which answers ESTALE, rather than wait for the watch thread's invalidation. */
-	if (inode->type == S_IFDIR)
-		e->attr_timeout = plain_attr_timeout(fs, inode);
-	else
-		e->attr_timeout = fs->cache_attrs && tfs_watch_covers(fs->watch, dir)
-					  ? PLAIN_TIMEOUT
-					  : 0.0;
-	return 0;
-}
-
-/* Fills e for the virtual name of dir, producing the sibling now so its size is exact. */
-static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, const char *name,
-			  struct fuse_entry_param *e)
-{
-	struct tfs_sibling_name parsed;
-	struct tfs_sibling sib;
-	struct tfs_inode *inode;
-	bool listed, in_run = false;
-	char *base;
-	int err;
-
-	err = tfs_name_parse_sibling(dir_fd, name, &fs->opts, &parsed);
-	if (err)
-		return err;
-	base = strndup(name, parsed.base_len);
-	if (!base)
-		return ENOMEM;
-	listed = !parsed.sel.present && parsed.fmt == TR_FORMAT_TOOL;
-	if (listed)
-		in_run = tfs_readahead_lookup(fs->readahead, dir, base);
-	err = tfs_sibling_make(fs, dir, base, &parsed.sel, parsed.fmt, &sib);
-	if (!err && listed && !in_run && sib.rendered)
-		tfs_readahead_rendered(fs->readahead, dir, base);
-	free(base);
-	if (err)
-		return err;
-	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr, sib.doc, sib.cached);
-	tfs_sibling_destroy(&sib);
-	if (!inode)
-		return ENOMEM;
-	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
-	e->attr = inode->attr;
-	e->attr_timeout = SIBLING_ATTR_TIMEOUT;
-	e->entry_timeout = 0.0;
-	return 0;
-}
-
-/* Real entries win: name is looked up in SOURCE first, as a virtual name only when absent. */
-static int lookup_entry(struct tfs_fs *fs, struct tfs_inode *dir, const char *name,
-			struct fuse_entry_param *e)
-{
-	uint64_t seen = tfs_watch_sync(fs->watch);
-
-	enum tfs_rights rights;
-	int dir_fd, fd, open_err, err;
-
-	memset(e, 0, sizeof(*e));
-	if (dir->is_sibling || dir->type != S_IFDIR)
-		return ENOTDIR;
-	dir_fd = tfs_inode_fd(&fs->inodes, dir);
-	if (dir_fd < 0)
-		return -dir_fd;
-	rights = tfs_creds_begin();
-	fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	open_err = errno;
-	tfs_creds_end(rights);
-	/* Checked after the name was resolved: a directory moved out before it is caught. */
-	err = tfs_inode_usable(fs, dir);
-	if (err) {
-		if (fd >= 0)
-			close(fd);
-	} else if (fd >= 0) {
-		err = tfs_lookup_real(fs, dir, name, fd, seen, e);
-	} else if (open_err != ENOENT && open_err != ENAMETOOLONG) {
-		/* A name longer than SOURCE's NAME_MAX is no real entry but may be a virtual
-		 * one: the kernel passes FUSE lookups of up to 1024 bytes, and a next of a
-		 * 236-255-byte NAME is longer than 255 (docs/SPEC.md §4). */
-		err = open_err;
-	} else {
-		err = lookup_sibling(fs, dir, dir_fd, name, e);
-	}
-	tfs_inode_fd_put(&fs->inodes, dir);
-	return err;
-}
-
 static void tfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e;
 	int err;
 
 	tfs_creds_set_caller(req);
-	err = lookup_entry(tfs_fs_of(req), tfs_inode_of(req, parent), name, &e);
+	err = tfs_lookup_entry(tfs_fs_of(req), tfs_inode_of(req, parent), name, &e);
 	tfs_creds_clear_caller();
 
 	if (err)
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 	else
 		fuse_reply_entry(req, &e);
 }
@@ -266,14 +121,14 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 	 * reads. */
 	tfs_watch_sync(fs->watch);
 	if (inode->is_sibling) {
-		fuse_reply_attr(req, &inode->attr, SIBLING_ATTR_TIMEOUT);
+		fuse_reply_attr(req, &inode->attr, TFS_SIBLING_ATTR_TIMEOUT);
 		return;
 	}
 	/* An open real file answers for itself, even when it has been deleted since. */
 	if (fi && inode->type == S_IFREG) {
 		rc = fstat(fi->fh, &st);
 	} else if ((rc = tfs_inode_usable(fs, inode)) != 0) {
-		fuse_reply_err(req, rc);
+		fuse_reply_err(req, -rc);
 		return;
 	} else {
 		fd = tfs_inode_fd(&fs->inodes, inode);
@@ -290,7 +145,7 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 	}
 	if (inode->type == S_IFREG)
 		tfs_inodes_gave_size(&fs->inodes, inode, st.st_size);
-	fuse_reply_attr(req, &st, plain_attr_timeout(fs, inode));
+	fuse_reply_attr(req, &st, tfs_plain_attr_timeout(fs, inode));
 }
 
 static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -308,7 +163,7 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 	tfs_watch_sync(fs->watch);
 	n = tfs_inode_usable(fs, inode);
 	if (n) {
-		fuse_reply_err(req, (int)n);
+		fuse_reply_err(req, (int)-n);
 		return;
 	}
 	fd = tfs_inode_fd(&fs->inodes, inode);
@@ -335,7 +190,7 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
  * size it holds for the inode (filemap_read stops at i_size; fuse_cache_read_iter asks for
  * attributes only when a read passes that size and they are no longer valid, and an mmap
  * faults past it with SIGBUS). That size came from the last lookup or getattr: in
- * cache=relaxed it stays valid for PLAIN_TIMEOUT, until the watch thread's invalidation lands;
+ * cache=relaxed it stays valid for TFS_PLAIN_TIMEOUT, until the watch thread's invalidation lands;
  * in the other modes, for the rest of the jiffy it came in. A file rewritten in place (same
  * inode) and opened within that window would be read as the new bytes cut or padded at the old
  * size, which is no version the file ever had.
@@ -372,14 +227,14 @@ static void open_real(fuse_req_t req, fuse_ino_t ino, struct tfs_inode *inode,
 	}
 	rights = tfs_creds_begin();
 	fd = tr_reopen(path_fd, O_RDONLY);
-	err = fd < 0 ? -fd : fstat(fd, &st) < 0 ? errno : 0;
+	err = fd < 0 ? fd : fstat(fd, &st) < 0 ? -errno : 0;
 	tfs_creds_end(rights);
 	tfs_inode_fd_put(&fs->inodes, inode);
 	/* Checked once the file is open: one moved out before that is caught. */
 	if (!err)
 		err = tfs_inode_usable(fs, inode);
 	if (err) {
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -416,11 +271,11 @@ static int sibling_doc(struct tfs_fs *fs, struct tfs_inode *inode, struct tr_doc
 	err = tfs_sibling_make(fs, inode->dir, slash ? slash + 1 : inode->key.path, &inode->key.sel,
 			       inode->key.fmt, &sib);
 	if (err)
-		return err == ENOMEM ? ENOMEM : ESTALE;
+		return err == -ENOMEM ? -ENOMEM : -ESTALE;
 	if (tfs_doc_key_equal(&sib.key, &inode->key) && sib.attr.st_size == inode->attr.st_size)
 		*out = tr_doc_ref(sib.doc);
 	tfs_sibling_destroy(&sib);
-	return *out ? 0 : ESTALE;
+	return *out ? 0 : -ESTALE;
 }
 
 static void open_sibling(fuse_req_t req, struct tfs_inode *inode, struct fuse_file_info *fi)
@@ -431,7 +286,7 @@ static void open_sibling(fuse_req_t req, struct tfs_inode *inode, struct fuse_fi
 	int err = sibling_doc(fs, inode, &doc);
 
 	if (err) {
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	h = tfs_handle_open(&fs->handles, doc);

@@ -104,7 +104,7 @@ static void check_readable(enum tfs_rights rights, struct source *src)
 
 /* Resolves base in the directory dir_fd, with the rights of the request's caller (creds.h).
  * Returns 0 (src filled; src->fd is the file to read when the outcome is TR_OK, else closed) or
- * an errno for the name itself. */
+ * -errno for the name itself. */
 static int resolve(struct tfs_fs *fs, int dir_fd, const char *base, struct source *src)
 {
 	enum tfs_rights rights = tfs_creds_begin();
@@ -113,12 +113,12 @@ static int resolve(struct tfs_fs *fs, int dir_fd, const char *base, struct sourc
 	memset(src, 0, sizeof(*src));
 	src->fd = openat(dir_fd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (src->fd < 0) {
-		err = errno;
+		err = -errno;
 		goto out;
 	}
 	err = tfs_stat_entry(fs, src->fd, &src->st);
 	if (!err && !tfs_name_has_sibling(src->st.st_mode, &fs->opts))
-		err = ENOENT;
+		err = -ENOENT;
 	if (err) {
 		source_destroy(src);
 		goto out;
@@ -287,9 +287,9 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 	memset(out, 0, sizeof(*out));
 	key.path = tfs_inodes_child_path(&fs->inodes, dir, base);
 	if (!key.path)
-		return ENOMEM;
+		return -ENOMEM;
 	dir_fd = tfs_inode_fd(&fs->inodes, dir);
-	err = dir_fd < 0 ? -dir_fd : resolve(fs, dir_fd, base, &src);
+	err = dir_fd < 0 ? dir_fd : resolve(fs, dir_fd, base, &src);
 	if (dir_fd >= 0)
 		tfs_inode_fd_put(&fs->inodes, dir);
 	if (err) {
@@ -317,7 +317,7 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 	if (!doc) {
 		source_destroy(&src);
 		free(key.path);
-		return ENOMEM;
+		return -ENOMEM;
 	}
 	fill_attr(&out->attr, &src.st, tr_doc_size(doc),
 		  tfs_sibling_ino(dir->dev, dir->ino, base, sel, fmt));

@@ -21,8 +21,8 @@ struct tfs_sibling {
  * document: from the cache when the source's state is unchanged, else by reading it (regular
  * files are opened O_RDONLY | O_NONBLOCK through their O_PATH fd, nothing else is ever opened).
  * Reader failures, and symlinks that leave the tree, dangle or loop, are documents, not errors.
- * Returns 0 and fills out (destroy it with tfs_sibling_destroy), or an errno: ENOENT when base
- * does not exist or gets no sibling, ENOMEM, or the errno of resolving base. */
+ * Returns 0 and fills out (destroy it with tfs_sibling_destroy), or -errno: -ENOENT when base
+ * does not exist or gets no sibling, -ENOMEM, or -errno of resolving base. */
 int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 		     const struct tr_selector *sel, enum tr_format fmt, struct tfs_sibling *out);
 

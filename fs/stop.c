@@ -136,7 +136,7 @@ int tfs_stop_init(struct tfs_stop *s)
 	s->started = false;
 	atomic_init(&s->done, false);
 	if (s->wake_fd < 0)
-		return -1;
+		return -errno;
 	stop_signal = 0;
 	stop_wake_fd = s->wake_fd;
 	set_actions(on_stop_signal, SIG_IGN);
@@ -150,14 +150,14 @@ int tfs_stop_start(struct tfs_stop *s, struct fuse_session *se, const char *moun
 	/* A descriptor of its own: main's unmount closes the session's while this thread polls. */
 	s->conn_fd = fcntl(fuse_session_fd(se), F_DUPFD_CLOEXEC, 0);
 	if (s->conn_fd < 0)
-		return -1;
+		return -errno;
 	s->mountpoint = mountpoint;
 	err = pthread_create(&s->thread, NULL, stop_thread, s);
 	if (err) {
 		close(s->conn_fd);
 		s->conn_fd = -1;
 		errno = err;
-		return -1;
+		return -err;
 	}
 	s->started = true;
 	return 0;

@@ -27,14 +27,14 @@ struct tfs_stop {
 
 /* Installs the handlers of SIGTERM, SIGINT and SIGHUP (a stop, seen by the thread of
  * tfs_stop_start) and ignores SIGPIPE, in place of fuse_set_signal_handlers. Call before
- * mounting. Returns 0, or -1 (errno) with nothing installed. */
+ * mounting. Returns 0, or -errno (errno set too) with nothing installed. */
 int tfs_stop_init(struct tfs_stop *s);
 
 /* Starts the thread that, on a stop signal, detaches the mount at mountpoint (borrowed; it must
  * outlive s) at once (umount2 MNT_DETACH, or fusermount3 -u -z for a user's mount), and, from a
  * stop signal or the end of se's connection (an unmount), gives main TFS_STOP_GRACE_MS to finish
  * its teardown before it ends the process with _exit(0). Call after fuse_daemonize (a fork keeps
- * no thread). Returns 0, or -1 (errno). */
+ * no thread). Returns 0, or -errno (errno set too). */
 int tfs_stop_start(struct tfs_stop *s, struct fuse_session *se, const char *mountpoint);
 
 /* Main's teardown is over: stops and joins the thread, restores the signals' default actions

@@ -18,8 +18,8 @@
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 
-#include "watch.h"
-#include "watch_queue.h"
+#include "htab.h"
+#include "watch_impl.h"
 
 #ifndef BCACHEFS_SUPER_MAGIC
 #define BCACHEFS_SUPER_MAGIC 0xca451a4e
@@ -32,30 +32,17 @@
 static const uint32_t WATCH_MASK = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE |
 				   IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF |
 				   IN_ONLYDIR;
-static const uint32_t NAME_CHANGES = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
 
-struct wd_entry {
-	int wd;
+/* What the watch knows of one directory inode it was asked to watch (tfs_watch_dir). */
+struct watched {
+	struct tfs_hnode by_dir; /* tfs_watch.dirs */
+	struct tfs_hnode by_wd;  /* tfs_watch.wds, while it owns wd */
 	struct tfs_inode *dir;
-	struct wd_entry *next;
-};
-
-struct tfs_watch {
-	struct tfs_inodes *tab;
-	struct fuse_session *se;
-	int ifd, wake_fd;
-	/* Taking in events, the job queue and the watch map: a request that takes in events waits
-	 * for one being taken in by another thread, so it never answers before its marks are set.
-	 * Ordered before the table's lock. */
-	pthread_mutex_t lock;
-	struct wd_entry **map;
-	size_t n_map, n_watches;
-	long limit;
-	bool files; /* files' entries and all attributes are cached too */
-	bool warned;
-	struct tfs_job_queue queue;
-	pthread_t thread;
-	bool started, stop; /* stop: atomic */
+	int wd; /* the inotify watch (> 0), or -1 when the directory is not watched (its entries
+		 * are served uncached) */
+	/* Events taken in that may change its listing (names created, deleted or moved in it;
+	 * itself moved or unwatched). */
+	uint64_t listing_changes;
 };
 
 /* inotify sees only the changes made through the kernel that hosts the file system: not those
@@ -80,88 +67,100 @@ static bool watchable_fs(int fd)
 	}
 }
 
-static size_t map_slot(const struct tfs_watch *w, int wd)
+static uint64_t wd_hash(int wd)
 {
-	return ((unsigned)wd * 2654435761U) % w->n_map;
+	return (unsigned)wd * 2654435761U;
 }
 
-static struct tfs_inode *map_find(const struct tfs_watch *w, int wd)
+static uint64_t dir_hash(const struct tfs_inode *dir)
 {
-	for (struct wd_entry *e = w->map[map_slot(w, wd)]; e; e = e->next) {
+	return (uintptr_t)dir * 0x9e3779b97f4a7c15ULL;
+}
+
+static uint64_t by_wd_hash(const struct tfs_hnode *node)
+{
+	return wd_hash(tfs_hnode_entry(node, const struct watched, by_wd)->wd);
+}
+
+static uint64_t by_dir_hash(const struct tfs_hnode *node)
+{
+	return dir_hash(tfs_hnode_entry(node, const struct watched, by_dir)->dir);
+}
+
+/* The directory that owns wd, or NULL; under the map lock. */
+static struct watched *find_wd(const struct tfs_watch *w, int wd)
+{
+	for (struct tfs_hnode *n = tfs_htab_chain(&w->wds, wd_hash(wd)); n; n = n->next) {
+		struct watched *e = tfs_hnode_entry(n, struct watched, by_wd);
+
 		if (e->wd == wd)
-			return e->dir;
+			return e;
 	}
 	return NULL;
 }
 
-static void map_remove(struct tfs_watch *w, int wd)
+/* What the watch knows of dir, or NULL (never asked to watch it); under the map lock. */
+static struct watched *find_dir(const struct tfs_watch *w, const struct tfs_inode *dir)
 {
-	for (struct wd_entry **p = &w->map[map_slot(w, wd)]; *p; p = &(*p)->next) {
-		if ((*p)->wd == wd) {
-			struct wd_entry *gone = *p;
+	for (struct tfs_hnode *n = tfs_htab_chain(&w->dirs, dir_hash(dir)); n; n = n->next) {
+		struct watched *e = tfs_hnode_entry(n, struct watched, by_dir);
 
-			*p = gone->next;
-			free(gone);
-			w->n_watches--;
-			return;
-		}
+		if (e->dir == dir)
+			return e;
 	}
+	return NULL;
 }
 
-/* Adds wd -> dir, growing the map at one entry per slot. inotify gives a directory that is
- * watched already the same wd: when the inode that holds it is being freed (the kernel forgot it
- * and a lookup made a new inode for the same directory before its on_free ran), dir takes the
- * entry over, and watch_forget then leaves it alone. Returns 0 or -1. */
-static int map_add(struct tfs_watch *w, int wd, struct tfs_inode *dir)
+/* Makes e the owner of its wd; under the map lock. inotify gives a directory that is watched
+ * already the same wd: when the inode that holds it is being freed (the kernel forgot it and a
+ * lookup made a new inode for the same directory before its on_free ran), e takes the wd over,
+ * and watch_forget then leaves the watch alone. */
+static void own_wd(struct tfs_watch *w, struct watched *e)
 {
-	struct wd_entry *e;
+	struct watched *was = find_wd(w, e->wd);
 
-	for (e = w->map[map_slot(w, wd)]; e; e = e->next) {
-		if (e->wd == wd) {
-			e->dir = dir;
-			return 0;
-		}
-	}
-	e = malloc(sizeof(*e));
-	if (!e)
-		return -1;
-	if (w->n_watches >= w->n_map) {
-		size_t old = w->n_map;
-		struct wd_entry **grown = calloc(old * 2, sizeof(*grown)), **was = w->map;
-
-		if (grown) {
-			w->map = grown;
-			w->n_map = old * 2;
-			for (size_t i = 0; i < old; i++) {
-				for (struct wd_entry *p = was[i], *next; p; p = next) {
-					next = p->next;
-					p->next = w->map[map_slot(w, p->wd)];
-					w->map[map_slot(w, p->wd)] = p;
-				}
-			}
-			free(was);
-		}
-	}
-	*e = (struct wd_entry){wd, dir, w->map[map_slot(w, wd)]};
-	w->map[map_slot(w, wd)] = e;
-	w->n_watches++;
-	return 0;
+	if (was)
+		tfs_htab_remove(&w->wds, &was->by_wd, wd_hash(was->wd));
+	tfs_htab_insert(&w->wds, &e->by_wd, wd_hash(e->wd));
 }
 
-/* Whether this thread holds a watch's lock: taking in events drops references, which may free
- * an inode and so call watch_forget. */
-static __thread bool holding_lock;
+struct map_ref_arg {
+	struct tfs_watch *w;
+	int wd;
+	uint32_t mask;
+};
 
-static void watch_lock(struct tfs_watch *w)
+/* tfs_inodes_ref_found's callback, under the table's lock: the directory that owns wd, its
+ * listing changed by an event of mask. */
+static struct tfs_inode *find_for_event(void *arg)
 {
-	pthread_mutex_lock(&w->lock);
-	holding_lock = true;
+	struct map_ref_arg *a = arg;
+	struct tfs_inode *dir = NULL;
+	struct watched *e;
+
+	pthread_mutex_lock(&a->w->map_lock);
+	e = find_wd(a->w, a->wd);
+	if (e && !e->dir->dead) {
+		dir = e->dir;
+		if (a->mask & (NAME_CHANGES | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))
+			e->listing_changes++;
+		if (a->mask &
+		    IN_IGNORED) { /* the directory is gone, or its file system unmounted */
+			tfs_htab_remove(&a->w->wds, &e->by_wd, wd_hash(e->wd));
+			e->wd = -1;
+		}
+	}
+	pthread_mutex_unlock(&a->w->map_lock);
+	return dir;
 }
 
-static void watch_unlock(struct tfs_watch *w)
+/* The directory watched as wd with one more reference, or NULL (none, or being freed), after
+ * what the event of mask changes in the watch's map. */
+static struct tfs_inode *map_ref(struct tfs_watch *w, int wd, uint32_t mask)
 {
-	holding_lock = false;
-	pthread_mutex_unlock(&w->lock);
+	struct map_ref_arg arg = {w, wd, mask};
+
+	return tfs_inodes_ref_found(w->tab, find_for_event, &arg);
 }
 
 /* The table's on_free: a directory being freed stops being watched before its memory goes, so
@@ -169,20 +168,36 @@ static void watch_unlock(struct tfs_watch *w)
 static void watch_forget(void *arg, struct tfs_inode *inode)
 {
 	struct tfs_watch *w = arg;
-	int wd = __atomic_load_n(&inode->wd, __ATOMIC_RELAXED);
-	bool held = holding_lock;
+	struct watched *e;
 
-	if (wd <= 0)
+	if (inode->type != S_IFDIR)
 		return;
-	if (!held)
-		watch_lock(w);
-	/* Only the inode the map names for wd owns the watch (map_add). */
-	if (map_find(w, wd) == inode) {
-		map_remove(w, wd);
-		inotify_rm_watch(w->ifd, wd);
+	pthread_mutex_lock(&w->map_lock);
+	e = find_dir(w, inode);
+	if (e) {
+		/* Only the inode the map names for wd owns the watch (own_wd). */
+		if (e->wd > 0 && find_wd(w, e->wd) == e) {
+			tfs_htab_remove(&w->wds, &e->by_wd, wd_hash(e->wd));
+			inotify_rm_watch(w->ifd, e->wd);
+		}
+		tfs_htab_remove(&w->dirs, &e->by_dir, dir_hash(inode));
+		free(e);
 	}
-	if (!held)
-		watch_unlock(w);
+	pthread_mutex_unlock(&w->map_lock);
+}
+
+/* The table's watched: whether dir's watch is in place; under the table's lock. */
+static bool watch_covers_dir(void *arg, const struct tfs_inode *dir)
+{
+	struct tfs_watch *w = arg;
+	struct watched *e;
+	bool covered;
+
+	pthread_mutex_lock(&w->map_lock);
+	e = find_dir(w, dir);
+	covered = e && e->wd > 0;
+	pthread_mutex_unlock(&w->map_lock);
+	return covered;
 }
 
 struct tfs_watch *tfs_watch_new(struct tfs_inodes *tab, long limit, bool files)
@@ -194,11 +209,10 @@ struct tfs_watch *tfs_watch_new(struct tfs_inodes *tab, long limit, bool files)
 	w->tab = tab;
 	w->limit = limit;
 	w->files = files;
-	w->n_map = 256;
-	w->map = calloc(w->n_map, sizeof(*w->map));
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (!w->map || w->ifd < 0 || w->wake_fd < 0) {
+	if (tfs_htab_init(&w->dirs, 256, by_dir_hash) < 0 ||
+	    tfs_htab_init(&w->wds, 256, by_wd_hash) < 0 || w->ifd < 0 || w->wake_fd < 0) {
 		fprintf(stderr,
 			"toolfs: cannot watch SOURCE (%s): every entry is served uncached\n",
 			strerror(errno));
@@ -206,12 +220,15 @@ struct tfs_watch *tfs_watch_new(struct tfs_inodes *tab, long limit, bool files)
 			close(w->ifd);
 		if (w->wake_fd >= 0)
 			close(w->wake_fd);
-		free(w->map);
+		tfs_htab_destroy(&w->dirs);
+		tfs_htab_destroy(&w->wds);
 		free(w);
 		return NULL;
 	}
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->map_lock, NULL);
 	tab->on_free = watch_forget;
+	tab->watched = watch_covers_dir;
 	tab->on_free_arg = w;
 	return w;
 }
@@ -220,28 +237,37 @@ void tfs_watch_dir(struct tfs_watch *w, struct tfs_inode *dir, int fd)
 {
 	char proc_path[64];
 	const char *why = NULL;
-	int wd = -1;
+	struct watched *e;
 
-	if (!w || __atomic_load_n(&dir->wd, __ATOMIC_RELAXED) != 0)
+	if (!w)
 		return;
-	watch_lock(w);
-	if (!watchable_fs(fd)) {
+	pthread_mutex_lock(&w->map_lock);
+	if (find_dir(w, dir)) {
+		pthread_mutex_unlock(&w->map_lock);
+		return;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		why = strerror(ENOMEM);
+	} else if (!watchable_fs(fd)) {
 		why = "its file system's changes are not reported to inotify";
-	} else if (w->limit >= 0 && (long)w->n_watches >= w->limit) {
+	} else if (w->limit >= 0 && (long)w->wds.count >= w->limit) {
 		why = "watch_limit reached";
 	} else {
 		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
-		wd = inotify_add_watch(w->ifd, proc_path, WATCH_MASK);
-		if (wd < 0)
+		e->wd = inotify_add_watch(w->ifd, proc_path, WATCH_MASK);
+		if (e->wd < 0)
 			why = errno == ENOSPC ? "fs.inotify.max_user_watches reached"
 					      : strerror(errno);
-		else if (map_add(w, wd, dir) < 0) {
-			inotify_rm_watch(w->ifd, wd);
-			wd = -1;
-			why = strerror(ENOMEM);
-		}
 	}
-	__atomic_store_n(&dir->wd, wd, __ATOMIC_RELAXED);
+	if (e) {
+		e->dir = dir;
+		if (why)
+			e->wd = -1;
+		else
+			own_wd(w, e);
+		tfs_htab_insert(&w->dirs, &e->by_dir, dir_hash(dir));
+	}
 	if (why && !w->warned) {
 		w->warned = true;
 		fprintf(stderr,
@@ -249,44 +275,12 @@ void tfs_watch_dir(struct tfs_watch *w, struct tfs_inode *dir, int fd)
 			"served uncached\n",
 			dir->path ? dir->path : "", why);
 	}
-	watch_unlock(w);
+	pthread_mutex_unlock(&w->map_lock);
 }
 
-bool tfs_watch_covers(const struct tfs_watch *w, const struct tfs_inode *dir)
+bool tfs_watch_covers(struct tfs_watch *w, const struct tfs_inode *dir)
 {
-	return w && __atomic_load_n(&dir->wd, __ATOMIC_RELAXED) > 0;
-}
-
-/* Drops a reference the queue will not keep: with the table's lock held (tab_locked), where it is
- * never an inode's last, by a plain decrement. */
-static void drop_ref(struct tfs_watch *w, struct tfs_inode *inode, bool tab_locked)
-{
-	if (tab_locked)
-		inode->refs--;
-	else
-		tfs_inodes_forget(w->tab, inode, 1);
-}
-
-/* Queues one job (its references and name are the queue's from now on), merged into the queued
- * job for the same entry and inode if there is one; under the lock, and under the table's too
- * when tab_locked. */
-static void queue_job(struct tfs_watch *w, struct tfs_job job, bool tab_locked)
-{
-	if (tfs_job_queue_add(&w->queue, &job))
-		return;
-	free(job.name);
-	if (job.child)
-		drop_ref(w, job.child, tab_locked);
-	drop_ref(w, job.dir, tab_locked);
-}
-
-/* tfs_inodes_mark_all's callback after lost events: every entry is invalidated. */
-static void queue_entry(void *arg, struct tfs_inode *parent, const char *name,
-			struct tfs_inode *inode)
-{
-	struct tfs_watch *w = arg;
-
-	queue_job(w, (struct tfs_job){parent, strdup(name), inode, true, true, false}, true);
+	return w && watch_covers_dir(w, dir);
 }
 
 /* The inode that name in dir now holds, with a reference, when the kernel may know it under
@@ -318,18 +312,14 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 	if (ev->mask & IN_Q_OVERFLOW) {
 		__atomic_add_fetch(&tab->events_lost, 1, __ATOMIC_RELAXED);
 		fprintf(stderr, "toolfs: change events were lost; every cached entry is dropped\n");
-		tfs_inodes_mark_all(tab, queue_entry, w);
+		tfs_inodes_mark_all(tab, tfs_watch_queue_entry, w);
 		return;
 	}
-	dir = map_find(w, ev->wd);
-	if (!dir || !tfs_inodes_ref(tab, dir))
+	dir = map_ref(w, ev->wd, ev->mask);
+	if (!dir)
 		return;
-	if (ev->mask & (NAME_CHANGES | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))
-		__atomic_add_fetch(&dir->listing_changes, 1, __ATOMIC_RELAXED);
-	if (ev->mask & IN_IGNORED) { /* the directory is gone, or its file system unmounted */
-		map_remove(w, ev->wd);
-		__atomic_store_n(&dir->wd, -1, __ATOMIC_RELAXED);
-		queue_job(w, (struct tfs_job){dir, NULL, NULL, true, false, false}, false);
+	if (ev->mask & IN_IGNORED) { /* no longer watched (map_ref): served uncached from now */
+		tfs_watch_queue(w, (struct tfs_job){dir, NULL, NULL, true, false, false}, false);
 		return;
 	}
 	if (ev->len && ev->name[0] && !w->files) {
@@ -337,14 +327,14 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		moved = ev->mask & NAME_CHANGES;
 		child = moved ? tfs_inodes_child_ref(tab, dir, ev->name, true) : NULL;
 		if (child && child->type == S_IFDIR) {
-			queue_job(
+			tfs_watch_queue(
 				w,
 				(struct tfs_job){dir, strdup(ev->name), child, false, true, false},
 				false);
 			return;
 		}
 		/* A file the name no longer holds (deleted, moved away, replaced) keeps no pooled
-		 * descriptor (inode.h, tfs_inode_fd_drop). */
+		 * descriptor (fdpool.h, tfs_inode_fd_drop). */
 		if (child && (ev->mask & (IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)))
 			tfs_inode_fd_drop(tab, child);
 		if (child)
@@ -363,20 +353,22 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 		}
 		/* A name created, deleted or moved changes dir's attributes (mtime, nlink) and
 		 * its listing, which the kernel keeps (dir.c): both are invalidated. */
-		queue_job(w,
-			  (struct tfs_job){dir, moved ? strdup(ev->name) : NULL, child, moved,
-					   moved, (ev->mask & (IN_DELETE | IN_MOVED_FROM)) != 0},
-			  false);
+		tfs_watch_queue(w,
+				(struct tfs_job){dir, moved ? strdup(ev->name) : NULL, child, moved,
+						 moved,
+						 (ev->mask & (IN_DELETE | IN_MOVED_FROM)) != 0},
+				false);
 		return;
 	}
 	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
 		tfs_inodes_mark_moved(tab, dir, false);
 		if (tfs_inodes_ref(tab, dir)) {
-			queue_job(w, (struct tfs_job){dir, NULL, dir, true, true, false}, false);
+			tfs_watch_queue(w, (struct tfs_job){dir, NULL, dir, true, true, false},
+					false);
 			return;
 		}
 	}
-	queue_job(w, (struct tfs_job){dir, NULL, NULL, true, false, false}, false);
+	tfs_watch_queue(w, (struct tfs_job){dir, NULL, NULL, true, false, false}, false);
 }
 
 /* Reads and takes in every pending event; under the lock. */
@@ -405,10 +397,10 @@ uint64_t tfs_watch_sync(struct tfs_watch *w)
 
 	if (!w)
 		return UINT64_MAX;
-	watch_lock(w);
+	pthread_mutex_lock(&w->lock);
 	drain(w);
 	queued = w->queue.n > 0;
-	watch_unlock(w);
+	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_lock(&w->tab->lock);
 	seen = w->tab->events;
 	pthread_mutex_unlock(&w->tab->lock);
@@ -416,62 +408,6 @@ uint64_t tfs_watch_sync(struct tfs_watch *w)
 		/* the counter is full: the thread is awake already */
 	}
 	return seen;
-}
-
-/* Whether inode no longer exists in SOURCE (its last link is gone). */
-static bool is_deleted(struct tfs_inodes *tab, struct tfs_inode *inode)
-{
-	struct stat st;
-	int fd = tfs_inode_fd(tab, inode);
-	bool gone;
-
-	if (fd < 0)
-		return fd == -ESTALE;
-	gone = fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 && st.st_nlink == 0;
-	tfs_inode_fd_put(tab, inode);
-	return gone;
-}
-
-/* Sends the kernel one job's invalidations, outside every lock: the kernel may have to wait
- * for a request on the same directory to finish, which may itself wait for the lock. */
-static void run_job(struct tfs_watch *w, struct tfs_job *job)
-{
-	struct tfs_inodes *tab = w->tab;
-	fuse_ino_t dir = tfs_inode_nodeid(tab, job->dir);
-
-	/* A deleted file is deleted in the kernel too: an inode whose link count the kernel last
-	 * saw above 0 stays in its inode cache, with the daemon's inode, until memory runs short,
-	 * however unused; one with none goes at its last close. Its descriptor is closed at once,
-	 * so that the daemon holds neither the file's space nor its inode number. A file moved
-	 * away from the name the kernel knows it by (an editor's temporary file renamed over the
-	 * file it saves, listed by readdirplus in between) is deleted from the kernel the same way:
-	 * the kernel knows it by no other name, so it would stay cached, never forgotten; a lookup
-	 * of its new name gives the kernel its link count back. */
-	bool file_gone = job->name_gone && job->child && job->child != job->dir &&
-			 job->child->type != S_IFDIR;
-	bool deleted = job->name && job->child && job->child != job->dir &&
-		       (file_gone || is_deleted(tab, job->child));
-
-	if (deleted)
-		tfs_inode_fd_drop(tab, job->child);
-	if (deleted && fuse_lowlevel_notify_delete(w->se, dir, tfs_inode_nodeid(tab, job->child),
-						   job->name, strlen(job->name)) == 0) {
-		/* done: the kernel entry is gone */
-	} else if (job->name) {
-		fuse_lowlevel_notify_inval_entry(w->se, dir, job->name, strlen(job->name));
-	}
-	if (job->dir_attrs)
-		fuse_lowlevel_notify_inval_inode(w->se, dir, 0, 0);
-	if (job->child) {
-		if (job->child != job->dir || !job->dir_attrs)
-			fuse_lowlevel_notify_inval_inode(w->se, tfs_inode_nodeid(tab, job->child),
-							 0, 0);
-		if (job->moved)
-			tfs_inodes_mark_moved(tab, job->child, true);
-		tfs_inodes_forget(tab, job->child, 1);
-	}
-	free(job->name);
-	tfs_inodes_forget(tab, job->dir, 1);
 }
 
 static void *notify_loop(void *arg)
@@ -488,18 +424,18 @@ static void *notify_loop(void *arg)
 		size_t n;
 
 		/* Wakes for the retired descriptors too, so that an idle daemon does not keep a
-		 * deleted file open (inode.h, TFS_FD_RETIRE_MS). */
+		 * deleted file open (fdpool.h, TFS_FD_RETIRE_MS). */
 		if (poll(fds, 2, timeout) < 0 && errno != EINTR)
 			break;
 		if (fds[1].revents && read(w->wake_fd, &count, sizeof(count)) < 0) {
 			/* nothing to clear */
 		}
-		watch_lock(w);
+		pthread_mutex_lock(&w->lock);
 		drain(w);
-		jobs = tfs_job_queue_take(&w->queue, &n);
-		watch_unlock(w);
+		jobs = tfs_watch_take_jobs(w, &n);
+		pthread_mutex_unlock(&w->lock);
 		for (size_t i = 0; i < n; i++)
-			run_job(w, &jobs[i]);
+			tfs_watch_run_job(w, &jobs[i]);
 		free(jobs);
 		timeout = tfs_inodes_sweep_retired(w->tab);
 	}
@@ -508,20 +444,24 @@ static void *notify_loop(void *arg)
 
 int tfs_watch_start(struct tfs_watch *w, struct fuse_session *se)
 {
+	int err;
+
 	if (!w)
 		return 0;
 	w->se = se;
-	if (pthread_create(&w->thread, NULL, notify_loop, w) != 0)
-		return -1;
+	err = pthread_create(&w->thread, NULL, notify_loop, w);
+	if (err)
+		return -err;
 	w->started = true;
 	return 0;
 }
 
 void tfs_watch_free(struct tfs_watch *w)
 {
+	struct tfs_hnode *p, *next;
 	struct tfs_job *jobs;
 	uint64_t one = 1;
-	size_t n;
+	size_t n, bucket = 0;
 
 	if (!w)
 		return;
@@ -532,32 +472,35 @@ void tfs_watch_free(struct tfs_watch *w)
 		}
 		pthread_join(w->thread, NULL);
 	}
-	jobs = tfs_job_queue_take(&w->queue, &n);
-	for (size_t i = 0; i < n; i++) {
-		free(jobs[i].name);
-		if (jobs[i].child)
-			tfs_inodes_forget(w->tab, jobs[i].child, 1);
-		tfs_inodes_forget(w->tab, jobs[i].dir, 1);
-	}
+	jobs = tfs_watch_take_jobs(w, &n);
+	for (size_t i = 0; i < n; i++)
+		tfs_watch_drop_job(w, &jobs[i], false);
 	free(jobs);
 	w->tab->on_free = NULL;
-	for (size_t i = 0; i < w->n_map; i++) {
-		for (struct wd_entry *p = w->map[i], *next; p; p = next) {
-			next = p->next;
-			free(p);
-		}
+	w->tab->watched = NULL;
+	for (p = tfs_htab_next(&w->dirs, &bucket, NULL); p; p = next) {
+		next = tfs_htab_next(&w->dirs, &bucket, p);
+		free(tfs_hnode_entry(p, struct watched, by_dir));
 	}
-	free(w->map);
+	tfs_htab_destroy(&w->dirs);
+	tfs_htab_destroy(&w->wds);
 	close(w->ifd);
 	close(w->wake_fd);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->map_lock);
 	free(w);
 }
 
-uint64_t tfs_watch_listing_version(const struct tfs_watch *w, const struct tfs_inode *dir)
+uint64_t tfs_watch_listing_version(struct tfs_watch *w, const struct tfs_inode *dir)
 {
+	struct watched *e;
+	uint64_t changes;
+
 	if (!w)
 		return 0;
-	return __atomic_load_n(&dir->listing_changes, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&w->tab->events_lost, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&w->map_lock);
+	e = find_dir(w, dir);
+	changes = e ? e->listing_changes : 0;
+	pthread_mutex_unlock(&w->map_lock);
+	return changes + __atomic_load_n(&w->tab->events_lost, __ATOMIC_RELAXED);
 }

@@ -22,16 +22,16 @@ struct tfs_watch;
 struct tfs_watch *tfs_watch_new(struct tfs_inodes *tab, long limit, bool files);
 
 /* Starts the thread that sends the kernel the invalidations the change events call for, on
- * session se (borrowed). Call after fuse_daemonize. Returns 0 or -1. */
+ * session se (borrowed). Call after fuse_daemonize. Returns 0 or -errno. */
 int tfs_watch_start(struct tfs_watch *w, struct fuse_session *se);
 
 /* Stops the thread, drops the invalidations still queued and the watches. NULL is a no-op. */
 void tfs_watch_free(struct tfs_watch *w);
 
-/* Watches directory dir, a new inode opened as fd (O_PATH), once: dir->wd becomes the watch, or
- * -1 when it cannot be watched (the watch limit, fs.inotify.max_user_watches, or a file system
- * whose changes inotify does not see); the first such directory is named in one line on
- * stderr. */
+/* Watches directory dir, a new inode opened as fd (O_PATH), once (the watch keeps what it knows
+ * of each directory in a map of its own): from now on, or never when it cannot be watched (the
+ * watch limit, fs.inotify.max_user_watches, or a file system whose changes inotify does not
+ * see); the first such directory is named in one line on stderr. */
 void tfs_watch_dir(struct tfs_watch *w, struct tfs_inode *dir, int fd);
 
 /* Takes in every change event pending now: moved entries are marked at once (tfs_inodes_mark_
@@ -44,9 +44,9 @@ uint64_t tfs_watch_sync(struct tfs_watch *w);
 /* A count that grows whenever an event taken in (tfs_watch_sync) may have changed dir's
  * listing: names created, deleted or moved in it, dir moved or no longer watched, events lost.
  * 0 for a NULL watch. */
-uint64_t tfs_watch_listing_version(const struct tfs_watch *w, const struct tfs_inode *dir);
+uint64_t tfs_watch_listing_version(struct tfs_watch *w, const struct tfs_inode *dir);
 
 /* Whether dir's entries are kept correct by a watch (else they must be served uncached). */
-bool tfs_watch_covers(const struct tfs_watch *w, const struct tfs_inode *dir);
+bool tfs_watch_covers(struct tfs_watch *w, const struct tfs_inode *dir);
 
 #endif

@@ -20,10 +20,6 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 SOURCE_DIRS = ["include", "readers", "fs", "cli", "mcp"]
 UTIL = REPO / "readers" / "util"
 CORE = REPO / "readers" / "core"
-# Call cycles known and being removed, each a sorted pair of paths relative to the repository.
-# Issue 25: fs/dir.c calls tfs_lookup_real and fs/ops.c names dir.c's handlers; the lookup moves
-# to a file of its own in the fs/ split. Remove this entry once that lands.
-KNOWN_CYCLES = {("fs/dir.c", "fs/ops.c")}
 
 
 def sources():
@@ -142,14 +138,10 @@ def main() -> int:
     if not calls:
         print(f"dep_graph: no objects under {build}: build first", file=sys.stderr)
         return 2
-    bad = known = 0
+    bad = 0
     for kind, graph in (("include", headers), ("call", calls)):
         for component in cycles(graph):
             names = tuple(name(p) for p in component)
-            if kind == "call" and names in KNOWN_CYCLES:
-                known += 1
-                print(f"{kind} cycle (known, issue 25): " + " <-> ".join(names))
-                continue
             bad += 1
             print(f"{kind} cycle: " + " <-> ".join(names))
     for edge in upward_edges(headers, calls):
@@ -157,7 +149,7 @@ def main() -> int:
         print(f"util -> core: {edge}")
     edges = sum(len(v) for v in headers.values()), sum(len(v) for v in calls.values())
     print(f"dep_graph: {len(headers)} headers ({edges[0]} includes), {len(calls)} objects "
-          f"({edges[1]} call edges), {known} known cycles, {bad} cycles or upward edges")
+          f"({edges[1]} call edges), {bad} cycles or upward edges")
     return 1 if bad else 0
 
 

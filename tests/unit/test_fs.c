@@ -12,6 +12,7 @@
 
 #include "cache.h"
 #include "expect.h"
+#include "htab.h"
 #include "names.h"
 #include "tr_confine.h"
 #include "watch_queue.h"
@@ -190,11 +191,11 @@ static void test_names(int root_fd)
 	EXPECT_INT(n.base_len, 5);
 	EXPECT(n.sel.present && n.sel.start == 4);
 	/* No sibling: missing, directories, FIFOs; bad selectors. */
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "fifo.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0.tool.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:5-2.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "fifo.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:5-2.tool.json", &opts, &n), -ENOENT);
 	/* Provider formats resolve; unknown ones do not. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.anthropic.json", &opts, &n), 0);
 	EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
@@ -204,8 +205,8 @@ static void test_names(int root_fd)
 	EXPECT_INT(n.fmt, TR_FORMAT_TXT);
 	EXPECT_INT(n.base_len, 5);
 	EXPECT_INT(n.sel.start, 2);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.yaml.json", &opts, &n), ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.yaml.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt", &opts, &n), -ENOENT);
 	/* Names longer than NAME_MAX: a next of a 245-byte NAME, any sibling of a 255-byte one; a
 	 * whole NAME[:SEL] that long is no entry (ENAMETOOLONG), so the selector is split off. */
 	{
@@ -229,13 +230,13 @@ static void test_names(int root_fd)
 		EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
 		EXPECT(n.sel.column == UINT64_MAX);
 		name[0] = 'z'; /* no such source */
-		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), ENOENT);
+		EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), -ENOENT);
 	}
 	/* Symlinks get siblings unless symlinks=none. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), 0);
 	EXPECT(tfs_name_has_sibling(S_IFLNK, &opts));
 	EXPECT_INT(tr_options_set(&opts, "symlinks", "none"), 0);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), -ENOENT);
 	EXPECT(!tfs_name_has_sibling(S_IFLNK, &opts));
 	EXPECT(tfs_name_has_sibling(S_IFREG, &opts));
 	EXPECT(!tfs_name_has_sibling(S_IFDIR, &opts));
@@ -355,6 +356,60 @@ static void test_watch_queue(void)
 	EXPECT(!tfs_job_queue_take(&q, &n) && n == 0);
 }
 
+struct item {
+	struct tfs_hnode link;
+	int key;
+};
+
+static uint64_t item_hash(const struct tfs_hnode *node)
+{
+	return (uint64_t)tfs_hnode_entry(node, const struct item, link)->key % 7; /* long chains */
+}
+
+static struct item *item_find(const struct tfs_htab *h, int key)
+{
+	for (struct tfs_hnode *n = tfs_htab_chain(h, (uint64_t)key % 7); n; n = n->next) {
+		struct item *it = tfs_hnode_entry(n, struct item, link);
+
+		if (it->key == key)
+			return it;
+	}
+	return NULL;
+}
+
+/* The intrusive table behind every index of the daemon: it grows past its buckets, finds each
+ * node, iterates each once, and removes only what it holds. */
+static void test_htab(void)
+{
+	enum { N = 100 };
+	struct item items[N];
+	struct tfs_htab h;
+	struct tfs_hnode *n;
+	size_t bucket = 0, seen = 0;
+	long sum = 0;
+
+	EXPECT_INT(tfs_htab_init(&h, 4, item_hash), 0);
+	for (int i = 0; i < N; i++) {
+		items[i].key = i;
+		tfs_htab_insert(&h, &items[i].link, (uint64_t)i % 7);
+	}
+	EXPECT_INT(h.count, N);
+	EXPECT(h.n_buckets >= N); /* doubled while the nodes outnumbered the buckets */
+	for (int i = 0; i < N; i++)
+		EXPECT(item_find(&h, i) == &items[i]);
+	for (n = tfs_htab_next(&h, &bucket, NULL); n; n = tfs_htab_next(&h, &bucket, n)) {
+		seen++;
+		sum += tfs_hnode_entry(n, struct item, link)->key;
+	}
+	EXPECT_INT(seen, N);
+	EXPECT_INT(sum, N * (N - 1) / 2);
+	EXPECT(tfs_htab_remove(&h, &items[42].link, 42 % 7));
+	EXPECT(!tfs_htab_remove(&h, &items[42].link, 42 % 7));
+	EXPECT(item_find(&h, 42) == NULL && item_find(&h, 43) == &items[43]);
+	EXPECT_INT(h.count, N - 1);
+	tfs_htab_destroy(&h);
+}
+
 int main(void)
 {
 	char path[PATH_MAX * 2];
@@ -362,6 +417,7 @@ int main(void)
 
 	test_cache();
 	test_watch_queue();
+	test_htab();
 
 	snprintf(tmp_root, sizeof(tmp_root), "%s/toolfs-unit-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");

@@ -40,6 +40,22 @@ static struct tfs_inode *look_up(struct tfs_inodes *tab, const struct tfs_doc_ke
 	return tfs_inodes_add_sibling(tab, &tab->root, key, &attr, doc, cached);
 }
 
+/* The document inode holds for an open, and the one it keeps pinned (holds.h). */
+static struct tr_doc *held(const struct tfs_inodes *tab, const struct tfs_inode *inode)
+{
+	struct tr_doc *pin;
+
+	return tfs_holds_peek(&tab->holds, inode, &pin);
+}
+
+static struct tr_doc *pinned(const struct tfs_inodes *tab, const struct tfs_inode *inode)
+{
+	struct tr_doc *pin;
+
+	tfs_holds_peek(&tab->holds, inode, &pin);
+	return pin;
+}
+
 enum { POOL_FILES = 40, POOL_CAP = 8 };
 
 /* Makes the directory dir (a mkdtemp template) holding n empty files f0, f1, ..., and tab over
@@ -128,7 +144,7 @@ static void test_descriptor_pool(bool handles)
 	}
 	for (int i = 0; i < POOL_FILES; i++)
 		tfs_inodes_forget(&tab, inodes[i], 1);
-	EXPECT_INT(tab.n_real, 0);
+	EXPECT_INT(tab.real.count, 0);
 	EXPECT_INT(tab.n_fds, 0);
 	tfs_inodes_destroy(&tab);
 	for (int i = 0; i < POOL_FILES; i++) {
@@ -193,48 +209,48 @@ int main(void)
 	/* A lookup holds its document for the open that follows it, even when nothing else keeps
 	 * it (the cache evicted the version meanwhile); the open takes the hold. */
 	i1 = look_up(&tab, &k1, d1, true);
-	EXPECT(i1 && i1->held == d1);
-	EXPECT_INT(tab.held_bytes, 40);
+	EXPECT(i1 && held(&tab, i1) == d1);
+	EXPECT_INT(tab.holds.bytes, 40);
 	got = tfs_inodes_take_doc(&tab, i1);
 	EXPECT(got == d1);
 	tr_doc_unref(got);
-	EXPECT(i1->held == NULL);
-	EXPECT_INT(tab.held_bytes, 0);
+	EXPECT(held(&tab, i1) == NULL);
+	EXPECT_INT(tab.holds.bytes, 0);
 	EXPECT(tfs_inodes_take_doc(&tab, i1) == NULL); /* a second open: the cache's business */
 
 	/* Two lookups of one version before their opens: both opens find it. */
 	again = look_up(&tab, &k1, d1, true);
 	EXPECT(again == i1);
 	again = look_up(&tab, &k1, d1, true);
-	EXPECT_INT(tab.held_bytes, 40);
+	EXPECT_INT(tab.holds.bytes, 40);
 	got = tfs_inodes_take_doc(&tab, i1);
 	EXPECT(got == d1);
 	tr_doc_unref(got);
-	EXPECT(i1->held == d1);
+	EXPECT(held(&tab, i1) == d1);
 	got = tfs_inodes_take_doc(&tab, i1);
 	EXPECT(got == d1);
 	tr_doc_unref(got);
-	EXPECT(i1->held == NULL);
+	EXPECT(held(&tab, i1) == NULL);
 
 	/* The budget (100 bytes) keeps the newest holds: a third 40-byte hold pushes out the
 	 * oldest. */
 	i1 = look_up(&tab, &k1, d1, true);
 	i2 = look_up(&tab, &k2, d2, true);
 	EXPECT(i2 && i2 != i1);
-	EXPECT_INT(tab.held_bytes, 80);
+	EXPECT_INT(tab.holds.bytes, 80);
 	i3 = look_up(&tab, &k3, d3, true);
-	EXPECT_INT(tab.held_bytes, 80);
-	EXPECT(i1->held == NULL);
-	EXPECT(i2->held == d2 && i3->held == d3);
-	EXPECT(tab.held_oldest == i2 && tab.held_newest == i3);
+	EXPECT_INT(tab.holds.bytes, 80);
+	EXPECT(held(&tab, i1) == NULL);
+	EXPECT(held(&tab, i2) == d2 && held(&tab, i3) == d3);
+	EXPECT(tfs_holds_end(&tab.holds, true) == i2 && tfs_holds_end(&tab.holds, false) == i3);
 	/* A renewed hold becomes the newest. */
 	look_up(&tab, &k2, d2, true);
-	EXPECT(tab.held_oldest == i3 && tab.held_newest == i2);
+	EXPECT(tfs_holds_end(&tab.holds, true) == i3 && tfs_holds_end(&tab.holds, false) == i2);
 
 	/* Forgetting an inode drops its hold. */
 	tfs_inodes_forget(&tab, i3, 1);
-	EXPECT_INT(tab.held_bytes, 40);
-	EXPECT(tab.held_oldest == i2 && tab.held_newest == i2);
+	EXPECT_INT(tab.holds.bytes, 40);
+	EXPECT(tfs_holds_end(&tab.holds, true) == i2 && tfs_holds_end(&tab.holds, false) == i2);
 
 	/* A document the cache could not keep is kept (pinned) until the inode is forgotten, and
 	 * is never counted against the budget. */
@@ -242,8 +258,8 @@ int main(void)
 	struct tr_doc *big = doc_of_size(500);
 	struct tfs_inode *i4 = look_up(&tab, &k4, big, false);
 
-	EXPECT(i4 && i4->pinned == big && i4->held == NULL);
-	EXPECT_INT(tab.held_bytes, 40);
+	EXPECT(i4 && pinned(&tab, i4) == big && held(&tab, i4) == NULL);
+	EXPECT_INT(tab.holds.bytes, 40);
 	for (int open = 0; open < 3; open++) {
 		got = tfs_inodes_take_doc(&tab, i4);
 		EXPECT(got == big);
@@ -254,7 +270,7 @@ int main(void)
 	struct tr_doc *large = doc_of_size(101);
 	struct tfs_inode *i5 = look_up(&tab, &k5, large, true);
 
-	EXPECT(i5 && i5->held == NULL);
+	EXPECT(i5 && held(&tab, i5) == NULL);
 	EXPECT(tfs_inodes_take_doc(&tab, i5) == NULL);
 
 	tr_doc_unref(d1);
