@@ -17,6 +17,7 @@
 #include "stop.h"
 #include "toolfs.h"
 #include "tr_args.h"
+#include "tr_library.h"
 
 #ifndef TOOLFS_VERSION
 #define TOOLFS_VERSION "0.0.0"
@@ -481,6 +482,7 @@ int main(int argc, char **argv)
 		tfs_listing_store_destroy(&fs.listings);
 		return rc;
 	}
+	tr_library_init(&fs.opts);
 	if (check_startup(&cmd, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
 	nofile = raise_fd_limit();
@@ -584,5 +586,6 @@ out_paths:
 	free(mnt_real);
 	tr_root_close(&fs.root);
 	free(cmd.fuse_opts);
+	tr_library_shutdown();
 	return status;
 }
