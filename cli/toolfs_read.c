@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tr_args.h"
+#include "tr_library.h"
 #include "tr_read.h"
 
 enum { EXIT_READ_OK = 0, EXIT_READ_FAILED = 1, EXIT_USAGE = 2 };
@@ -15,7 +16,6 @@ enum { EXIT_READ_OK = 0, EXIT_READ_FAILED = 1, EXIT_USAGE = 2 };
 static void usage(FILE *out)
 {
 	struct tr_options defaults;
-	char types[160];
 
 	fputs("Usage: toolfs-read [--select SEL] [--format FMT] [--OPTION VALUE]... FILE\n"
 	      "\n"
@@ -37,16 +37,10 @@ static void usage(FILE *out)
 	      out);
 	tr_options_init_for(&defaults, TR_FRONT_CLI);
 	tr_options_print_help(out, &defaults, TR_FRONT_CLI);
-	tr_content_types_list(types, sizeof(types));
-	fprintf(out, "\nContent types (the result's contentType):\n  %s\n", types);
-	fputs("\n"
-	      "Exit status:\n"
-	      "  0  the file was read (success is true); --help, --version\n"
-	      "  1  it could not be read as asked (success is false; the JSON says why)\n"
-	      "  2  usage error\n"
-	      "\n"
-	      "See toolfs-read(1) and toolfs(7).\n",
-	      out);
+	tr_args_print_help_tail(
+		out, "the file was read (success is true); --help, --version",
+		"it could not be read as asked (success is false; the JSON says why)",
+		"toolfs-read(1)");
 }
 
 /* What the command line names: the file, its selector and the format. */
@@ -111,6 +105,7 @@ int main(int argc, char **argv)
 	file = req.file;
 	if (!file)
 		return tr_args_error(&args, "%s", "no FILE given");
+	tr_library_init(&opts);
 
 	struct tr_result res;
 	struct tr_doc *doc = NULL;
@@ -137,5 +132,6 @@ out_of_memory:
 out:
 	tr_doc_unref(doc);
 	tr_result_destroy(&res);
+	tr_library_shutdown();
 	return status;
 }

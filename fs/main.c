@@ -18,6 +18,7 @@
 #include "stop.h"
 #include "toolfs.h"
 #include "tr_args.h"
+#include "tr_library.h"
 
 #ifndef TOOLFS_VERSION
 #define TOOLFS_VERSION "0.0.0"
@@ -278,6 +279,7 @@ int main(int argc, char **argv)
 		free(cmd.fuse_opts);
 		return rc;
 	}
+	tr_library_init(&fs.opts);
 	if (tfs_check_startup(cmd.source, cmd.mountpoint, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
 	nofile = raise_fd_limit();
@@ -375,5 +377,6 @@ out_paths:
 	free(mnt_real);
 	tr_root_close(&fs.root);
 	free(cmd.fuse_opts);
+	tr_library_shutdown();
 	return status;
 }

@@ -44,4 +44,9 @@ int tr_args_parse(const struct tr_args *args, int argc, char **argv, struct tr_o
  * status of a usage error. */
 int tr_args_error(const struct tr_args *args, const char *fmt, const char *arg);
 
+/* Prints the end every front end's --help shares: the content types, the exit status (0:
+ * exit_ok, 1: exit_failed, 2: usage error) and "See PAGE and toolfs(7).". */
+void tr_args_print_help_tail(FILE *out, const char *exit_ok, const char *exit_failed,
+			     const char *page);
+
 #endif

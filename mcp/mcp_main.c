@@ -12,6 +12,7 @@
 
 #include "mcp.h"
 #include "tr_args.h"
+#include "tr_library.h"
 
 /* Workers serving tools/call: a few reads at once, on machines with few cores too. */
 #define MCP_THREADS 4
@@ -26,7 +27,6 @@
 static void usage(FILE *out)
 {
 	struct tr_options d;
-	char types[160];
 
 	tr_options_init_for(&d, TR_FRONT_MCP);
 	fputs("Usage: toolfs-mcp [--OPTION VALUE ...] [ROOT ...]\n"
@@ -47,16 +47,9 @@ static void usage(FILE *out)
 	      "K, M, G; defaults chosen for MCP clients where they differ from toolfs-read's):\n",
 	      out);
 	tr_options_print_help(out, &d, TR_FRONT_MCP);
-	tr_content_types_list(types, sizeof(types));
-	fprintf(out, "\nContent types (the result's contentType):\n  %s\n", types);
-	fputs("\n"
-	      "Exit status:\n"
-	      "  0  standard input ended (the client closed it); --help, --version\n"
-	      "  1  the server could not start (out of memory)\n"
-	      "  2  usage error\n"
-	      "\n"
-	      "See toolfs-mcp(1) and toolfs(7).\n",
-	      out);
+	tr_args_print_help_tail(out,
+				"standard input ended (the client closed it); --help, --version",
+				"the server could not start (out of memory)", "toolfs-mcp(1)");
 }
 
 /* Writes one message to stdout; the server serializes the calls. A closed stdout (the client
@@ -218,6 +211,7 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		goto out;
 	status = 0;
+	tr_library_init(&opts);
 	/* Few arenas (MCP_THREADS workers share two) and large blocks mapped on their own, given
 	 * back whole when freed: a server that idles between calls should not hold its peak. */
 	mallopt(M_ARENA_MAX, 2);
@@ -237,6 +231,7 @@ int main(int argc, char **argv)
 	/* End of input: the calls already received are answered, then the server exits. */
 	mcp_server_free(server);
 out:
+	tr_library_shutdown();
 	free(cmd.roots);
 	return status;
 }

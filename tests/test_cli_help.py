@@ -260,3 +260,23 @@ def test_options_sections_are_generated_from_the_table(build_dir, tmp_path):
     assert "docs/man/toolfs.1.in differs" in proc.stderr.decode()
     assert run(tool, "--write", tmp_path).returncode == 0
     assert page.read_text() == text
+
+
+def test_content_type_lists_agree(build_dir):
+    """The contentType values are one list: the schema's enum, the list the three --help texts
+    print from the library (tr_content_type_name), and the enum of the MCP outputSchema
+    (reader.h's recipe, step 5). A type added to the C enum alone, or to the schema alone, fails
+    here."""
+    want = schema_content_types()
+    assert "spreadsheet" in want and "unknown" in want, want
+    for name in FOLDERS:
+        text = run(binary(build_dir, name), "--help").stdout.decode()
+        listed = re.search(r"Content types \(the result's contentType\):\n  (.*)\n", text)[1]
+        assert listed.split(", ") == want, f"{name} --help: {listed}"
+    proc = subprocess.run([str(binary(build_dir, "toolfs-mcp")), "--mcp-structured"],
+                          capture_output=True, timeout=30,
+                          input=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+    tools = json.loads(proc.stdout.decode().splitlines()[0])["result"]["tools"]
+    read = next(t for t in tools if t["name"] == "read")
+    assert read["outputSchema"]["properties"]["contentType"]["enum"] == want
+    assert f"(contentType): {', '.join(want)}." in read["description"]

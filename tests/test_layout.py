@@ -125,3 +125,129 @@ def test_every_source_file_carries_the_license():
         if SPDX not in "".join(path.read_text(errors="replace").splitlines(True)[:2]):
             missing.append(str(rel))
     assert not missing, f"no '{SPDX}' in the first two lines: " + " ".join(missing)
+
+
+# reader.h's recipe for a new format: the steps a script can check.
+
+def reader_sources() -> dict:
+    """{reader: its folder under readers/} for every `const struct tr_reader tr_reader_X =`."""
+    found = {}
+    for path in (REPO / "readers").rglob("*.c"):
+        for name in re.findall(r"^const struct tr_reader (tr_reader_\w+) = \{",
+                               path.read_text(), re.M):
+            found[name] = path.relative_to(REPO / "readers").parts[0]
+    return found
+
+
+def test_every_reader_is_registered_and_built():
+    """Recipe steps 2 and 3: each reader has its extern and entry in registry.c, and its folder
+    a subdir() and a core_private_inc entry in readers/meson.build."""
+    readers = reader_sources()
+    assert {"tr_reader_text", "tr_reader_pdf", "tr_reader_office"} <= set(readers), readers
+    registry = (REPO / "readers" / "core" / "registry.c").read_text()
+    table = registry[registry.index("tr_readers[] = {"):]
+    build = (REPO / "readers" / "meson.build").read_text()
+    private_inc = re.search(r"core_private_inc = include_directories\(([^)]*)\)", build)[1]
+    missing = []
+    for name, folder in sorted(readers.items()):
+        if not re.search(rf"^extern const struct tr_reader {name};", registry, re.M):
+            missing.append(f"{name}: no extern line in registry.c")
+        if not re.search(rf"&{name},", table):
+            missing.append(f"{name}: no entry in registry.c's tr_readers[]")
+        if not re.search(rf"^subdir\('{folder}'\)", build, re.M):
+            missing.append(f"{name}: no subdir('{folder}') in readers/meson.build")
+        if f"'{folder}'" not in private_inc:
+            missing.append(f"{name}: '{folder}' not in core_private_inc")
+    assert not missing, "\n".join(missing)
+
+
+def test_every_registry_guard_is_defined_by_the_build():
+    """Recipe step 2: an optional reader's `#if defined(TR_HAVE_X)` is a -DTR_HAVE_X that a
+    meson.build adds inside an `if` (when its library is found), never a name nothing sets."""
+    registry = (REPO / "readers" / "core" / "registry.c").read_text()
+    guards = set(re.findall(r"#\s*if\s+defined\((TR_HAVE_\w+)\)", registry))
+    assert "TR_HAVE_OFFICE" in guards, guards
+    defined = set()
+    for path in (REPO / "readers").rglob("meson.build"):
+        for indent, name in re.findall(r"^( *)core_args \+= \['-D(TR_HAVE_\w+)'\]",
+                                       path.read_text(), re.M):
+            if indent:  # inside the `if have_...` block
+                defined.add(name)
+    assert guards <= defined, f"guards no meson.build defines: {sorted(guards - defined)}"
+
+
+def module_only_dependencies() -> set:
+    """The dependency() names reached only through a *_module_deps list of readers/, never
+    through core_deps: the heavy libraries the recipe (step 3) keeps out of the programs."""
+    variables = {}
+    for path in tracked_files():
+        if path.name == "meson.build":
+            variables.update(re.findall(r"^(\w+) = dependency\('([^']+)'", path.read_text(),
+                                        re.M))
+    module, core = set(), set()
+    for path in (REPO / "readers").rglob("meson.build"):
+        text = path.read_text()
+        for target, items in re.findall(r"^\s*(\w+) \+?= \[([^\]]*)\]", text, re.M):
+            names = {variables[v] for v in re.findall(r"\w+", items) if v in variables}
+            if target.endswith("_module_deps"):
+                module |= names
+            elif target == "core_deps":
+                core |= names
+    return module - core
+
+
+def needed(path) -> set:
+    out = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    return set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out))
+
+
+def test_module_libraries_stay_out_of_the_programs(build_dir):
+    """Recipe step 3: poppler, cairo, libvips and ISA-L are loaded with their module on first
+    use; none of the three programs links them (a sanitizer build links the modules in)."""
+    options = subprocess.run(["meson", "introspect", "--buildoptions", str(build_dir)],
+                             capture_output=True, text=True, check=True).stdout
+    if re.search(r'"name": "b_sanitize", "value": "(?!none")', options):
+        import pytest
+        pytest.skip("a sanitizer build links the modules into the programs")
+    deps = module_only_dependencies()
+    assert {"poppler-glib", "vips"} <= deps, deps
+    libraries = {}
+    for name in deps:
+        flags = subprocess.run(["pkg-config", "--libs-only-l", name], capture_output=True,
+                               text=True)
+        if flags.returncode == 0 and flags.stdout.split():
+            libraries[name] = "lib" + flags.stdout.split()[0][2:] + ".so"
+    assert libraries.get("poppler-glib") == "libpoppler-glib.so", libraries
+    modules = set().union(*(needed(p) for p in (build_dir / "readers").glob("toolfs-*.so")))
+    assert any(so.startswith("libpoppler-glib.so") for so in modules), modules  # seen at all
+    linked = []
+    for program in ["fs/toolfs", "cli/toolfs-read", "mcp/toolfs-mcp"]:
+        if not (build_dir / program).exists():
+            continue
+        for so in needed(build_dir / program):
+            linked += [f"{program}: {so} ({name})" for name, lib in libraries.items()
+                       if so.startswith(lib + ".")]
+    assert not linked, "module libraries linked into a program: " + "; ".join(linked)
+
+
+def test_recipe_names_places_that_exist():
+    """reader.h's recipe is complete (reader, registry and its guard, build and modules,
+    packaging, contract, manual pages and MCP text, tests, fuzzing) and every file and
+    function it names exists."""
+    header = (REPO / "readers" / "core" / "reader.h").read_text()
+    recipe = header[header.index("Adding a format"):header.index("#ifndef")]
+    flat = re.sub(r"\s*\n \* *", " ", recipe)
+    for topic in ["registry.c", "TR_HAVE_FOO", "struct tr_module", "_module_deps",
+                  "Build-Depends", ".ci/packages", "toolresult.schema.json", "tr_options.def",
+                  "docs/man/", "read_description", "tool_result_schema", "tests/fuzz"]:
+        assert topic in flat, f"the recipe in reader.h does not say where: {topic}"
+    paths = r"(?<![\w/])((?:docs|readers|tests|include|debian|mcp|\.ci)/[\w./-]*\w)"
+    for rel in set(re.findall(paths, flat)):
+        if "foo" not in rel and "*" not in rel:
+            assert (REPO / rel).exists(), f"reader.h's recipe names {rel}, which does not exist"
+    for function, where in [("tr_content_type_name", "readers/core/result.c"),
+                            ("tool_result_schema", "mcp/mcp_server.c"),
+                            ("read_description", "mcp/mcp_server.c"),
+                            ("tr_result_set_window", "include/tr_result.h")]:
+        assert function in flat and function in (REPO / where).read_text(), function

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tr_args.h"
+#include "tr_result.h"
 
 enum { EXIT_USAGE = 2 };
 
@@ -125,4 +126,22 @@ int tr_args_parse(const struct tr_args *args, int argc, char **argv, struct tr_o
 			return rc;
 	}
 	return -1;
+}
+
+void tr_args_print_help_tail(FILE *out, const char *exit_ok, const char *exit_failed,
+			     const char *page)
+{
+	char types[160];
+
+	tr_content_types_list(types, sizeof(types));
+	fprintf(out,
+		"\nContent types (the result's contentType):\n  %s\n"
+		"\n"
+		"Exit status:\n"
+		"  0  %s\n"
+		"  1  %s\n"
+		"  2  usage error\n"
+		"\n"
+		"See %s and toolfs(7).\n",
+		types, exit_ok, exit_failed, page);
 }

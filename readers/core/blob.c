@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core.h"
 #include "tr_blob.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -65,7 +66,8 @@ static unsigned char *map_aligned(size_t len, size_t *map_len)
 
 /* Mappings of freed blobs are kept for the next large blob instead of being unmapped: the
  * kernel zeroes every page of a new mapping, and re-reading a changed image would pay that for
- * its whole size each time. At most SPARE_MAPS of them, SPARE_BYTES in all. */
+ * its whole size each time. At most SPARE_MAPS of them, spare_bytes in all (tr_library_init sizes
+ * it from max_read_memory; SPARE_BYTES until then). */
 enum { SPARE_MAPS = 2, SPARE_BYTES = 48 << 20 };
 
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -73,6 +75,7 @@ static struct spare_map {
 	unsigned char *data;
 	size_t map_len;
 } spares[SPARE_MAPS];
+static size_t spare_bytes = SPARE_BYTES;
 
 /* Takes a spare mapping of at least map_len bytes and at most a quarter more; NULL if none. */
 static unsigned char *spare_take(size_t map_len, size_t *got)
@@ -104,7 +107,7 @@ static void spare_give(unsigned char *data, size_t map_len)
 		else
 			free_slot = i;
 	}
-	if (free_slot < SPARE_MAPS && kept + map_len <= SPARE_BYTES) {
+	if (free_slot < SPARE_MAPS && kept + map_len <= spare_bytes) {
 		spares[free_slot].data = data;
 		spares[free_slot].map_len = map_len;
 		data = NULL;
@@ -112,6 +115,43 @@ static void spare_give(unsigned char *data, size_t map_len)
 	pthread_mutex_unlock(&spare_lock);
 	if (data)
 		munmap(data, map_len);
+}
+
+/* Unmaps the spares that no longer fit under spare_bytes (the first ones kept stay); under
+ * spare_lock. */
+static void spares_trim(void)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < SPARE_MAPS; i++) {
+		if (!spares[i].data)
+			continue;
+		if (kept + spares[i].map_len <= spare_bytes) {
+			kept += spares[i].map_len;
+			continue;
+		}
+		munmap(spares[i].data, spares[i].map_len);
+		spares[i].data = NULL;
+	}
+}
+
+void tr_blob_spares_limit(uint64_t bytes)
+{
+	pthread_mutex_lock(&spare_lock);
+	spare_bytes = bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+	spares_trim();
+	pthread_mutex_unlock(&spare_lock);
+}
+
+void tr_blob_spares_free(void)
+{
+	pthread_mutex_lock(&spare_lock);
+	for (size_t i = 0; i < SPARE_MAPS; i++) {
+		if (spares[i].data)
+			munmap(spares[i].data, spares[i].map_len);
+		spares[i].data = NULL;
+	}
+	pthread_mutex_unlock(&spare_lock);
 }
 
 struct tr_blob *tr_blob_new_writable(size_t len)

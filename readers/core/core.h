@@ -26,6 +26,15 @@ void tr_budget_give(uint64_t cost);
 /* Bytes taken by the reads in flight (for tests). */
 uint64_t tr_budget_in_use(void);
 
+/* --- blob spares --- */
+/* the mappings of freed large blobs kept for the next one (core/blob.c; tr_library.h). */
+
+/* Keeps at most bytes of spare mappings from now on, unmapping those past it. Thread-safe. */
+void tr_blob_spares_limit(uint64_t bytes);
+
+/* Unmaps every spare mapping. Thread-safe. */
+void tr_blob_spares_free(void);
+
 /* --- suggest --- */
 /* "Did you mean ...?" for a path that does not exist. */
 

@@ -14,16 +14,35 @@
  *    tr_result_set_window. Its size limit, or any option, is one row of include/tr_options.def
  *    (then `build/docs/man/options-doc --write .` writes the man pages' and SPEC's lines).
  * 2. The registry: one extern line and one entry in readers/core/registry.c, placed by probe
- *    priority (signature readers before binary and text).
+ *    priority (signature readers before binary and text). A reader built only when its library
+ *    is found sits inside `#if defined(TR_HAVE_FOO)`, which readers/foo/meson.build defines
+ *    (core_args) in that case alone (see readers/office/meson.build).
  * 3. The build: `subdir('foo')` in readers/meson.build, and `'foo'` in core_private_inc there.
- * 4. The contract: docs/SPEC.md §3 (what is shown), §2/§5 for any new contentType, field or
- *    errorCode, and docs/toolresult.schema.json to match.
- * 5. A unit test: tests/unit/test_foo.c (EXPECT macros of tests/unit/expect.h) listed in
+ *    A heavy library (one that costs tens of milliseconds or megabytes to load, as poppler and
+ *    libvips do) is not linked into the programs: its dependency goes into a *_module_deps list
+ *    and a shared_module of readers/meson.build, and the reader reaches it through a struct
+ *    tr_module loaded on first use (util/module.c; see readers/pdf/pdf.c), so that toolfs-read
+ *    and toolfs-mcp start without it.
+ * 4. Packaging: every dependency() has its -dev package in debian/control's Build-Depends and
+ *    in .ci/packages (the runtime package follows from ${shlibs:Depends}).
+ * 5. The contract: docs/SPEC.md §3 (what is shown), §2/§5 for any new contentType, field or
+ *    errorCode, and docs/toolresult.schema.json to match. A new contentType is also a value of
+ *    enum tr_content_type with its name in tr_content_type_name (core/result.c), from which the
+ *    three programs' --help and the MCP read description list them, and a value of the
+ *    contentType enum of the MCP outputSchema (tool_result_schema in mcp/mcp_server.c).
+ * 6. The words: the manual pages (docs/man/toolfs.7.in says what is shown of the format; every
+ *    page names every contentType; the options sections are generated, step 1) and the MCP read
+ *    description (read_description in mcp/mcp_server.c names the formats read).
+ * 7. A unit test: tests/unit/test_foo.c (EXPECT macros of tests/unit/expect.h) listed in
  *    tests/unit/meson.build.
- * 6. Fixtures: tests/fixtures/gen_foo.py, made by a script from an independent library, and a
+ * 8. Fixtures: tests/fixtures/gen_foo.py, made by a script from an independent library, and a
  *    pytest module tests/test_foo.py that checks results against that library as an oracle.
- * 7. Fuzzing: a target in tests/fuzz (listed in tests/fuzz/meson.build) or a seed set for
- *    fuzz_read in tests/fuzz/make_seeds.py, run by tests/fuzz/run.sh. */
+ * 9. Fuzzing: a target in tests/fuzz (listed in tests/fuzz/meson.build) or a seed set for
+ *    fuzz_read in tests/fuzz/make_seeds.py, run by tests/fuzz/run.sh.
+ * tests/test_layout.py and tests/test_cli_help.py check steps 2 to 6 wherever a script can: a
+ * reader missing from the registry or the build, a guard nothing defines, a module library
+ * linked into a program, a package line missing, a contentType or option missing from a list,
+ * a page or the MCP description. */
 #ifndef TR_READER_H
 #define TR_READER_H
 

@@ -63,6 +63,16 @@ static void ring_put(unsigned char *mem, size_t size)
 	free(mem);
 }
 
+void tr_pipe_spares_free(void)
+{
+	pthread_mutex_lock(&spare_lock);
+	for (size_t i = 0; i < SPARE_RINGS; i++) {
+		free(spares[i].mem);
+		spares[i].mem = NULL;
+	}
+	pthread_mutex_unlock(&spare_lock);
+}
+
 static void *hash_main(void *arg)
 {
 	struct tr_pipe *pipe = arg;

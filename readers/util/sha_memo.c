@@ -99,3 +99,10 @@ void tr_sha_memo_put(const struct stat *st, const char *hex)
 	memcpy(slot->hex, hex, 65);
 	pthread_mutex_unlock(&memo_lock);
 }
+
+void tr_sha_memo_forget(void)
+{
+	pthread_mutex_lock(&memo_lock);
+	memset(memo, 0, sizeof(memo));
+	pthread_mutex_unlock(&memo_lock);
+}

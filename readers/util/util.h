@@ -49,6 +49,9 @@ bool tr_sha_memo_get(const struct stat *st, char hex[65]);
  * Only regular files. Thread-safe. */
 void tr_sha_memo_put(const struct stat *st, const char *hex);
 
+/* Forgets every remembered digest (tr_library_shutdown). Thread-safe. */
+void tr_sha_memo_forget(void);
+
 /* --- file_io --- */
 /* Positional reads, file digests and name helpers shared by the readers. */
 
@@ -90,6 +93,9 @@ typedef void (*tr_pipe_consume_fn)(void *ctx, unsigned char *buf, size_t len);
  * ctx is borrowed until tr_pipe_finish. Returns NULL when memory or the thread cannot be had. */
 struct tr_pipe *tr_pipe_new(size_t n_slots, size_t slot_size, tr_pipe_consume_fn consume,
 			    void *ctx);
+
+/* Frees the rings kept for reuse (tr_library_shutdown). Thread-safe. */
+void tr_pipe_spares_free(void);
 
 /* Returns the next buffer to fill (slot_size bytes), waiting until the thread has consumed what
  * it held before. Borrowed: valid until n_slots further acquires. */

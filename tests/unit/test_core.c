@@ -20,6 +20,7 @@
 #include "render.h"
 #include "tr_args.h"
 #include "tr_doc.h"
+#include "tr_library.h"
 #include "tr_options.h"
 #include "tr_selector.h"
 #include "tr_tokens.h"
@@ -753,6 +754,55 @@ static void test_sha_memo(void)
 	EXPECT(!tr_sha_memo_get(&other, got));
 }
 
+/* Whether a large blob of len bytes reuses the mapping of the one freed before it: a spare keeps
+ * its bytes, a fresh mapping comes zeroed. */
+static bool blob_reuses_spare(size_t len)
+{
+	struct tr_blob *blob = tr_blob_new_writable(len);
+	bool reused;
+
+	EXPECT(blob != NULL && blob->map_len >= len);
+	memset(blob->data, 0xab, len);
+	tr_blob_unref(blob);
+	blob = tr_blob_new_writable(len);
+	EXPECT(blob != NULL);
+	reused = blob->data[0] == 0xab && blob->data[len - 1] == 0xab;
+	tr_blob_unref(blob);
+	return reused;
+}
+
+/* tr_library_init sizes the spare mappings from max_read_memory (3/16 of it); shutdown gives the
+ * spares back and forgets the digest memo; both may run again. */
+static void test_library_state(void)
+{
+	static const char hex[] =
+		"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	struct tr_options opts;
+	struct stat st = {.st_mode = S_IFREG | 0644, .st_dev = 43, .st_ino = 4343, .st_size = 9};
+	char got[65];
+	size_t len = 4u << 20;
+
+	tr_library_shutdown(); /* no spares left by the tests before */
+	tr_options_init(&opts);
+	tr_library_init(&opts);
+	EXPECT(blob_reuses_spare(len));   /* 48 MiB of spares at the default 256 MiB */
+	opts.max_read_memory = 16u << 20; /* 3 MiB of spares: a 4 MiB mapping is not kept */
+	tr_library_init(&opts);
+	EXPECT(!blob_reuses_spare(len));
+	opts.max_read_memory = 32u << 20; /* 6 MiB */
+	tr_library_init(&opts);
+	EXPECT(blob_reuses_spare(len));
+
+	st.st_mtim.tv_sec = st.st_ctim.tv_sec = 1700000000;
+	tr_sha_memo_put(&st, hex);
+	EXPECT(tr_sha_memo_get(&st, got));
+	tr_library_shutdown();
+	EXPECT(!tr_sha_memo_get(&st, got));
+	tr_library_shutdown();          /* twice, and with nothing kept: harmless */
+	EXPECT(blob_reuses_spare(len)); /* back to the defaults */
+	tr_library_shutdown();
+}
+
 static void test_deferred_digest(void)
 {
 	size_t len = (5u << 20) + 7;
@@ -940,6 +990,7 @@ int main(void)
 	test_sha256_prefetched();
 	test_deferred_digest();
 	test_sha_memo();
+	test_library_state();
 	test_writable_blobs();
 	test_json_strings();
 	test_json_structure();
