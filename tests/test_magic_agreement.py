@@ -7,6 +7,7 @@ an empty file (file(1) answers from stat), and a text file longer than the 8 KiB
 types, whose answer must be file(1)'s answer for those 8 KiB."""
 import os
 import pathlib
+import shutil
 import stat
 import subprocess
 import sys
@@ -47,6 +48,8 @@ def file_mime_types(list_path: pathlib.Path) -> subprocess.Popen:
 
 @pytest.mark.slow
 def test_mime_types_agree_with_file(build_dir, tmp_path):
+    if not shutil.which("file"):
+        pytest.skip("file(1) is not installed")
     paths = corpus()
     if len(paths) < MIN_FILES:
         pytest.skip(f"only {len(paths)} files under {ROOTS}; the agreement needs {MIN_FILES}")
