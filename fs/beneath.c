@@ -22,20 +22,17 @@
 /* More parents than any path of PATH_MAX bytes can have: the walk ends there as outside. */
 enum { MAX_PARENTS = 4096 };
 
-/* The kernel's path of fd, malloc'd, or NULL (errno). */
-static char *fd_path(int fd)
+/* Reads the kernel's path of fd into buf (PATH_MAX bytes). Returns buf, or NULL (errno). */
+static char *fd_path(int fd, char *buf)
 {
-	char proc[32], *buf = malloc(PATH_MAX);
+	char proc[32];
 	ssize_t n;
 
-	if (!buf)
-		return NULL;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	n = readlink(proc, buf, PATH_MAX - 1);
 	if (n < 0 || n >= PATH_MAX - 1) {
 		if (n >= 0)
 			errno = ENAMETOOLONG;
-		free(buf);
 		return NULL;
 	}
 	buf[n] = '\0';
@@ -44,8 +41,12 @@ static char *fd_path(int fd)
 
 int tfs_beneath_init(struct tfs_fs *fs)
 {
-	fs->root_kpath = fd_path(fs->root.fd);
-	return fs->root_kpath ? 0 : -errno;
+	char buf[PATH_MAX];
+
+	if (!fd_path(fs->root.fd, buf))
+		return -errno;
+	fs->root_kpath = strdup(buf);
+	return fs->root_kpath ? 0 : -ENOMEM;
 }
 
 void tfs_beneath_destroy(struct tfs_fs *fs)
@@ -117,21 +118,15 @@ static bool parents_reach_root(const struct tfs_fs *fs, int fd)
 
 bool tfs_fd_beneath(const struct tfs_fs *fs, int fd)
 {
-	char *path = fd_path(fd), *root_now;
-	bool inside;
+	char path[PATH_MAX], root_now[PATH_MAX];
 
-	if (!path)
+	if (!fd_path(fd, path))
 		return parents_reach_root(fs, fd);
-	inside = path_within(path, fs->root_kpath);
-	if (!inside) {
-		/* SOURCE itself may have been renamed since the daemon started. */
-		root_now = fd_path(fs->root.fd);
-		inside = root_now && strcmp(root_now, fs->root_kpath) != 0 &&
-			 path_within(path, root_now);
-		free(root_now);
-	}
-	free(path);
-	return inside;
+	if (path_within(path, fs->root_kpath))
+		return true;
+	/* SOURCE itself may have been renamed since the daemon started. */
+	return fd_path(fs->root.fd, root_now) && strcmp(root_now, fs->root_kpath) != 0 &&
+	       path_within(path, root_now);
 }
 
 /* A file or link: the directory of its latest name is inside SOURCE. Whether the name still
@@ -140,12 +135,9 @@ bool tfs_fd_beneath(const struct tfs_fs *fs, int fd)
 static int entry_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 {
 	struct tfs_inode *parent;
-	char *name;
 	int err;
 
-	if (!tfs_inodes_entry_ref(&fs->inodes, inode, &parent, &name))
-		return ENOMEM;
-	free(name);
+	tfs_inodes_entry_ref(&fs->inodes, inode, &parent, NULL);
 	if (!parent)
 		return ESTALE;
 	err = tfs_inode_beneath(fs, parent);

@@ -23,7 +23,6 @@ static __thread struct {
 	bool set;
 	uid_t uid;
 	gid_t gid;
-	pid_t pid;
 	fuse_req_t req;
 } caller;
 
@@ -71,7 +70,6 @@ void tfs_creds_set_caller(fuse_req_t req)
 	caller.set = true;
 	caller.uid = ctx->uid;
 	caller.gid = ctx->gid;
-	caller.pid = ctx->pid;
 	caller.req = req;
 }
 

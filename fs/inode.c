@@ -358,15 +358,20 @@ static void unpool_displaced(struct tfs_inodes *tab, struct tfs_inode *inode,
 bool tfs_inodes_entry_ref(struct tfs_inodes *tab, struct tfs_inode *inode,
 			  struct tfs_inode **parent, char **name)
 {
+	bool ok = true;
+
 	pthread_mutex_lock(&tab->lock);
 	*parent = inode->parent;
-	*name = *parent ? strdup(inode->name) : NULL;
-	if (*name)
+	if (name) {
+		*name = *parent ? strdup(inode->name) : NULL;
+		ok = *name || !*parent;
+	}
+	if (*parent && ok)
 		(*parent)->refs++;
 	else
 		*parent = NULL;
 	pthread_mutex_unlock(&tab->lock);
-	return *name || !inode->parent;
+	return ok;
 }
 
 /* Opens inode as the name of its latest entry, or -errno (-ESTALE: the name is gone). */

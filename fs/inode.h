@@ -186,8 +186,8 @@ struct tfs_inode *tfs_inodes_get(struct tfs_inodes *tab, uint64_t nodeid);
 uint64_t tfs_inode_nodeid(const struct tfs_inodes *tab, const struct tfs_inode *inode);
 
 /* The latest entry of real inode: *parent with one more reference (drop it with
- * tfs_inodes_forget) and a copy of *name (the caller frees it); both NULL for the root or an
- * inode with no entry. Returns false when out of memory. */
+ * tfs_inodes_forget) and, unless name is NULL, a copy of *name (the caller frees it); both NULL
+ * for the root or an inode with no entry. Returns false when out of memory. */
 bool tfs_inodes_entry_ref(struct tfs_inodes *tab, struct tfs_inode *inode,
 			  struct tfs_inode **parent, char **name);
 

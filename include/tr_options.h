@@ -21,6 +21,7 @@ struct tr_options {
 	uint64_t max_notebook_size;      /* 64 MiB */
 	uint64_t max_office_size;        /* 64 MiB: .docx/.xlsx/.pptx/ODF files (compressed) */
 	uint64_t max_render_ms;          /* 10000: time budget of one result's renders */
+	uint64_t max_read_memory;        /* 256 MiB: what reads in flight may hold at once */
 	uint64_t cache_size;             /* 256 MiB (daemon) */
 	enum tr_symlink_policy symlinks; /* inside (daemon) */
 	bool hide_siblings;              /* false (daemon) */

@@ -49,7 +49,7 @@ def test_help_and_version(build_dir):
     text = help_proc.stdout.decode()
     for option in ["max_lines", "max_line_chars", "max_output", "max_image_size", "image_max_dim",
                    "image_max_b64", "max_pdf_size", "max_pdf_pages", "max_notebook_size",
-                   "max_office_size",
+                   "max_office_size", "max_read_memory",
                    "cache_size", "symlinks", "hide_siblings", "--select", "--format"]:
         assert option in text
     version = run_raw(build_dir, "--version")

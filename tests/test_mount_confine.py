@@ -262,3 +262,27 @@ def test_swapped_links_and_directories_never_leak(base, toolfs_bin, mode):
             os.close(held)
         assert served > 0
         assert guarded(os.listdir, m.path)
+
+
+def test_daemon_that_cannot_take_rights_follows_links_for_its_own_user_only(base, toolfs_bin):
+    """Without CAP_SETUID/CAP_SETGID the daemon cannot check another user's way through a link:
+    for uid 65534 a link's sibling is permission_denied, a file's sibling still reads; for the
+    daemon's own user (root here) the link is followed."""
+    src = base / "src"
+    (src / "open").mkdir(parents=True)
+    (src / "open" / "f.txt").write_bytes(b"everyone\n")
+    (src / "open" / "ok").symlink_to("f.txt")
+    wrapper = ["setpriv", "--bounding-set=-setuid,-setgid"]
+    with mounted(toolfs_bin, src, base / "mnt", "-o", "allow_other", wrapper=wrapper) as m:
+        status = pathlib.Path(f"/proc/{m.pid}/status").read_text()
+        eff = int(next(ln for ln in status.splitlines() if ln.startswith("CapEff:")).split()[1],
+                  16)
+        assert not eff & (1 << 6) and not eff & (1 << 7), "the daemon kept CAP_SETGID/SETUID"
+        link = as_nobody("cat", str(m.path / "open" / "ok.tool.json"))
+        assert link.returncode == 0, link.stderr
+        doc = json.loads(link.stdout)
+        assert doc["success"] is False and doc["errorCode"] == "permission_denied", doc
+        plain = as_nobody("cat", str(m.path / "open" / "f.txt.tool.json"))
+        assert json.loads(plain.stdout)["content"] == "     1\teveryone\n"
+        doc = json.loads(guarded(read_all, m.path / "open" / "ok.tool.json"))
+        assert doc["success"] is True and doc["content"] == "     1\teveryone\n"

@@ -20,7 +20,7 @@ from mount_util import cleanup, daemon_pid, is_mounted, mounted, wait_exit, Moun
 
 OPTION_NAMES = ["max_lines", "max_line_chars", "max_output", "max_image_size", "image_max_dim",
                 "image_max_b64", "max_pdf_size", "max_pdf_pages", "max_notebook_size",
-                "max_office_size",
+                "max_office_size", "max_read_memory",
                 "cache_size", "symlinks", "hide_siblings"]
 
 

@@ -1,7 +1,7 @@
 """Load and faults (issue 7, part 4): 32 concurrent readers over siblings and real files while
 another process rewrites sources (zero errors, every sibling one valid ToolResult of its fstat
 size, open descriptors stable after warm-up, daemon RSS too: the median of the run's last quarter
-within 5% of its second quarter's), and SIGKILL of the daemon (the dead mount says ENOTCONN,
+at most RSS_ALLOWANCE_KIB, 4 MiB, above its second quarter's), and SIGKILL of the daemon (the dead mount says ENOTCONN,
 `fusermount3 -u` clears it, a restart serves again).
 
 TOOLFS_LOAD_SECONDS sets the long run's duration (default 120; the test is `slow`).
@@ -27,7 +27,15 @@ from mount_util import is_mounted, mounted, wait_exit
 READERS = 32
 REWRITTEN = 8
 STATIC_TEXT = 24
-RSS_GROWTH = 1.05
+# What the daemon's RSS may gain after warm-up (the median of the run's last quarter against
+# its second quarter's): 4 MiB, about 11% of the 35 MiB it holds then, room for the malloc
+# arenas' free chunks between live ones (arenas are one per CPU and trimmed each second by
+# fs/heap.c); thread stacks and large mapped blocks do not grow. Measured in 120 s runs on 2
+# shared CPUs (issue 24 item 5): cache=relaxed 34,086 -> 34,152 KiB (+66 KiB), cache=strict
+# 34,136 -> 33,888 KiB. cache=relaxed grows in some runs and not others (+66 KiB in one, +4.3
+# MiB and +8 MiB in others, 0 errors), not located yet: it is not asserted there. A leak fails it: 100 bytes a request leak 4 MiB in
+# the ~40,000 requests of a run's last half (a temporary 256-byte leak per lookup failed it).
+RSS_ALLOWANCE_KIB = 4 * 1024
 CACHE = "cache_size=8M"
 FD_SLACK = 8  # descriptors the daemon may hold beyond its warm-up count (one per busy thread)
 
@@ -212,18 +220,20 @@ def run_load(toolfs_bin, tmp_path, seconds: float, check_resources: bool, mode: 
         assert mode == "strict" or daemon_deleted_fds(m.pid) == [], \
             "deleted files kept open while idle"
         assert not any(t.is_alive() for t in threads), "a reader hung"
-        assert stats.errors == [], stats.errors[:10]
-        assert stats.requests > READERS
         assert os.path.exists(f"/proc/{m.pid}"), "the daemon died"
-        if check_resources:
+        if check_resources:  # before the errors: a memory failure shows whatever else fails
             assert end[2] <= warm[2] + FD_SLACK, f"descriptors grew: {figures}"
             assert early and late, f"too few samples: {figures}"
-            if statistics.median(late) > statistics.median(early) * RSS_GROWTH:
-                # Reported as an expected failure with the figures, not a failure: with the
-                # heap policy of fs/heap.c (large blocks mapped on their own) six 120 s runs grew
-                # 0.8-4.8%, two of them within 0.6 points of the limit (before it, three runs
-                # in six grew 9-10%). The heap's in-use bytes hold steady (mallinfo2).
-                pytest.xfail(f"RSS grew more than 5% after warm-up: {figures}")
+            # cache=relaxed is not held to it yet: its RSS grows in some runs (+8 MiB in a
+            # fresh-clone CI run, +66 KiB in another; issue 24 item 5 stays open for it), and
+            # its figures are printed instead.
+            if mode == "relaxed":
+                print(f"cache=relaxed RSS figures (not asserted): {figures}")
+            else:
+                assert statistics.median(late) <= statistics.median(early) + RSS_ALLOWANCE_KIB, \
+                    f"RSS grew more than {RSS_ALLOWANCE_KIB} KiB after warm-up: {figures}"
+        assert stats.errors == [], stats.errors[:10]
+        assert stats.requests > READERS
 
 
 @pytest.fixture(scope="module")

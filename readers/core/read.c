@@ -96,6 +96,8 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 			       .head = head,
 			       .deadline = tr_deadline_after_ms(opts->max_render_ms)};
 	const struct tr_reader *reader;
+	uint64_t cost;
+	int rc;
 
 	tr_result_set_stat(res, st);
 	head_len = tr_pread_full(fd, head, sizeof(head), 0);
@@ -125,7 +127,11 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 		tr_result_fail(res, TR_E_IO, "No reader accepts %s", res->path);
 		return 0;
 	}
-	if (reader->read(&file, sel ? sel : &default_view, opts, res) < 0)
+	cost = reader->memory ? reader->memory(&file, opts) : 0;
+	tr_budget_take(cost, opts->max_read_memory);
+	rc = reader->read(&file, sel ? sel : &default_view, opts, res);
+	tr_budget_give(cost);
+	if (rc < 0)
 		return -1;
 	if (!res->meta.has_sha256 && res->meta.size <= TR_SHA256_MAX_SIZE &&
 	    res->error != TR_E_IO && res->error != TR_E_PERMISSION_DENIED) {

@@ -64,6 +64,10 @@ struct tr_reader {
 	 * it). Failures go into res via tr_result_fail. Returns 0, or -1 when out of memory. */
 	int (*read)(const struct tr_file *file, const struct tr_selector *sel,
 		    const struct tr_options *opts, struct tr_result *res);
+	/* Optional: the most memory a read of file may hold (bytes, beyond the process's own).
+	 * The dispatcher takes it from the max_read_memory budget before read and gives it back
+	 * after, so big reads in other threads wait rather than pile up. NULL: nothing taken. */
+	uint64_t (*memory)(const struct tr_file *file, const struct tr_options *opts);
 };
 
 /* The registered readers in priority order, NULL-terminated (registry.c). */

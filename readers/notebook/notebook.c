@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
 #include "notebook.h"
 #include "reader.h"
 #include "util.h"
@@ -46,18 +44,22 @@
  * then names "NAME:K-.tool.json". Images of cut text are not attached.
  */
 
-/* The notebook as the renderer sees it; cells borrowed from the parsed tree. */
+/* Containers nested deeper than this are refused (as cJSON refused them): the readers of
+ * notebook_value.c recurse into omitted outputs. */
+#define NESTING_LIMIT 1000
+
+/* The notebook as the renderer sees it; cells point into the text (notebook_value.c). */
 struct notebook {
 	int major, minor;
 	bool has_minor;
-	const cJSON **cells;
+	const char **cells;
 	uint64_t n_cells;
-	const char *language; /* borrowed, or NULL */
+	char *language; /* owned, or NULL */
 };
 
-static const cJSON *field(const cJSON *obj, const char *key)
+static const char *field(const char *obj, const char *key)
 {
-	return cJSON_GetObjectItemCaseSensitive(obj, key);
+	return tr_nbv_field(obj, key);
 }
 
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -70,24 +72,46 @@ static bool is_json_ws(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* Parses text; on a syntax error records it, at Python's line and column, and returns NULL. */
-static cJSON *parse_notebook(const char *text, size_t len, struct tr_result *res)
+/* The offset of the first bracket nested past NESTING_LIMIT in valid JSON text, or len. */
+static size_t too_deep(const char *text, size_t len)
 {
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-	size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-	size_t offset;
-	uint64_t line, column;
+	size_t depth = 0;
 
-	if (root) {
-		while (at < len && is_json_ws(text[at]))
-			at++;
-		if (at == len)
-			return root;
-		cJSON_Delete(root); /* trailing data, which Python refuses */
+	for (size_t i = 0; i < len; i++) {
+		switch (text[i]) {
+		case '"':
+			for (i++; text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+			break;
+		case '{':
+		case '[':
+			if (++depth > NESTING_LIMIT)
+				return i;
+			break;
+		case '}':
+		case ']': depth--; break;
+		}
 	}
-	if (tr_json_find_error(text, len, &offset) != 1)
-		offset = at; /* cJSON refused what Python takes (deep nesting, lone surrogates) */
+	return len;
+}
+
+/* Checks text as Python's json module reads it (Jupyter's own check); on a syntax error records
+ * it, at Python's line and column, and returns NULL; else the top-level value. Nothing is
+ * parsed into a tree: the renderer reads values in place (notebook_value.c). */
+static const char *parse_notebook(const char *text, size_t len, struct tr_result *res)
+{
+	size_t offset = 0;
+	uint64_t line, column;
+	int rc = tr_json_find_error(text, len, &offset);
+
+	if (rc < 0)
+		return NULL;
+	if (rc == 0 && (offset = too_deep(text, len)) == len) {
+		while (is_json_ws(*text))
+			text++; /* valid JSON holds a value: this stops inside the text */
+		return text;
+	}
 	tr_json_line_column(text, offset, &line, &column);
 	tr_result_fail(res, TR_E_CORRUPT,
 		       "Failed to parse notebook: invalid JSON at line %" PRIu64 " column %" PRIu64,
@@ -95,36 +119,49 @@ static cJSON *parse_notebook(const char *text, size_t len, struct tr_result *res
 	return NULL;
 }
 
-static const char *string_field(const cJSON *obj, const char *key)
+/* A non-empty string member of obj, decoded into *out (owned); *out stays NULL when there is
+ * none. Returns -1 when out of memory. */
+static int string_field(const char *obj, const char *key, char **out)
 {
-	const cJSON *value = field(obj, key);
+	const char *value = field(obj, key);
 
-	return cJSON_IsString(value) && value->valuestring[0] ? value->valuestring : NULL;
+	*out = NULL;
+	if (!tr_nbv_is_string(value) || value[1] == '"')
+		return 0;
+	*out = tr_nbv_strdup(value);
+	if (*out && !**out) { /* "\u0000..." is empty as a C string */
+		free(*out);
+		*out = NULL;
+		return 0;
+	}
+	return *out ? 0 : -1;
 }
 
 /* v4: kernelspec.language, else language_info.name; v3: metadata.language, else the language
- * of the first code cell that has one, else as v4 (IPython 3 wrote kernelspec into v3). */
-static const char *notebook_language(const cJSON *root, const struct notebook *nb)
+ * of the first code cell that has one, else as v4 (IPython 3 wrote kernelspec into v3). Sets
+ * nb->language; returns -1 when out of memory. */
+static int notebook_language(const char *root, struct notebook *nb)
 {
-	const cJSON *meta = field(root, "metadata");
-	const char *lang;
+	const char *meta = field(root, "metadata");
 
 	if (nb->major == 3) {
-		if ((lang = string_field(meta, "language")))
-			return lang;
+		if (string_field(meta, "language", &nb->language) < 0 || nb->language)
+			return nb->language ? 0 : -1;
 		for (uint64_t i = 0; i < nb->n_cells; i++)
-			if ((lang = string_field(nb->cells[i], "language")))
-				return lang;
+			if (string_field(nb->cells[i], "language", &nb->language) < 0 ||
+			    nb->language)
+				return nb->language ? 0 : -1;
 	}
-	if ((lang = string_field(field(meta, "kernelspec"), "language")))
-		return lang;
-	return string_field(field(meta, "language_info"), "name");
+	if (string_field(field(meta, "kernelspec"), "language", &nb->language) < 0 || nb->language)
+		return nb->language ? 0 : -1;
+	return string_field(field(meta, "language_info"), "name", &nb->language);
 }
 
-static int push_cells(struct notebook *nb, const cJSON *cells)
+static int push_cells(struct notebook *nb, const char *cells)
 {
-	size_t n = (size_t)cJSON_GetArraySize(cells);
-	const cJSON **grown, *cell;
+	size_t n = tr_nbv_count(cells);
+	struct tr_nbv_iter it;
+	const char **grown, *cell;
 
 	if (n == 0)
 		return 0;
@@ -132,29 +169,32 @@ static int push_cells(struct notebook *nb, const cJSON *cells)
 	if (!grown)
 		return -1;
 	nb->cells = grown;
-	cJSON_ArrayForEach(cell, cells) nb->cells[nb->n_cells++] = cell;
+	tr_nbv_begin(&it, cells);
+	while (tr_nbv_next(&it, NULL, &cell))
+		nb->cells[nb->n_cells++] = cell;
 	return 0;
 }
 
-/* Fills nb from the parsed tree. Returns 0; 1 when root is not a readable notebook (recorded in
+/* Fills nb from the notebook's top-level value. Returns 0; 1 when root is not a readable notebook (recorded in
  * res); -1 when out of memory. */
-static int load_notebook(const cJSON *root, struct notebook *nb, struct tr_result *res)
+static int load_notebook(const char *root, struct notebook *nb, struct tr_result *res)
 {
-	const cJSON *version, *minor, *cells, *sheets, *sheet;
+	const char *version, *minor, *cells, *sheets, *sheet;
+	struct tr_nbv_iter it;
 	char reason[256];
 	uint64_t k = 0;
 
-	if (!cJSON_IsObject(root)) {
+	if (!tr_nbv_is_object(root)) {
 		tr_result_fail(res, TR_E_CORRUPT, "Invalid notebook: the JSON is not an object");
 		return 1;
 	}
 	version = field(root, "nbformat");
-	if (!cJSON_IsNumber(version)) {
+	if (!tr_nbv_is_number(version)) {
 		tr_result_fail(res, TR_E_CORRUPT,
 			       "Invalid notebook: no \"nbformat\" version number");
 		return 1;
 	}
-	nb->major = version->valueint;
+	nb->major = tr_nbv_int(version);
 	if (nb->major < 3) {
 		tr_result_fail(
 			res, TR_E_UNSUPPORTED,
@@ -163,20 +203,20 @@ static int load_notebook(const cJSON *root, struct notebook *nb, struct tr_resul
 		return 1;
 	}
 	minor = field(root, "nbformat_minor");
-	nb->has_minor = cJSON_IsNumber(minor) && minor->valueint >= 0;
-	nb->minor = nb->has_minor ? minor->valueint : 0;
+	nb->has_minor = tr_nbv_is_number(minor) && tr_nbv_int(minor) >= 0;
+	nb->minor = nb->has_minor ? tr_nbv_int(minor) : 0;
 	if (nb->major == 3) {
 		sheets = field(root, "worksheets");
-		if (!cJSON_IsArray(sheets)) {
+		if (!tr_nbv_is_array(sheets)) {
 			tr_result_fail(res, TR_E_CORRUPT,
 				       "Invalid notebook: no \"worksheets\" list (nbformat 3)");
 			return 1;
 		}
-		cJSON_ArrayForEach(sheet, sheets)
-		{
+		tr_nbv_begin(&it, sheets);
+		while (tr_nbv_next(&it, NULL, &sheet)) {
 			k++;
 			cells = field(sheet, "cells");
-			if (!cJSON_IsObject(sheet) || (cells && !cJSON_IsArray(cells))) {
+			if (!tr_nbv_is_object(sheet) || (cells && !tr_nbv_is_array(cells))) {
 				tr_result_fail(res, TR_E_CORRUPT,
 					       "Invalid notebook: worksheet %" PRIu64
 					       " has no \"cells\" list",
@@ -188,7 +228,7 @@ static int load_notebook(const cJSON *root, struct notebook *nb, struct tr_resul
 		}
 	} else {
 		cells = field(root, "cells");
-		if (!cJSON_IsArray(cells)) {
+		if (!tr_nbv_is_array(cells)) {
 			tr_result_fail(res, TR_E_CORRUPT, "Invalid notebook: no \"cells\" list");
 			return 1;
 		}
@@ -201,8 +241,7 @@ static int load_notebook(const cJSON *root, struct notebook *nb, struct tr_resul
 			return 1;
 		}
 	}
-	nb->language = notebook_language(root, nb);
-	return 0;
+	return notebook_language(root, nb);
 }
 
 static int fill_metadata(const struct notebook *nb, struct tr_result *res)
@@ -345,13 +384,13 @@ int tr_notebook_read_buffer(const char *text, size_t len, const char *name,
 			    struct tr_result *res)
 {
 	struct notebook nb = {0};
-	cJSON *root;
+	const char *root;
 	int rc;
 
 	res->type = TR_TYPE_NOTEBOOK;
 	root = parse_notebook(text, len, res);
 	if (!root)
-		return 0;
+		return res->error ? 0 : -1;
 	rc = load_notebook(root, &nb, res);
 	if (rc == 0)
 		rc = fill_metadata(&nb, res);
@@ -360,7 +399,7 @@ int tr_notebook_read_buffer(const char *text, size_t len, const char *name,
 	if (rc == 0 && (res->content.oom || !res->short_result))
 		rc = -1;
 	free(nb.cells);
-	cJSON_Delete(root);
+	free(nb.language);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -400,8 +439,18 @@ static int notebook_read(const struct tr_file *file, const struct tr_selector *s
 	return rc;
 }
 
+/* The file, and at most as much again for the shown text, the decoded outputs being rendered
+ * and the result (docs/SPEC.md §3: a read stays within 3 times the size plus 64 MiB). */
+static uint64_t notebook_memory(const struct tr_file *file, const struct tr_options *opts)
+{
+	uint64_t size = (uint64_t)file->st.st_size;
+
+	return size > opts->max_notebook_size ? 0 : 3 * size;
+}
+
 const struct tr_reader tr_reader_notebook = {
 	.name = "notebook",
 	.probe = notebook_probe,
 	.read = notebook_read,
+	.memory = notebook_memory,
 };

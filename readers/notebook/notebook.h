@@ -3,7 +3,6 @@
 #ifndef TR_NOTEBOOK_PRIVATE_H
 #define TR_NOTEBOOK_PRIVATE_H
 
-#include <cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,14 +61,14 @@ struct tr_nb_cell {
  * object with a string cell_type, a source (v3 code cells: input) that is a string or a list of
  * strings, outputs (when present) a list of objects with a string output_type. Returns true, or
  * false with a reason written to reason[0..size), e.g. "cell 3 has no \"cell_type\"". */
-bool tr_nb_cell_check(const cJSON *cell, uint64_t index, int nbformat, char *reason, size_t size);
+bool tr_nb_cell_check(const char *cell, uint64_t index, int nbformat, char *reason, size_t size);
 
 /* Renders checked cell number index into out (zeroed by the caller): the cell header, the source
  * verbatim (cut with a note past ctx->byte_budget), markdown attachments, then the outputs
  * (terminal escapes removed, capped at TR_NB_CELL_OUTPUT_CHARS code points, or by the byte budget
  * when ctx->single_cell, with a note). Images go to out->images. Returns 0, or -1 when out of
  * memory; out must be destroyed either way. */
-int tr_nb_cell_render(const cJSON *cell, uint64_t index, const struct tr_nb_context *ctx,
+int tr_nb_cell_render(const char *cell, uint64_t index, const struct tr_nb_context *ctx,
 		      struct tr_nb_cell *out);
 
 /* Frees the text and image references out holds and zeroes it. */
@@ -90,7 +89,68 @@ struct tr_nb_image {
  * the PNG IHDR or the JPEG SOF. Returns 0 and fills *image (the caller owns image->blob); 1 when
  * the data is not such an image, with *reason set to a static sentence fragment; -1 when out of
  * memory. */
-int tr_nb_image_decode(const cJSON *value, struct tr_nb_image *image, const char **reason);
+int tr_nb_image_decode(const char *value, struct tr_nb_image *image, const char **reason);
+
+/* --- notebook_value --- */
+/* reads values of a notebook text in place: a value is a pointer to its first byte in a text that
+ * tr_json_find_error accepted (NULL: absent). Nothing is parsed into a tree. */
+
+/* Iterates the members of an object or the elements of an array. */
+struct tr_nbv_iter {
+	const char *p; /* the next member's key or element, or NULL at the end */
+	bool object;
+};
+
+static inline bool tr_nbv_is_string(const char *v)
+{
+	return v && *v == '"';
+}
+static inline bool tr_nbv_is_object(const char *v)
+{
+	return v && *v == '{';
+}
+static inline bool tr_nbv_is_array(const char *v)
+{
+	return v && *v == '[';
+}
+/* A number (NaN and Infinity too, as Python's json reads them). */
+bool tr_nbv_is_number(const char *v);
+
+/* Returns the text just past value v. */
+const char *tr_nbv_skip(const char *v);
+
+/* Starts iterating container (an object or an array; anything else iterates nothing). */
+void tr_nbv_begin(struct tr_nbv_iter *it, const char *container);
+
+/* Sets *value to the next element (and *key, when key is not NULL, to an object member's key
+ * string, NULL in an array). Returns false at the end. */
+bool tr_nbv_next(struct tr_nbv_iter *it, const char **key, const char **value);
+
+/* The value of the first member named key in object obj; NULL when obj is not an object or has
+ * no such member. */
+const char *tr_nbv_field(const char *obj, const char *key);
+
+/* Members or elements in container (0 when it is neither). */
+size_t tr_nbv_count(const char *container);
+
+/* True when v is a string whose decoded text is s. */
+bool tr_nbv_string_is(const char *v, const char *s);
+
+/* Appends the decoded text of string v to buf (escapes decoded, a lone surrogate as U+FFFD, the
+ * text ending at a \u0000 as a C string would); nothing when v is not a string. Returns 0, or -1
+ * when out of memory. */
+int tr_nbv_append_string(struct tr_buf *buf, const char *v);
+
+/* The decoded text of string v, NUL-terminated, owned by the caller; NULL when out of memory. */
+char *tr_nbv_strdup(const char *v);
+
+/* Number v as a double, and as an int clamped to INT_MIN..INT_MAX (NaN: 0). */
+double tr_nbv_number(const char *v);
+int tr_nbv_int(const char *v);
+
+/* Code points of v printed as compact JSON (cJSON_PrintUnformatted's text, which the notes of
+ * omitted outputs counted before). Returns -1 when out of memory. */
+int64_t tr_nbv_printed_chars(const char *v);
 
 /* --- notebook_json --- */
 /* locates a JSON syntax error where Python's json module reports it. */

@@ -131,39 +131,39 @@ static const char *jpeg_size(const unsigned char *d, size_t len, uint32_t *w, ui
 	}
 }
 
-int tr_nb_image_decode(const cJSON *value, struct tr_nb_image *image, const char **reason)
+int tr_nb_image_decode(const char *value, struct tr_nb_image *image, const char **reason)
 {
 	static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 	struct base64_state st = {0};
-	const cJSON *piece;
-	size_t chars = 0;
+	struct tr_buf text = {0};
+	struct tr_nbv_iter it;
+	const char *piece;
 	const char *why;
 
 	memset(image, 0, sizeof(*image));
-	if (cJSON_IsString(value)) {
-		chars = strlen(value->valuestring);
-	} else if (cJSON_IsArray(value)) {
-		cJSON_ArrayForEach(piece, value)
-		{
-			if (!cJSON_IsString(piece)) {
+	if (tr_nbv_is_string(value)) {
+		if (tr_nbv_append_string(&text, value) < 0)
+			goto oom;
+	} else if (tr_nbv_is_array(value)) {
+		tr_nbv_begin(&it, value);
+		while (tr_nbv_next(&it, NULL, &piece)) {
+			if (!tr_nbv_is_string(piece)) {
+				tr_buf_free(&text);
 				*reason = "the data is not a string";
 				return 1;
 			}
-			chars += strlen(piece->valuestring);
+			if (tr_nbv_append_string(&text, piece) < 0)
+				goto oom;
 		}
 	} else {
 		*reason = "the data is not a string";
 		return 1;
 	}
-	st.out = malloc(chars / 4 * 3 + 3);
+	st.out = malloc(text.len / 4 * 3 + 3);
 	if (!st.out)
-		return -1;
-	if (cJSON_IsString(value)) {
-		base64_feed(&st, value->valuestring, chars);
-	} else {
-		cJSON_ArrayForEach(piece, value)
-			base64_feed(&st, piece->valuestring, strlen(piece->valuestring));
-	}
+		goto oom;
+	base64_feed(&st, text.data, text.len);
+	tr_buf_free(&text);
 	if (!base64_finish(&st)) {
 		why = "invalid base64 data";
 		goto undecodable;
@@ -190,4 +190,7 @@ undecodable:
 	memset(image, 0, sizeof(*image));
 	*reason = why;
 	return 1;
+oom:
+	tr_buf_free(&text);
+	return -1;
 }

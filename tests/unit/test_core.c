@@ -8,10 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <magic.h>
 #include <openssl/evp.h>
 #include <zlib.h>
 
+#include "core.h"
 #include "expect.h"
 #include "render.h"
 #include "tr_doc.h"
@@ -294,6 +297,9 @@ static void test_options(void)
 	EXPECT_INT(tr_options_set(&o, "max-render-ms", "250"), 0);
 	EXPECT_INT(o.max_render_ms, 250);
 	EXPECT_INT(tr_options_set(&o, "max_render_ms", "1K"), -1);
+	EXPECT_INT(o.max_read_memory, 256 * 1024 * 1024);
+	EXPECT_INT(tr_options_set(&o, "max-read-memory", "1G"), 0);
+	EXPECT_INT(o.max_read_memory, 1024 * 1024 * 1024);
 	EXPECT_INT(tr_options_set(&o, "max-output", "10K"), 0);
 	EXPECT_INT(o.max_output, 10240);
 	EXPECT_INT(tr_options_set(&o, "max_image_size", "2M"), 0);
@@ -677,8 +683,39 @@ static void test_mime_memo(void)
 	free(got);
 }
 
+static void *take_and_give(void *arg)
+{
+	uint64_t *cost = arg;
+
+	tr_budget_take(*cost, 100);
+	tr_budget_give(*cost);
+	return NULL;
+}
+
+/* The read memory budget: a read alone proceeds even over the limit; a second waits while the
+ * two would pass it, and proceeds once the first gives its share back. */
+static void test_read_budget(void)
+{
+	uint64_t big = 80, over = 500;
+	pthread_t thread;
+
+	tr_budget_take(over, 100); /* alone: never waits */
+	EXPECT_INT(tr_budget_in_use(), 500);
+	tr_budget_give(over);
+	tr_budget_take(big, 100);
+	EXPECT_INT(pthread_create(&thread, NULL, take_and_give, &big), 0);
+	usleep(100 * 1000);
+	EXPECT_INT(tr_budget_in_use(), 80); /* the thread waits: 160 > 100 */
+	tr_budget_give(big);
+	EXPECT_INT(pthread_join(thread, NULL), 0);
+	EXPECT_INT(tr_budget_in_use(), 0);
+	tr_budget_take(0, 0); /* cost 0: nothing taken, never waits */
+	EXPECT_INT(tr_budget_in_use(), 0);
+}
+
 int main(void)
 {
+	test_read_budget();
 	test_mime_memo();
 	test_sealed_doc();
 	test_base64_segments();
