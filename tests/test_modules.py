@@ -1,6 +1,7 @@
-"""The heavy optional readers as shared modules (docs/SPEC.md §6): a text read maps none of
-poppler, cairo or libvips; a missing module is an `unsupported` result whose sentence names it,
-never a crash; a PDF and an image that needs fitting load theirs from the build tree."""
+"""The heavy optional readers as shared modules (docs/SPEC.md §1): a text read maps none of
+poppler, cairo, libvips, libxml2, ICU or libzip; a missing module is an `unsupported` result whose
+sentence names it, never a crash; a PDF, a .docx and an image that needs fitting load theirs from
+the build tree."""
 import json
 import os
 import pathlib
@@ -8,9 +9,10 @@ import struct
 import subprocess
 import zlib
 
+import docx
 import pytest
 
-HEAVY = ("libpoppler", "libcairo", "libvips", "libglib")
+HEAVY = ("libpoppler", "libcairo", "libvips", "libglib", "libxml2", "libicu", "libzip")
 
 
 def _png(width: int, height: int) -> bytes:
@@ -51,6 +53,9 @@ def files(tmp_path_factory) -> pathlib.Path:
     (root / "doc.pdf").write_bytes(_pdf())
     (root / "wide.png").write_bytes(_png(3000, 20))
     (root / "small.png").write_bytes(_png(30, 20))
+    document = docx.Document()
+    document.add_paragraph("Module test")
+    document.save(root / "doc.docx")
     return root
 
 
@@ -101,6 +106,14 @@ def test_pdf_loads_its_module_from_the_build_tree(build_dir, loaded_modules, fil
     assert "toolfs-pdf.so" in _loaded(proc.stderr)
 
 
+def test_docx_loads_the_office_module(build_dir, loaded_modules, files):
+    proc, doc = _read(build_dir, files / "doc.docx", trace=True)
+    assert doc["success"], doc
+    assert doc["content"] == "     1\tModule test\n"
+    loaded = _loaded(proc.stderr)
+    assert "toolfs-office.so" in loaded and "libxml2" in loaded and "libzip" in loaded
+
+
 def test_fitting_loads_the_vips_module(build_dir, files):
     _, doc = _read(build_dir, files / "wide.png")
     assert doc["success"], doc
@@ -110,6 +123,8 @@ def test_fitting_loads_the_vips_module(build_dir, files):
 @pytest.mark.parametrize("name,module,sentence", [
     ("doc.pdf", "toolfs-pdf.so", "PDF reading needs poppler: toolfs's module toolfs-pdf.so is "
      "not installed in {dir}"),
+    ("doc.docx", "toolfs-office.so", "Office reading needs libzip and libxml2: toolfs's module "
+     "toolfs-office.so is not installed in {dir}"),
     ("wide.png", "toolfs-vips.so", "Unsupported image format: PNG (toolfs's module "
      "toolfs-vips.so is not installed in {dir})"),
 ])
