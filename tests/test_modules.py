@@ -1,5 +1,5 @@
 """The heavy optional readers as shared modules (docs/SPEC.md §1): a text read maps none of
-poppler, cairo, libvips, libxml2, ICU or libzip; a missing module is an `unsupported` result whose
+poppler, cairo, libvips, libxml2, ICU, libzip, uchardet (C++) or OpenSSL; a missing module is an `unsupported` result whose
 sentence names it, never a crash; a PDF, a .docx and an image that needs fitting load theirs from
 the build tree."""
 import json
@@ -12,7 +12,8 @@ import zlib
 import docx
 import pytest
 
-HEAVY = ("libpoppler", "libcairo", "libvips", "libglib", "libxml2", "libicu", "libzip")
+HEAVY = ("libpoppler", "libcairo", "libvips", "libglib", "libxml2", "libicu", "libzip", "libuchardet",
+         "libstdc++", "libcrypto")
 
 
 def _png(width: int, height: int) -> bytes:
@@ -91,6 +92,15 @@ def test_text_read_maps_no_heavy_library(build_dir, loaded_modules, files):
     assert "libmagic" in loaded  # the trace works
     for lib in HEAVY:
         assert lib not in loaded
+
+
+def test_legacy_charset_opens_uchardet(build_dir, loaded_modules, tmp_path):
+    path = tmp_path / "latin.txt"
+    path.write_bytes("Grüße aus Köln, déjà vu, naïve façade.\n".encode("iso-8859-1") * 20)
+    proc, doc = _read(build_dir, path, trace=True)
+    assert doc["success"] and doc["metadata"]["encoding"] not in ("utf-8", "ascii")
+    assert doc["content"].startswith("     1\tGrüße aus Köln, déjà vu, naïve façade.\n")
+    assert "libuchardet" in _loaded(proc.stderr)
 
 
 def test_small_png_needs_no_module(build_dir, loaded_modules, files):
