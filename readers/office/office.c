@@ -35,7 +35,6 @@ static bool is_ole2(const unsigned char *head, size_t len)
 	       memcmp(head, ole2_signature, sizeof(ole2_signature)) == 0;
 }
 
-
 /* True when the zip's central directory (in its last DIRECTORY_TAIL bytes) names
  * [Content_Types].xml. */
 static bool names_content_types(const struct tr_file *file)

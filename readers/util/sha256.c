@@ -111,9 +111,9 @@ __attribute__((target("sha,sse4.1"))) static void blocks_sha_ni(uint32_t state[8
 				__m128i w7 = _mm_alignr_epi8(msg[(i - 1) & 3], msg[(i - 2) & 3], 4);
 
 				msg[i & 3] = _mm_sha256msg2_epu32(
-					_mm_add_epi32(_mm_sha256msg1_epu32(msg[i & 3],
-									   msg[(i - 3) & 3]),
-						      w7),
+					_mm_add_epi32(
+						_mm_sha256msg1_epu32(msg[i & 3], msg[(i - 3) & 3]),
+						w7),
 					msg[(i - 1) & 3]);
 			}
 			m = _mm_add_epi32(msg[i & 3], k);

@@ -301,7 +301,8 @@ uint64_t tr_deadline_after_ms(uint64_t ms);
 bool tr_deadline_passed(uint64_t deadline);
 
 /* --- module --- */
-/* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so), loaded on first use. */
+/* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so, toolfs-office.so), loaded
+ * on first use. */
 
 /* One shared module and the interface table it exports. Callers define one static instance per
  * module, e.g. {.file = "toolfs-vips.so", .symbol = "tr_vips_api", .abi = TR_VIPS_ABI}. */
