@@ -98,27 +98,29 @@ __attribute__((target("sha,sse4.1"))) static void blocks_sha_ni(uint32_t state[8
 	for (; blocks > 0; blocks--, p += 64) {
 		__m128i abef = state0, cdgh = state1, msg[4];
 
+		for (int i = 0; i < 4; i++)
+			msg[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)),
+						  swap);
+			/* Group g's four rounds take W[4g..4g+3] from msg[g & 3]; the schedule of later
+		 * groups is done in their shadow, as Intel's reference orders it: sha256msg1 two
+		 * groups ahead (W[t-16] + s0(W[t-15])), then W[t-7..t-4] and sha256msg2 (which adds
+		 * s1(W[t-2])) one group ahead. */
 #pragma GCC unroll 16
-		for (int i = 0; i < 16; i++) {
-			__m128i m, k = _mm_loadu_si128((const __m128i *)&round_k[4 * i]);
+		for (int g = 0; g < 16; g++) {
+			__m128i m = _mm_add_epi32(
+				msg[g & 3], _mm_loadu_si128((const __m128i *)&round_k[4 * g]));
 
-			if (i < 4) {
-				msg[i] = _mm_shuffle_epi8(
-					_mm_loadu_si128((const __m128i *)(p + 16 * i)), swap);
-			} else {
-				/* W[t..t+3] from W[t-16..t-1]: msg1 gives W[t-16] + s0(W[t-15]),
-				 * W[t-7..t-4] is added, msg2 adds s1(W[t-2]). */
-				__m128i w7 = _mm_alignr_epi8(msg[(i - 1) & 3], msg[(i - 2) & 3], 4);
-
-				msg[i & 3] = _mm_sha256msg2_epu32(
-					_mm_add_epi32(
-						_mm_sha256msg1_epu32(msg[i & 3], msg[(i - 3) & 3]),
-						w7),
-					msg[(i - 1) & 3]);
-			}
-			m = _mm_add_epi32(msg[i & 3], k);
 			state1 = _mm_sha256rnds2_epu32(state1, state0, m);
+			if (g >= 3 && g <= 14) {
+				__m128i w7 = _mm_alignr_epi8(msg[g & 3], msg[(g - 1) & 3], 4);
+
+				msg[(g + 1) & 3] = _mm_sha256msg2_epu32(
+					_mm_add_epi32(msg[(g + 1) & 3], w7), msg[g & 3]);
+			}
 			state0 = _mm_sha256rnds2_epu32(state0, state1, _mm_shuffle_epi32(m, 0x0E));
+			if (g >= 1 && g <= 12)
+				msg[(g - 1) & 3] = _mm_sha256msg1_epu32(msg[(g - 1) & 3],
+									msg[g & 3]);
 		}
 		state0 = _mm_add_epi32(state0, abef);
 		state1 = _mm_add_epi32(state1, cdgh);
