@@ -18,11 +18,12 @@
  * - the read memory budget (core/budget.c): the bytes the reads in flight hold against
  *   max_read_memory (passed with each read); counters only.
  * - set-once facts: base64's tables and the vector path the CPU allows (util/base64.c), whether
- *   the kernel lacks openat2 (util/confine.c), OpenSSL's init (util/sha256.c); no memory.
+ *   the kernel lacks openat2 (util/confine.c), whether the CPU has the SHA extensions
+ *   (util/sha256.c); no memory.
  * Not managed here, kept by their own code for the life of the process: libmagic's cookies and
  * the mime memo's interned types (util/magic.c, util/mime_memo.c), the loaded modules and the
- * libraries they start (util/module.c, util/vips_start.c, image/image.c, pdf/pdf.c,
- * pdf/pdf_poppler.c, office/office_xml.c). */
+ * libraries they start (util/module.c, util/vips_start.c, util/charset.c's uchardet,
+ * image/image.c, pdf/pdf.c, pdf/pdf_poppler.c, office/office_xml.c). */
 #ifndef TR_LIBRARY_H
 #define TR_LIBRARY_H
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""The heavy optional readers as shared modules (docs/SPEC.md §6): a text read maps none of
-poppler, cairo or libvips; a missing module is an `unsupported` result whose sentence names it,
-never a crash; a PDF and an image that needs fitting load theirs from the build tree."""
+"""The heavy optional readers as shared modules (docs/SPEC.md §1): a text read maps none of
+poppler, cairo, libvips, libxml2, ICU, libzip, uchardet (C++) or OpenSSL; a missing module is an `unsupported` result whose
+sentence names it, never a crash; a PDF, a .docx and an image that needs fitting load theirs from
+the build tree."""
 import json
 import os
 import pathlib
@@ -9,9 +10,11 @@ import struct
 import subprocess
 import zlib
 
+import docx
 import pytest
 
-HEAVY = ("libpoppler", "libcairo", "libvips", "libglib")
+HEAVY = ("libpoppler", "libcairo", "libvips", "libglib", "libxml2", "libicu", "libzip", "libuchardet",
+         "libstdc++", "libcrypto")
 
 
 def _png(width: int, height: int) -> bytes:
@@ -52,6 +55,9 @@ def files(tmp_path_factory) -> pathlib.Path:
     (root / "doc.pdf").write_bytes(_pdf())
     (root / "wide.png").write_bytes(_png(3000, 20))
     (root / "small.png").write_bytes(_png(30, 20))
+    document = docx.Document()
+    document.add_paragraph("Module test")
+    document.save(root / "doc.docx")
     return root
 
 
@@ -89,6 +95,15 @@ def test_text_read_maps_no_heavy_library(build_dir, loaded_modules, files):
         assert lib not in loaded
 
 
+def test_legacy_charset_opens_uchardet(build_dir, loaded_modules, tmp_path):
+    path = tmp_path / "latin.txt"
+    path.write_bytes("Grüße aus Köln, déjà vu, naïve façade.\n".encode("iso-8859-1") * 20)
+    proc, doc = _read(build_dir, path, trace=True)
+    assert doc["success"] and doc["metadata"]["encoding"] not in ("utf-8", "ascii")
+    assert doc["content"].startswith("     1\tGrüße aus Köln, déjà vu, naïve façade.\n")
+    assert "libuchardet" in _loaded(proc.stderr)
+
+
 def test_small_png_needs_no_module(build_dir, loaded_modules, files):
     proc, doc = _read(build_dir, files / "small.png", trace=True)
     assert doc["success"] and doc["images"][0]["width"] == 30
@@ -102,6 +117,14 @@ def test_pdf_loads_its_module_from_the_build_tree(build_dir, loaded_modules, fil
     assert "toolfs-pdf.so" in _loaded(proc.stderr)
 
 
+def test_docx_loads_the_office_module(build_dir, loaded_modules, files):
+    proc, doc = _read(build_dir, files / "doc.docx", trace=True)
+    assert doc["success"], doc
+    assert doc["content"] == "     1\tModule test\n"
+    loaded = _loaded(proc.stderr)
+    assert "toolfs-office.so" in loaded and "libxml2" in loaded and "libzip" in loaded
+
+
 def test_fitting_loads_the_vips_module(build_dir, files):
     _, doc = _read(build_dir, files / "wide.png")
     assert doc["success"], doc
@@ -111,6 +134,8 @@ def test_fitting_loads_the_vips_module(build_dir, files):
 @pytest.mark.parametrize("name,module,sentence", [
     ("doc.pdf", "toolfs-pdf.so", "PDF reading needs poppler: toolfs's module toolfs-pdf.so is "
      "not installed in {dir}"),
+    ("doc.docx", "toolfs-office.so", "Office reading needs libzip and libxml2: toolfs's module "
+     "toolfs-office.so is not installed in {dir}"),
     ("wide.png", "toolfs-vips.so", "Unsupported image format: PNG (toolfs's module "
      "toolfs-vips.so is not installed in {dir})"),
 ])

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* charset.c - binary sniffing, BOM and legacy charset detection (uchardet), iconv to UTF-8. */
+/* charset.c - binary sniffing, BOM and legacy charset detection (uchardet), iconv to UTF-8.
+ * uchardet is C++ and brings libstdc++ with it, about 0.5-1 ms of loading and relocation at
+ * exec (docs/PERFORMANCE.md, issue 29), while only text that is not UTF-8 needs it: it is
+ * opened with dlopen the first time such text is read (linked in sanitizer builds, whose leak
+ * checker trips on the thread-local storage of libraries loaded later). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <iconv.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -91,18 +97,52 @@ static bool sample_is_utf8(const unsigned char *s, size_t len)
 	return valid == len || tr_utf8_check_seq(s + valid, len - valid) == 0;
 }
 
+/* uchardet's entry points, set once by open_uchardet; all NULL when it could not be loaded. */
+static struct {
+	uchardet_t (*new_detector)(void);
+	int (*handle_data)(uchardet_t, const char *, size_t);
+	void (*data_end)(uchardet_t);
+	const char *(*get_charset)(uchardet_t);
+	void (*delete_detector)(uchardet_t);
+} ucd;
+static pthread_once_t ucd_once = PTHREAD_ONCE_INIT;
+
+static void open_uchardet(void)
+{
+#if defined(TR_UCHARDET_LINKED)
+	ucd.handle_data = uchardet_handle_data;
+	ucd.data_end = uchardet_data_end;
+	ucd.get_charset = uchardet_get_charset;
+	ucd.delete_detector = uchardet_delete;
+	ucd.new_detector = uchardet_new;
+#else
+	/* Never closed: the process keeps it as it kept the linked library. */
+	void *lib = dlopen(TR_UCHARDET_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!lib)
+		return;
+	*(void **)&ucd.handle_data = dlsym(lib, "uchardet_handle_data");
+	*(void **)&ucd.data_end = dlsym(lib, "uchardet_data_end");
+	*(void **)&ucd.get_charset = dlsym(lib, "uchardet_get_charset");
+	*(void **)&ucd.delete_detector = dlsym(lib, "uchardet_delete");
+	if (ucd.handle_data && ucd.data_end && ucd.get_charset && ucd.delete_detector)
+		*(void **)&ucd.new_detector = dlsym(lib, "uchardet_new");
+#endif
+}
+
 static const char *detect_legacy(const unsigned char *s, size_t len)
 {
-	uchardet_t ud = uchardet_new();
 	const char *name = NULL;
+	uchardet_t ud;
 
-	if (!ud)
+	pthread_once(&ucd_once, open_uchardet);
+	if (!ucd.new_detector || !(ud = ucd.new_detector()))
 		return NULL;
-	if (uchardet_handle_data(ud, (const char *)s, len) == 0) {
-		uchardet_data_end(ud);
-		name = canonical_charset(uchardet_get_charset(ud));
+	if (ucd.handle_data(ud, (const char *)s, len) == 0) {
+		ucd.data_end(ud);
+		name = canonical_charset(ucd.get_charset(ud));
 	}
-	uchardet_delete(ud);
+	ucd.delete_detector(ud);
 	return name;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* module.c - loads the optional readers' shared modules (libvips fitting, poppler PDFs) with
+/* module.c - loads the optional readers' shared modules (libvips fitting, poppler PDFs, Office) with
  * dlopen on first use, so that a process reading text never maps those libraries. */
 #include <dlfcn.h>
 #include <limits.h>

@@ -12,23 +12,27 @@
 #include <sys/types.h>
 
 /* --- sha256 --- */
-/* SHA-256 as 64 hex digits (OpenSSL), one-shot or incremental. Pure: no I/O. */
+/* SHA-256 as 64 hex digits (own code: SHA-NI or portable C), one-shot or incremental. Pure: no
+ * I/O. */
 
 /* docs/SPEC.md §2: metadata.sha256 is given for files up to 256 MiB. */
 #define TR_SHA256_MAX_SIZE (256ull * 1024 * 1024)
 
 /* Hex SHA-256 (65 bytes with NUL) of a buffer. */
 void tr_sha256_hex(const void *data, size_t len, char *hex);
-/* The 32-byte SHA-256 of data[0..len) into digest; false when OpenSSL fails. */
+/* The 32-byte SHA-256 of data[0..len) into digest; always true. */
 bool tr_sha256_raw(const void *data, size_t len, unsigned char digest[32]);
 
-/* Incremental SHA-256 for streaming readers; ctx is opaque (an EVP_MD_CTX). */
+/* Incremental SHA-256 for streaming readers; ctx is opaque, NULL when out of memory. */
 struct tr_sha256;
 struct tr_sha256 *tr_sha256_new(void);
 void tr_sha256_update(struct tr_sha256 *ctx, const void *data, size_t len);
 /* Writes the hex digest and frees ctx. NULL ctx is a no-op. */
 void tr_sha256_finish(struct tr_sha256 *ctx, char *hex);
 void tr_sha256_free(struct tr_sha256 *ctx);
+/* For tests: the portable code even where the CPU has the SHA extensions (on), or the fastest
+ * the CPU runs (off, the default). Not for use while other threads hash. */
+void tr_sha256_use_portable(bool on);
 
 /* --- crc32 --- */
 /* CRC-32 as ISO 3309, PNG and zlib define it (PCLMULQDQ where the CPU has it: about 20 GB/s). */
@@ -275,7 +279,8 @@ uint64_t tr_deadline_after_ms(uint64_t ms);
 bool tr_deadline_passed(uint64_t deadline);
 
 /* --- module --- */
-/* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so), loaded on first use. */
+/* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so, toolfs-office.so), loaded
+ * on first use. */
 
 /* One shared module and the interface table it exports. Callers define one static instance per
  * module, e.g. {.file = "toolfs-vips.so", .symbol = "tr_vips_api", .abi = TR_VIPS_ABI}. */

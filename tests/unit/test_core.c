@@ -676,33 +676,44 @@ static void test_crc32_matches_zlib(void)
 	free(buf);
 }
 
-/* The SHA-256 that prefetches ahead in 16 KiB steps gives OpenSSL's own digest of the buffer at
- * lengths around its steps, one-shot and fed in uneven pieces. */
-static void test_sha256_prefetched(void)
+/* toolfs's SHA-256 gives OpenSSL's digest of the buffer at every length to 300 (each padding
+ * case) and around the 16 KiB prefetch steps, one-shot and fed in uneven pieces, on the SHA-NI
+ * path (when the CPU has it) and on the portable one. */
+static void sha256_against_openssl(const unsigned char *buf, size_t len)
 {
-	static const size_t lens[] = {0,     1,     64,    16383,   16384,
-				      16385, 32768, 49153, 1 << 20, (1 << 20) + 7};
-	size_t max = (1 << 20) + 7;
-	unsigned char *buf = fill_random(malloc(max), max, 4242), digest[32], raw[32];
+	unsigned char digest[32], raw[32];
+	char want[65], got[65], pieces[65];
+	struct tr_sha256 *ctx = tr_sha256_new();
 	unsigned dlen = 0;
+
+	EXPECT(EVP_Digest(buf, len, digest, &dlen, EVP_sha256(), NULL) == 1);
+	for (unsigned b = 0; b < 32; b++)
+		snprintf(want + 2 * b, 3, "%02x", digest[b]);
+	tr_sha256_hex(buf, len, got);
+	EXPECT_STR(got, want);
+	EXPECT(tr_sha256_raw(buf, len, raw) && memcmp(raw, digest, 32) == 0);
+	for (size_t at = 0, step = 1; at < len; at += step, step = step * 3 + 1)
+		tr_sha256_update(ctx, buf + at, len - at < step ? len - at : step);
+	tr_sha256_finish(ctx, pieces);
+	EXPECT_STR(pieces, want);
+}
+
+static void test_sha256(void)
+{
+	static const size_t lens[] = {16383, 16384, 16385, 32768, 49153, 1 << 20, (1 << 20) + 7};
+	size_t max = (1 << 20) + 7;
+	unsigned char *buf = fill_random(malloc(max), max, 4242);
 
 	if (!buf)
 		return;
-	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		char want[65], got[65], pieces[65];
-		struct tr_sha256 *ctx = tr_sha256_new();
-
-		EXPECT(EVP_Digest(buf, lens[i], digest, &dlen, EVP_sha256(), NULL) == 1);
-		for (unsigned b = 0; b < 32; b++)
-			snprintf(want + 2 * b, 3, "%02x", digest[b]);
-		tr_sha256_hex(buf, lens[i], got);
-		EXPECT_STR(got, want);
-		EXPECT(tr_sha256_raw(buf, lens[i], raw) && memcmp(raw, digest, 32) == 0);
-		for (size_t at = 0, step = 5000; at < lens[i]; at += step, step = step * 3 + 1)
-			tr_sha256_update(ctx, buf + at, lens[i] - at < step ? lens[i] - at : step);
-		tr_sha256_finish(ctx, pieces);
-		EXPECT_STR(pieces, want);
+	for (int portable = 0; portable < 2; portable++) {
+		tr_sha256_use_portable(portable);
+		for (size_t len = 0; len <= 300; len++)
+			sha256_against_openssl(buf, len);
+		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+			sha256_against_openssl(buf, lens[i]);
 	}
+	tr_sha256_use_portable(false);
 	free(buf);
 }
 
@@ -987,7 +998,7 @@ int main(void)
 	test_base64_paths_agree();
 	test_base64_paths_alignments();
 	test_crc32_matches_zlib();
-	test_sha256_prefetched();
+	test_sha256();
 	test_deferred_digest();
 	test_sha_memo();
 	test_library_state();
