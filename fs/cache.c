@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* cache.c - a thread-safe LRU of rendered sibling documents bounded by their total size. */
+/* cache.c - a thread-safe LRU of rendered sibling documents bounded by their total size, the one
+ * holder of a version's document: whoever else keeps one (a lookup's hold until its open, a
+ * version larger than the whole cache) pins its entry. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,20 +13,23 @@
 /* Superseded versions of this size and more are dropped at once (see tfs_cache_put). */
 #define SUPERSEDED_DROP_FROM (4u << 20)
 
-struct cache_entry {
+struct tfs_cache_entry {
 	struct tfs_doc_key key; /* owned copy */
 	uint64_t hash;
 	struct tr_doc *doc; /* owned reference */
 	uint64_t size;
-	struct tfs_hnode link;             /* the key index */
-	struct cache_entry *newer, *older; /* the LRU list */
+	struct tfs_cache *cache;
+	uint64_t pins;                         /* under cache->lock */
+	bool resident;                         /* in the index and the LRU list, counted in used */
+	struct tfs_hnode link;                 /* the key index, while resident */
+	struct tfs_cache_entry *newer, *older; /* the LRU list, while resident */
 };
 
 struct tfs_cache {
 	pthread_mutex_t lock;
 	uint64_t capacity, used;
 	struct tfs_htab index; /* entries by name_hash of their key */
-	struct cache_entry *newest, *oldest;
+	struct tfs_cache_entry *newest, *oldest;
 };
 
 /* FNV-1a, fed field by field so struct padding never counts. */
@@ -130,7 +135,7 @@ void tfs_doc_key_destroy(struct tfs_doc_key *key)
 
 static uint64_t entry_hash(const struct tfs_hnode *node)
 {
-	return tfs_hnode_entry(node, const struct cache_entry, link)->hash;
+	return tfs_hnode_entry(node, const struct tfs_cache_entry, link)->hash;
 }
 
 struct tfs_cache *tfs_cache_new(uint64_t capacity)
@@ -148,7 +153,7 @@ struct tfs_cache *tfs_cache_new(uint64_t capacity)
 	return cache;
 }
 
-static void entry_free(struct cache_entry *entry)
+static void entry_free(struct tfs_cache_entry *entry)
 {
 	tr_doc_unref(entry->doc);
 	tfs_doc_key_destroy(&entry->key);
@@ -159,7 +164,7 @@ void tfs_cache_free(struct tfs_cache *cache)
 {
 	if (!cache)
 		return;
-	for (struct cache_entry *e = cache->newest, *next; e; e = next) {
+	for (struct tfs_cache_entry *e = cache->newest, *next; e; e = next) {
 		next = e->older;
 		entry_free(e);
 	}
@@ -168,7 +173,7 @@ void tfs_cache_free(struct tfs_cache *cache)
 	free(cache);
 }
 
-static void lru_unlink(struct tfs_cache *cache, struct cache_entry *e)
+static void lru_unlink(struct tfs_cache *cache, struct tfs_cache_entry *e)
 {
 	if (e->newer)
 		e->newer->older = e->older;
@@ -181,7 +186,7 @@ static void lru_unlink(struct tfs_cache *cache, struct cache_entry *e)
 	e->newer = e->older = NULL;
 }
 
-static void lru_push_newest(struct tfs_cache *cache, struct cache_entry *e)
+static void lru_push_newest(struct tfs_cache *cache, struct tfs_cache_entry *e)
 {
 	e->older = cache->newest;
 	e->newer = NULL;
@@ -192,7 +197,7 @@ static void lru_push_newest(struct tfs_cache *cache, struct cache_entry *e)
 		cache->oldest = e;
 }
 
-static void lru_push_oldest(struct tfs_cache *cache, struct cache_entry *e)
+static void lru_push_oldest(struct tfs_cache *cache, struct tfs_cache_entry *e)
 {
 	e->newer = cache->oldest;
 	e->older = NULL;
@@ -203,69 +208,100 @@ static void lru_push_oldest(struct tfs_cache *cache, struct cache_entry *e)
 		cache->newest = e;
 }
 
-static struct cache_entry *entry_of(struct tfs_hnode *node)
+static struct tfs_cache_entry *entry_of(struct tfs_hnode *node)
 {
-	return node ? tfs_hnode_entry(node, struct cache_entry, link) : NULL;
+	return node ? tfs_hnode_entry(node, struct tfs_cache_entry, link) : NULL;
 }
 
-static struct cache_entry *find(struct tfs_cache *cache, const struct tfs_doc_key *key,
-				uint64_t hash)
+static struct tfs_cache_entry *find(struct tfs_cache *cache, const struct tfs_doc_key *key,
+				    uint64_t hash)
 {
-	struct cache_entry *e = entry_of(tfs_htab_chain(&cache->index, hash));
+	struct tfs_cache_entry *e = entry_of(tfs_htab_chain(&cache->index, hash));
 
 	while (e && !(e->hash == hash && tfs_doc_key_equal(&e->key, key)))
 		e = entry_of(e->link.next);
 	return e;
 }
 
-/* Unlinks e from the index and the LRU list and frees it. */
-static void evict(struct tfs_cache *cache, struct cache_entry *e)
+/* Unlinks e from the index and the LRU list, and frees it unless it is pinned: a pinned entry
+ * lives on, out of the cache's reach, until its last unpin. */
+static void evict(struct tfs_cache *cache, struct tfs_cache_entry *e)
 {
 	tfs_htab_remove(&cache->index, &e->link, e->hash);
 	lru_unlink(cache, e);
 	cache->used -= e->size;
-	entry_free(e);
+	e->resident = false;
+	if (!e->pins)
+		entry_free(e);
 }
 
-struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *key)
+/* The entry cached under key, made the most recent and pinned when pin, or NULL. */
+static struct tfs_cache_entry *get(struct tfs_cache *cache, const struct tfs_doc_key *key,
+				   struct tr_doc **doc, bool pin)
 {
 	uint64_t hash = name_hash(key);
-	struct tr_doc *doc = NULL;
-	struct cache_entry *e;
+	struct tfs_cache_entry *e;
 
 	pthread_mutex_lock(&cache->lock);
 	e = find(cache, key, hash);
 	if (e) {
 		lru_unlink(cache, e);
 		lru_push_newest(cache, e);
-		doc = tr_doc_ref(e->doc);
+		e->pins += pin;
+		*doc = tr_doc_ref(e->doc);
 	}
 	pthread_mutex_unlock(&cache->lock);
+	return e;
+}
+
+struct tr_doc *tfs_cache_get(struct tfs_cache *cache, const struct tfs_doc_key *key)
+{
+	struct tr_doc *doc = NULL;
+
+	get(cache, key, &doc, false);
 	return doc;
+}
+
+struct tfs_cache_entry *tfs_cache_get_pinned(struct tfs_cache *cache, const struct tfs_doc_key *key,
+					     struct tr_doc **doc)
+{
+	*doc = NULL;
+	return get(cache, key, doc, true);
 }
 
 bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struct tr_doc *doc)
 {
+	bool cached = false;
+
+	tfs_cache_unpin(tfs_cache_put_pinned(cache, key, doc, &cached));
+	return cached;
+}
+
+struct tfs_cache_entry *tfs_cache_put_pinned(struct tfs_cache *cache, const struct tfs_doc_key *key,
+					     struct tr_doc *doc, bool *cached)
+{
 	uint64_t size = tr_doc_size(doc);
 	uint64_t hash = name_hash(key);
-	struct cache_entry *e, *other, *next;
+	struct tfs_cache_entry *e = calloc(1, sizeof(*e)), *other, *next;
 
-	if (size > cache->capacity)
-		return false;
-	e = calloc(1, sizeof(*e));
+	*cached = false;
 	if (!e || tfs_doc_key_copy(&e->key, key) < 0) {
 		free(e);
-		return false;
+		return NULL;
 	}
 	e->hash = hash;
 	e->doc = tr_doc_ref(doc);
 	e->size = size;
+	e->cache = cache;
+	e->pins = 1;
+	if (size > cache->capacity)
+		return e; /* pinned only, never resident */
 
 	pthread_mutex_lock(&cache->lock);
 	/* An equal key is replaced. Other versions of this name are superseded: the next lookup
 	 * stats the source first and asks for this state, so they become the first to go when
 	 * room is needed. The open that follows a lookup of an older version finds it through
-	 * the inode's hold (holds.h); small ones are kept here too, for a second open of that
+	 * the pin of the inode's hold (holds.h); small ones are kept here too, for a second open of that
 	 * version. Large ones (an image's base64) are dropped at once, so that rewriting one image
 	 * does not fill the cache with its old versions. */
 	for (other = entry_of(tfs_htab_chain(&cache->index, hash)); other; other = next) {
@@ -286,6 +322,33 @@ bool tfs_cache_put(struct tfs_cache *cache, const struct tfs_doc_key *key, struc
 	lru_push_newest(cache, e);
 	cache->used += size;
 	tfs_htab_insert(&cache->index, &e->link, hash);
+	e->resident = true;
 	pthread_mutex_unlock(&cache->lock);
-	return true;
+	*cached = true;
+	return e;
+}
+
+void tfs_cache_pin(struct tfs_cache_entry *e)
+{
+	pthread_mutex_lock(&e->cache->lock);
+	e->pins++;
+	pthread_mutex_unlock(&e->cache->lock);
+}
+
+void tfs_cache_unpin(struct tfs_cache_entry *e)
+{
+	bool gone;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->cache->lock);
+	gone = --e->pins == 0 && !e->resident;
+	pthread_mutex_unlock(&e->cache->lock);
+	if (gone)
+		entry_free(e);
+}
+
+struct tr_doc *tfs_cache_entry_doc(const struct tfs_cache_entry *entry)
+{
+	return entry->doc;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* holds.c - the documents sibling inodes keep for the opens that follow their lookups. */
+/* holds.c - the cache entries sibling inodes pin for the opens that follow their lookups. */
 #include <stdlib.h>
 
 #include "holds.h"
@@ -7,8 +7,8 @@
 struct tfs_hold {
 	struct tfs_hnode link; /* holds.by_inode */
 	const struct tfs_inode *inode;
-	struct tr_doc *pinned;          /* owned reference, or NULL */
-	struct tr_doc *held;            /* owned reference, or NULL */
+	struct tfs_cache_entry *pinned; /* owned pin, or NULL */
+	struct tfs_cache_entry *held;   /* owned pin, or NULL */
 	uint64_t opens;                 /* lookups not yet followed by an open */
 	struct tfs_hold *older, *newer; /* the list of holds, while held */
 };
@@ -31,10 +31,15 @@ int tfs_holds_init(struct tfs_holds *holds, uint64_t budget)
 	return tfs_htab_init(&holds->by_inode, 1024, hold_hash);
 }
 
+static uint64_t entry_size(const struct tfs_cache_entry *entry)
+{
+	return tr_doc_size(tfs_cache_entry_doc(entry));
+}
+
 static void hold_free(struct tfs_hold *hold)
 {
-	tr_doc_unref(hold->pinned);
-	tr_doc_unref(hold->held);
+	tfs_cache_unpin(hold->pinned);
+	tfs_cache_unpin(hold->held);
 	free(hold);
 }
 
@@ -72,37 +77,39 @@ static void release_if_empty(struct tfs_holds *holds, struct tfs_hold *hold)
 	free(hold);
 }
 
-/* Takes hold off the list of holds and returns its held document (the caller's reference now),
- * or NULL. */
-static struct tr_doc *unhold(struct tfs_holds *holds, struct tfs_hold *hold)
+/* Takes hold off the list of holds and returns its held entry (the caller's pin now), or NULL. */
+static struct tfs_cache_entry *unhold(struct tfs_holds *holds, struct tfs_hold *hold)
 {
-	struct tr_doc *doc = hold->held;
+	struct tfs_cache_entry *entry = hold->held;
 
-	if (!doc)
+	if (!entry)
 		return NULL;
 	*(hold->older ? &hold->older->newer : &holds->oldest) = hold->newer;
 	*(hold->newer ? &hold->newer->older : &holds->newest) = hold->older;
-	holds->bytes -= tr_doc_size(doc);
+	holds->bytes -= entry_size(entry);
 	hold->held = NULL;
 	hold->older = hold->newer = NULL;
 	hold->opens = 0;
-	return doc;
+	return entry;
 }
 
-/* Makes hold hold doc for one more open (renewing its place as the newest hold), then drops
- * the oldest holds beyond the budget. A dropped document is almost always still cached, so its
- * unref here is one atomic decrement. */
-static void hold_for_open(struct tfs_holds *holds, struct tfs_hold *hold, struct tr_doc *doc)
+/* Makes hold pin entry for one more open (renewing its place as the newest hold), then unpins
+ * the oldest holds beyond the budget. An unpinned entry is almost always still resident in the
+ * cache, so letting it go frees nothing. */
+static void hold_for_open(struct tfs_holds *holds, struct tfs_hold *hold,
+			  struct tfs_cache_entry *entry)
 {
-	uint64_t size = tr_doc_size(doc), opens = hold->opens;
-	struct tr_doc *had = unhold(holds, hold);
+	uint64_t size = entry_size(entry), opens = hold->opens;
+	struct tfs_cache_entry *had = unhold(holds, hold);
 
 	if (size > holds->budget) {
-		tr_doc_unref(had);
+		tfs_cache_unpin(had);
 		release_if_empty(holds, hold);
 		return;
 	}
-	hold->held = had ? had : tr_doc_ref(doc);
+	if (!had)
+		tfs_cache_pin(entry);
+	hold->held = had ? had : entry;
 	hold->opens = opens + 1;
 	hold->older = holds->newest;
 	*(holds->newest ? &holds->newest->newer : &holds->oldest) = hold;
@@ -111,17 +118,17 @@ static void hold_for_open(struct tfs_holds *holds, struct tfs_hold *hold, struct
 	while (holds->bytes > holds->budget) {
 		struct tfs_hold *oldest = holds->oldest;
 
-		tr_doc_unref(unhold(holds, oldest));
+		tfs_cache_unpin(unhold(holds, oldest));
 		release_if_empty(holds, oldest);
 	}
 }
 
-void tfs_holds_keep(struct tfs_holds *holds, const struct tfs_inode *inode, struct tr_doc *doc,
-		    bool cached)
+void tfs_holds_keep(struct tfs_holds *holds, const struct tfs_inode *inode,
+		    struct tfs_cache_entry *entry, bool cached)
 {
 	struct tfs_hold *hold = find(holds, inode);
 
-	if (hold && hold->pinned)
+	if (!entry || (hold && hold->pinned))
 		return; /* a pinned document serves every open already */
 	if (!hold) {
 		hold = calloc(1, sizeof(*hold));
@@ -130,29 +137,40 @@ void tfs_holds_keep(struct tfs_holds *holds, const struct tfs_inode *inode, stru
 		hold->inode = inode;
 		tfs_htab_insert(&holds->by_inode, &hold->link, inode_hash(inode));
 	}
-	if (cached)
-		hold_for_open(holds, hold, doc);
-	else
-		hold->pinned = tr_doc_ref(doc);
+	if (cached) {
+		hold_for_open(holds, hold, entry);
+	} else {
+		tfs_cache_pin(entry);
+		hold->pinned = entry;
+	}
+}
+
+/* A new reference to entry's document. */
+static struct tr_doc *doc_of(const struct tfs_cache_entry *entry)
+{
+	return tr_doc_ref(tfs_cache_entry_doc(entry));
 }
 
 struct tr_doc *tfs_holds_take(struct tfs_holds *holds, const struct tfs_inode *inode)
 {
 	struct tfs_hold *hold = find(holds, inode);
+	struct tfs_cache_entry *entry;
 	struct tr_doc *doc;
 
 	if (!hold)
 		return NULL;
-	doc = tr_doc_ref(hold->pinned);
-	if (!doc && hold->held) {
-		if (hold->opens > 1) {
-			hold->opens--;
-			doc = tr_doc_ref(hold->held);
-		} else {
-			doc = unhold(holds, hold);
-			release_if_empty(holds, hold);
-		}
+	if (hold->pinned)
+		return doc_of(hold->pinned);
+	if (!hold->held)
+		return NULL;
+	if (hold->opens > 1) {
+		hold->opens--;
+		return doc_of(hold->held);
 	}
+	entry = unhold(holds, hold);
+	doc = doc_of(entry);
+	tfs_cache_unpin(entry);
+	release_if_empty(holds, hold);
 	return doc;
 }
 
@@ -162,7 +180,7 @@ void tfs_holds_drop(struct tfs_holds *holds, const struct tfs_inode *inode)
 
 	if (!hold)
 		return;
-	tr_doc_unref(unhold(holds, hold));
+	tfs_cache_unpin(unhold(holds, hold));
 	tfs_htab_remove(&holds->by_inode, &hold->link, inode_hash(inode));
 	hold_free(hold);
 }
@@ -172,8 +190,8 @@ struct tr_doc *tfs_holds_peek(const struct tfs_holds *holds, const struct tfs_in
 {
 	struct tfs_hold *hold = find(holds, inode);
 
-	*pinned = hold ? hold->pinned : NULL;
-	return hold ? hold->held : NULL;
+	*pinned = hold && hold->pinned ? tfs_cache_entry_doc(hold->pinned) : NULL;
+	return hold && hold->held ? tfs_cache_entry_doc(hold->held) : NULL;
 }
 
 const struct tfs_inode *tfs_holds_end(const struct tfs_holds *holds, bool oldest)

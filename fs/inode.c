@@ -390,7 +390,7 @@ bool tfs_inodes_ref(struct tfs_inodes *tab, struct tfs_inode *inode)
 
 struct tfs_inode *tfs_inodes_add_sibling(struct tfs_inodes *tab, struct tfs_inode *dir,
 					 const struct tfs_doc_key *key, const struct stat *attr,
-					 struct tr_doc *doc, bool cached)
+					 struct tfs_cache_entry *entry, bool cached)
 {
 	uint64_t hash = sibling_hash(dir, key);
 	struct tfs_inode *inode, *fresh = calloc(1, sizeof(*fresh));
@@ -415,7 +415,7 @@ struct tfs_inode *tfs_inodes_add_sibling(struct tfs_inodes *tab, struct tfs_inod
 		tfs_htab_insert(&tab->sibling, &inode->link, hash);
 	}
 	inode->refs++;
-	tfs_holds_keep(&tab->holds, inode, doc, cached);
+	tfs_holds_keep(&tab->holds, inode, entry, cached);
 	pthread_mutex_unlock(&tab->lock);
 	return inode;
 }

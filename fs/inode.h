@@ -89,8 +89,8 @@ struct tfs_inode {
 			struct tfs_inode *dir;  /* the directory holding the source; a reference */
 			struct tfs_doc_key key; /* owned */
 			struct stat attr;       /* the virtual file's attributes; st_size = its
-					   * document's size; its document is kept in the table's
-					   * holds (holds.h) */
+					   * document's size; its document is the cache's, which
+					   * the table's holds pin (holds.h) */
 		};
 	};
 };
@@ -118,12 +118,12 @@ struct tfs_inodes {
 	void (*on_free)(void *arg, struct tfs_inode *inode);
 	bool (*watched)(void *arg, const struct tfs_inode *dir);
 	void *on_free_arg;
-	struct tfs_holds holds; /* the documents siblings keep from lookup to open */
+	struct tfs_holds holds; /* the cache entries siblings pin from lookup to open */
 };
 
 /* Initialises the table with the root inode, which takes ownership of root_fd (O_PATH of SOURCE)
- * and is never forgotten. held_budget bounds the bytes of the documents that sibling inodes hold
- * from their lookup to their open (holds.h). The descriptor pool keeps at most
+ * and is never forgotten. held_budget bounds the bytes of the cache entries that sibling inodes
+ * pin from their lookup to their open (holds.h). The descriptor pool keeps at most
  * fd_cap unused descriptors open (tfs_inodes_fd_cap gives one from RLIMIT_NOFILE). File handles
  * are used when a probe on the root shows the daemon may reopen them. Returns 0, or -ENOMEM
  * (root_fd is then not taken). */
@@ -203,16 +203,16 @@ void tfs_inodes_beneath_seen(struct tfs_inodes *tab, struct tfs_inode *dir, uint
 bool tfs_inodes_reachable(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* Counts one kernel lookup of the sibling version key (borrowed, copied) of a source in dir,
- * creating its inode with attributes attr when it is new. doc (borrowed) is the version's
- * document: the inode keeps a reference until it is forgotten when cached is false (the cache
- * could not keep it), else holds one for the open that follows this lookup (holds.h).
- * Returns the inode, or NULL when out of memory. */
+ * creating its inode with attributes attr when it is new. entry (borrowed: the caller's pin, or
+ * NULL) is the version's cache entry: the inode pins it until it is forgotten when cached is
+ * false (pinned only: the cache could not keep it), else holds a pin for the open that follows
+ * this lookup (holds.h). Returns the inode, or NULL when out of memory. */
 struct tfs_inode *tfs_inodes_add_sibling(struct tfs_inodes *tab, struct tfs_inode *dir,
 					 const struct tfs_doc_key *key, const struct stat *attr,
-					 struct tr_doc *doc, bool cached);
+					 struct tfs_cache_entry *entry, bool cached);
 
-/* For an open of a sibling inode: returns a new reference to the document it keeps (pinned) or
- * holds (the hold of one lookup is then taken), or NULL when it has neither. */
+/* For an open of a sibling inode: returns a new reference to the document of the entry it keeps
+ * pinned or holds (the hold of one lookup is then taken), or NULL when it has neither. */
 struct tr_doc *tfs_inodes_take_doc(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* Drops n lookups; an inode left with none is freed (a sibling then releases its directory). */

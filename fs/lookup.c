@@ -108,7 +108,8 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 	free(base);
 	if (err)
 		return err;
-	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr, sib.doc, sib.cached);
+	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr, sib.entry,
+				       sib.cached);
 	tfs_sibling_destroy(&sib);
 	if (!inode)
 		return -ENOMEM;

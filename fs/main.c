@@ -160,9 +160,10 @@ static void ensure_std_fds(void)
 	}
 }
 
-/* The bytes of documents that sibling inodes may hold from a lookup to its open beyond what the
- * cache keeps: a quarter of the cache, and at least room for the lookups of every worker thread
- * at once, so a burst of lookups does not push out the holds of the opens about to follow. */
+/* The bytes of cache entries that sibling inodes may pin from a lookup to its open beyond what
+ * the cache keeps resident: a quarter of the cache, and at least room for the lookups of every
+ * worker thread at once, so a burst of lookups does not push out the holds of the opens about to
+ * follow. */
 static uint64_t held_budget(const struct tr_options *opts)
 {
 	enum { HELD_BUDGET_MIN = 8 << 20 };

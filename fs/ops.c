@@ -250,9 +250,9 @@ static void open_real(fuse_req_t req, fuse_ino_t ino, struct tfs_inode *inode,
 		close(fd); /* the open was interrupted; no release will come */
 }
 
-/* Finds the document of a sibling version for a new handle: the one the inode keeps or holds
- * from the lookup that preceded the open, else the cache's. When neither has it (the hold was
- * pushed out of its budget and the cache evicted the version), the source is read again, and if
+/* Finds the document of a sibling version for a new handle: the one of the cache entry the inode
+ * pins from the lookup that preceded the open, else the cache's. When neither has it (the hold
+ * was pushed out of its budget and the cache evicted the version), the source is read again, and if
  * it changed in between the open fails with ESTALE, on which the kernel redoes the path walk
  * (and so the lookup) once. */
 static int sibling_doc(struct tfs_fs *fs, struct tfs_inode *inode, struct tr_doc **out)

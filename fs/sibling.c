@@ -298,7 +298,7 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 	}
 	key.outcome = src.outcome;
 	tfs_doc_key_set_stat(&key, &src.st);
-	doc = tfs_cache_get(fs->cache, &key);
+	out->entry = tfs_cache_get_pinned(fs->cache, &key, &doc);
 	if (!doc) {
 		if (src.outcome == TR_OK)
 			doc = read_doc(fs, &src, base, &key);
@@ -309,7 +309,7 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 			doc = NULL;
 		}
 		if (doc)
-			out->cached = tfs_cache_put(fs->cache, &key, doc);
+			out->entry = tfs_cache_put_pinned(fs->cache, &key, doc, &out->cached);
 		out->rendered = doc != NULL;
 	} else {
 		out->cached = true;
@@ -330,6 +330,8 @@ int tfs_sibling_make(struct tfs_fs *fs, struct tfs_inode *dir, const char *base,
 void tfs_sibling_destroy(struct tfs_sibling *s)
 {
 	tr_doc_unref(s->doc);
+	tfs_cache_unpin(s->entry);
 	tfs_doc_key_destroy(&s->key);
 	s->doc = NULL;
+	s->entry = NULL;
 }

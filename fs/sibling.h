@@ -12,8 +12,10 @@ struct tfs_sibling {
 	struct tfs_doc_key key; /* owned: what the document depends on */
 	struct stat attr;       /* the virtual file's attributes; st_size is the document's size */
 	struct tr_doc *doc;     /* owned reference */
-	bool cached;            /* the cache keeps doc (else only the version's inode can) */
-	bool rendered;          /* doc was made by this call, not found in the cache */
+	struct tfs_cache_entry *entry; /* owned pin on doc's cache entry, or NULL (out of memory) */
+	bool cached;                   /* entry is resident (else pinned only: the version's inode
+					* keeps it, cache.h) */
+	bool rendered;                 /* doc was made by this call, not found in the cache */
 };
 
 /* Resolves the entry base of directory dir now (O_PATH | O_NOFOLLOW, so an edit that renames a

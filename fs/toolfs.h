@@ -4,7 +4,8 @@
  * Each piece of state has one owner, which creates, locks and frees it: the inode table
  * (inode.c, with its descriptor pool fdpool.c, holds holds.c and moved marks marks.c), the
  * watch (watch.c: its map of watched directories and the intake of events; invalidate.c: the
- * invalidations they call for), the cache (cache.c), the kept
+ * invalidations they call for), the cache (cache.c: the one holder of a version's document,
+ * which the holds and a lookup in progress pin; open handles take references), the kept
  * listings (listing.c), the open sibling handles (handles.c), the readahead (readahead.c).
  *
  * Lock order. A thread holding one of these locks takes only those below it:
@@ -63,7 +64,7 @@ enum tfs_cache_mode { TFS_CACHE_STRICT, TFS_CACHE_WATCH, TFS_CACHE_RELAXED };
 struct tfs_fs_setup {
 	int root_fd; /* SOURCE's descriptor for the root inode (tfs_inodes_init); always taken */
 	const struct stat *root_st; /* its fstat */
-	uint64_t held_budget;       /* bytes siblings may hold from lookup to open (holds.h) */
+	uint64_t held_budget;       /* bytes siblings may pin from lookup to open (holds.h) */
 	uint64_t nofile;            /* the descriptor limit the pool is sized from */
 	bool no_handles;            /* -o inode_handles=no: inodes are reopened by name only */
 	enum tfs_cache_mode mode;

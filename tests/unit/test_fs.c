@@ -410,12 +410,78 @@ static void test_htab(void)
 	tfs_htab_destroy(&h);
 }
 
+/* Pins: a pinned entry the cache evicts stays alive (its document readable through it, no
+ * longer found by key) until its last unpin; a document larger than the whole cache is admitted
+ * pinned only. The frees are checked by the ASan build (no leak, no use after free). */
+static void test_cache_pins(void)
+{
+	struct tfs_cache *cache = tfs_cache_new(100);
+	struct tfs_doc_key a = key_for("a", 1), b = key_for("b", 1), c = key_for("c", 1);
+	struct tr_doc *da = doc_of_size(40), *db = doc_of_size(40), *dc = doc_of_size(40);
+	struct tr_doc *big = doc_of_size(101), *got;
+	struct tfs_cache_entry *ea, *again, *ebig;
+	bool cached = false;
+
+	ea = tfs_cache_put_pinned(cache, &a, da, &cached);
+	EXPECT(ea && cached && tfs_cache_entry_doc(ea) == da);
+	again = tfs_cache_get_pinned(cache, &a, &got);
+	EXPECT(again == ea && got == da);
+	tr_doc_unref(got);
+	EXPECT(tfs_cache_get_pinned(cache, &b, &got) == NULL && got == NULL);
+	EXPECT(tfs_cache_put(cache, &b, db));
+	EXPECT(tfs_cache_put(cache, &c, dc)); /* 120 > 100: evicts a, the least recent, pinned */
+	EXPECT(tfs_cache_get(cache, &a) == NULL);
+	EXPECT(tfs_cache_entry_doc(ea) == da);
+	tfs_cache_unpin(again);
+	EXPECT(tfs_cache_entry_doc(ea) == da); /* one pin left */
+	/* Evicted, it no longer counts against the capacity: b and c stay with a 20-byte put. */
+	struct tfs_doc_key d = key_for("d", 1);
+	struct tr_doc *dd = doc_of_size(20);
+
+	EXPECT(tfs_cache_put(cache, &d, dd));
+	got = tfs_cache_get(cache, &b);
+	EXPECT(got == db);
+	tr_doc_unref(got);
+	tfs_cache_unpin(ea); /* the last: the entry goes */
+	EXPECT(tfs_cache_get(cache, &a) == NULL);
+
+	/* Pinned only: never found by key, never counted, gone at the last unpin. */
+	ebig = tfs_cache_put_pinned(cache, &a, big, &cached);
+	EXPECT(ebig && !cached && tfs_cache_entry_doc(ebig) == big);
+	EXPECT(tfs_cache_get(cache, &a) == NULL);
+	got = tfs_cache_get(cache, &c);
+	EXPECT(got == dc);
+	tr_doc_unref(got);
+	tfs_cache_pin(ebig);
+	tfs_cache_unpin(ebig);
+	EXPECT(tfs_cache_entry_doc(ebig) == big);
+	tfs_cache_unpin(ebig);
+	tfs_cache_unpin(NULL);
+
+	/* A pinned entry replaced by an equal key stays with its document. */
+	ea = tfs_cache_put_pinned(cache, &a, da, &cached);
+	EXPECT(tfs_cache_put(cache, &a, db));
+	EXPECT(tfs_cache_entry_doc(ea) == da);
+	got = tfs_cache_get(cache, &a);
+	EXPECT(got == db);
+	tr_doc_unref(got);
+	tfs_cache_unpin(ea);
+
+	tfs_cache_free(cache);
+	tr_doc_unref(da);
+	tr_doc_unref(db);
+	tr_doc_unref(dc);
+	tr_doc_unref(dd);
+	tr_doc_unref(big);
+}
+
 int main(void)
 {
 	char path[PATH_MAX * 2];
 	int root_fd;
 
 	test_cache();
+	test_cache_pins();
 	test_watch_queue();
 	test_htab();
 

@@ -30,14 +30,23 @@ static struct tfs_doc_key key_for(const char *path, off_t size)
 	return key;
 }
 
-/* Looks up version key of dir with doc (cached), as lookup_sibling does; the caller drops its
- * own reference on doc afterwards, as the sibling does. */
+static struct tfs_cache *cache; /* 200 bytes */
+
+/* Looks up version key of dir with doc, put in the cache (resident when cached, else pinned
+ * only), as lookup_sibling does; the caller drops its own reference on doc afterwards, and the
+ * pin of the put is let go, as the sibling does. */
 static struct tfs_inode *look_up(struct tfs_inodes *tab, const struct tfs_doc_key *key,
 				 struct tr_doc *doc, bool cached)
 {
 	struct stat attr = {.st_mode = S_IFREG | 0444, .st_size = (off_t)tr_doc_size(doc)};
+	bool resident = !cached;
+	struct tfs_cache_entry *entry = tfs_cache_put_pinned(cache, key, doc, &resident);
+	struct tfs_inode *inode;
 
-	return tfs_inodes_add_sibling(tab, &tab->root, key, &attr, doc, cached);
+	EXPECT(entry && resident == cached);
+	inode = tfs_inodes_add_sibling(tab, &tab->root, key, &attr, entry, resident);
+	tfs_cache_unpin(entry);
+	return inode;
 }
 
 /* The document inode holds for an open, and the one it keeps pinned (holds.h). */
@@ -205,12 +214,24 @@ int main(void)
 
 	EXPECT(fstat(root_fd, &root_st) == 0);
 	EXPECT(tfs_inodes_init(&tab, root_fd, &root_st, 100) == 0);
+	cache = tfs_cache_new(200);
 
-	/* A lookup holds its document for the open that follows it, even when nothing else keeps
-	 * it (the cache evicted the version meanwhile); the open takes the hold. */
+	/* A lookup holds (pins) its document's cache entry for the open that follows it, even
+	 * when the cache evicts the version meanwhile; the open takes the hold. */
 	i1 = look_up(&tab, &k1, d1, true);
 	EXPECT(i1 && held(&tab, i1) == d1);
 	EXPECT_INT(tab.holds.bytes, 40);
+	for (int i = 0; i < 5; i++) {
+		char path[8];
+		struct tfs_doc_key filler = key_for(path, 1);
+		struct tr_doc *doc = doc_of_size(40);
+
+		snprintf(path, sizeof(path), "f%d", i);
+		EXPECT(tfs_cache_put(cache, &filler, doc));
+		tr_doc_unref(doc);
+	}
+	EXPECT(tfs_cache_get(cache, &k1) == NULL); /* evicted, still pinned by the hold */
+	EXPECT(held(&tab, i1) == d1);
 	got = tfs_inodes_take_doc(&tab, i1);
 	EXPECT(got == d1);
 	tr_doc_unref(got);
@@ -279,6 +300,7 @@ int main(void)
 	tr_doc_unref(big);
 	tr_doc_unref(large);
 	tfs_inodes_destroy(&tab); /* frees what is left, holds included (ASan: no leak) */
+	tfs_cache_free(cache);
 	test_descriptor_pool(true);
 	test_descriptor_pool(false);
 	test_size_given();
