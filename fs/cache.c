@@ -55,19 +55,12 @@ void tfs_doc_key_set_stat(struct tfs_doc_key *key, const struct stat *st)
 	key->ctime = st->st_ctim;
 }
 
-uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key)
+#define FNV_BASIS 0xcbf29ce484222325ULL
+
+/* Folds the name a document answers (selector, format, path) into h. */
+static uint64_t fold_name(uint64_t h, const struct tfs_doc_key *key)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
 	int64_t num[] = {
-		(int64_t)key->dev,
-		(int64_t)key->ino,
-		key->size,
-		key->mtime.tv_sec,
-		key->mtime.tv_nsec,
-		key->ctime.tv_sec,
-		key->ctime.tv_nsec,
-		key->outcome,
-		(int64_t)key->unstable,
 		key->sel.present,
 		(int64_t)key->sel.start,
 		(int64_t)key->sel.end,
@@ -80,22 +73,25 @@ uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key)
 	return fnv(h, key->path, strlen(key->path));
 }
 
-/* Hash of the name a document answers (path, selector, format), not of the source state, so
- * every cached version of one name shares a bucket chain and a new version finds the old ones. */
-static uint64_t name_hash(const struct tfs_doc_key *key)
+uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV_BASIS;
 	int64_t num[] = {
-		key->sel.present,
-		(int64_t)key->sel.start,
-		(int64_t)key->sel.end,
-		(int64_t)key->sel.column,
-		key->fmt,
+		(int64_t)key->dev,  (int64_t)key->ino,  key->size,
+		key->mtime.tv_sec,  key->mtime.tv_nsec, key->ctime.tv_sec,
+		key->ctime.tv_nsec, key->outcome,       (int64_t)key->unstable,
 	};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
 		h = FNV_FIELD(h, num[i]);
-	return fnv(h, key->path, strlen(key->path));
+	return fold_name(h, key);
+}
+
+/* Hash of the name a document answers (path, selector, format), not of the source state, so
+ * every cached version of one name shares a bucket chain and a new version finds the old ones. */
+static uint64_t name_hash(const struct tfs_doc_key *key)
+{
+	return fold_name(FNV_BASIS, key);
 }
 
 static bool same_name(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
