@@ -15,14 +15,18 @@
  *   most 2 (text keeps 4 MiB rings, png_shrink smaller ones).
  * - the SHA-256 memo (util/sha_memo.c): a file's digest by version, 512 fixed slots (about
  *   50 KiB, no heap); shutdown forgets it.
+ * - libmagic's cookies (util/magic.c): one for descriptions and up to two for mime types, each
+ *   mapping the compiled database (about 6 MB resident), loaded on first use; shutdown closes
+ *   them.
+ * - the mime memo (util/mime_memo.c): mime types by a file's head digest, TR_MIME_MEMO_SLOTS
+ *   fixed slots and at most 1,024 interned type strings; shutdown forgets them.
  * - the read memory budget (core/budget.c): the bytes the reads in flight hold against
  *   max_read_memory (passed with each read); counters only.
  * - set-once facts: base64's tables and the vector path the CPU allows (util/base64.c), whether
  *   the kernel lacks openat2 (util/confine.c), whether the CPU has the SHA extensions
  *   (util/sha256.c); no memory.
- * Not managed here, kept by their own code for the life of the process: libmagic's cookies and
- * the mime memo's interned types (util/magic.c, util/mime_memo.c), the loaded modules and the
- * libraries they start (util/module.c, util/vips_start.c, util/charset.c's uchardet,
+ * Not given back: the loaded modules and the libraries they start (unloading glib, libvips or
+ * poppler while their threads and caches live is not safe), kept for the life of the process (util/module.c, util/vips_start.c, util/charset.c's uchardet,
  * image/image.c, pdf/pdf.c, pdf/pdf_poppler.c, office/office_xml.c). */
 #ifndef TR_LIBRARY_H
 #define TR_LIBRARY_H

@@ -91,5 +91,16 @@ run --select 3.20- basic.xlsx
 run --format anthropic deck.pptx
 run laughs.docx
 run legacy.doc
+# A read that loads no module (uchardet, vips, poppler and Office are) gives everything back at exit (tr_library_shutdown: spares, memos,
+# libmagic's cookies): nothing in use, not only nothing lost.
+for args in "hello.py" "blob.bin" "--select 2 small.png"; do
+  # shellcheck disable=SC2086
+  valgrind --leak-check=no "$cli" $args >/dev/null 2>"$work/err" || true
+  if ! grep -q "in use at exit: 0 bytes in 0 blocks" "$work/err"; then
+    echo "valgrind_cli: toolfs-read $args keeps memory at exit:" >&2
+    grep "in use at exit" "$work/err" >&2 || cat "$work/err" >&2
+    status=1
+  fi
+done
 [ "$status" -eq 0 ] && echo "valgrind_cli: clean"
 exit "$status"

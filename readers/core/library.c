@@ -26,5 +26,7 @@ void tr_library_shutdown(void)
 	tr_blob_spares_free();
 	tr_pipe_spares_free();
 	tr_sha_memo_forget();
+	tr_mime_memo_forget();
+	tr_magic_close_all();
 	tr_library_init(NULL);
 }

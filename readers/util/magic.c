@@ -28,8 +28,16 @@ struct cookie_pool {
 
 static pthread_mutex_t magic_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t magic_returned = PTHREAD_COND_INITIALIZER;
-static struct cookie_pool description_pool = {.flags = MAGIC_NONE, .max = 1};
-static struct cookie_pool mime_pool = {.flags = MAGIC_MIME_TYPE, .max = MIME_COOKIES};
+#define DESCRIPTION_POOL                      \
+	{                                     \
+		.flags = MAGIC_NONE, .max = 1 \
+	}
+#define MIME_POOL                                             \
+	{                                                     \
+		.flags = MAGIC_MIME_TYPE, .max = MIME_COOKIES \
+	}
+static struct cookie_pool description_pool = DESCRIPTION_POOL;
+static struct cookie_pool mime_pool = MIME_POOL;
 
 static magic_t open_cookie(int flags)
 {
@@ -131,4 +139,19 @@ char *tr_magic_mime_buffer(const void *data, size_t len)
 	if (keyed && out)
 		tr_mime_memo_put(key, out);
 	return out;
+}
+
+static void close_pool(struct cookie_pool *pool, struct cookie_pool fresh)
+{
+	for (unsigned i = 0; i < pool->loaded; i++)
+		magic_close(pool->cookies[i]);
+	*pool = fresh;
+}
+
+void tr_magic_close_all(void)
+{
+	pthread_mutex_lock(&magic_lock);
+	close_pool(&description_pool, (struct cookie_pool)DESCRIPTION_POOL);
+	close_pool(&mime_pool, (struct cookie_pool)MIME_POOL);
+	pthread_mutex_unlock(&magic_lock);
 }

@@ -24,7 +24,7 @@ struct memo_slot {
 
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct memo_slot memo[TR_MIME_MEMO_SLOTS];
-static char *mimes[MAX_MIMES]; /* interned; owned for the life of the process */
+static char *mimes[MAX_MIMES]; /* interned; owned until tr_mime_memo_forget */
 static uint32_t n_mimes;
 
 bool tr_mime_memo_key(const void *data, size_t len, unsigned char key[TR_MIME_MEMO_KEY_LEN])
@@ -80,5 +80,17 @@ void tr_mime_memo_put(const unsigned char key[TR_MIME_MEMO_KEY_LEN], const char 
 		memcpy(slot->key, key, TR_MIME_MEMO_KEY_LEN);
 		slot->mime = index;
 	}
+	pthread_mutex_unlock(&memo_lock);
+}
+
+void tr_mime_memo_forget(void)
+{
+	pthread_mutex_lock(&memo_lock);
+	memset(memo, 0, sizeof(memo));
+	for (uint32_t i = 0; i < n_mimes; i++) {
+		free(mimes[i]);
+		mimes[i] = NULL;
+	}
+	n_mimes = 0;
 	pthread_mutex_unlock(&memo_lock);
 }

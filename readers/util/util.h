@@ -81,6 +81,9 @@ const char *tr_path_base_name(const char *path);
 char *tr_magic_description_fd(int fd);
 char *tr_magic_mime_fd(int fd);
 char *tr_magic_mime_buffer(const void *data, size_t len);
+/* Closes every cookie (tr_library_shutdown: no thread may be asking); the next question loads
+ * one again. */
+void tr_magic_close_all(void);
 
 /* --- pipe --- */
 /* A ring of buffers between the caller, who fills them in turn, and a helper thread that consumes
@@ -131,6 +134,10 @@ char *tr_mime_memo_get(const unsigned char key[TR_MIME_MEMO_KEY_LEN]);
  * shared its slot; out of memory remembers nothing. The memo is a fixed table of
  * TR_MIME_MEMO_SLOTS slots, so its memory is bounded. Thread-safe. */
 void tr_mime_memo_put(const unsigned char key[TR_MIME_MEMO_KEY_LEN], const char *mime);
+
+/* Forgets every answer and frees the interned types (tr_library_shutdown: no thread may be
+ * asking). */
+void tr_mime_memo_forget(void);
 
 enum { TR_MIME_MEMO_SLOTS = 32768 }; /* 20 bytes each, touched only when used */
 
