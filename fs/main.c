@@ -37,14 +37,6 @@ struct cmdline {
 	char *fuse_opts;          /* -o options that are not toolfs's, for FUSE; owned */
 };
 
-/* The daemon's own -o options (the TR_MOUNT_OPTION rows of tr_options.def), in the table's
- * order: option i is tr_mount_options[i]. */
-enum mount_option {
-#define TR_MOUNT_OPTION(name, ...) MOUNT_OPTION_##name,
-#include "tr_options.def"
-#undef TR_MOUNT_OPTION
-};
-
 /* The --help rows of the daemon's own -o options: "  NAME=VALUE", then its words from column 28
  * (two spaces past a longer tag), their further lines under the first. */
 static void print_mount_options(FILE *out)
@@ -106,12 +98,12 @@ static void usage(FILE *out)
  * does not compile: -Wswitch is an error in this function. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
-static int take_mount_option(struct cmdline *cmd, enum mount_option option, const char *value)
+static int take_mount_option(struct cmdline *cmd, enum tr_mount_option option, const char *value)
 {
 	char *end;
 
 	switch (option) {
-	case MOUNT_OPTION_cache:
+	case TR_MOUNT_OPTION_cache:
 		if (!value)
 			return TR_ARG_INVALID;
 		if (strcmp(value, "relaxed") == 0)
@@ -123,7 +115,7 @@ static int take_mount_option(struct cmdline *cmd, enum mount_option option, cons
 		else
 			return TR_ARG_INVALID;
 		break;
-	case MOUNT_OPTION_watch_limit:
+	case TR_MOUNT_OPTION_watch_limit:
 		if (!value || !*value)
 			return TR_ARG_INVALID;
 		errno = 0;
@@ -131,12 +123,12 @@ static int take_mount_option(struct cmdline *cmd, enum mount_option option, cons
 		if (*end || errno || cmd->watch_limit < 0)
 			return TR_ARG_INVALID;
 		break;
-	case MOUNT_OPTION_inode_handles:
+	case TR_MOUNT_OPTION_inode_handles:
 		if (!value || (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0))
 			return TR_ARG_INVALID;
 		cmd->no_handles = strcmp(value, "no") == 0;
 		break;
-	case MOUNT_OPTION_allow_other:
+	case TR_MOUNT_OPTION_allow_other:
 		cmd->allow_other = true;
 		return TR_ARG_NOT_MINE; /* FUSE's too */
 	}
@@ -161,7 +153,7 @@ static int take_option(const struct tr_args *args, const char *item, const char 
 	} else {
 		for (size_t i = 0; i < tr_mount_options_count; i++) {
 			if (strcmp(item, tr_mount_options[i].name) == 0)
-				return take_mount_option(cmd, (enum mount_option)i, value);
+				return take_mount_option(cmd, (enum tr_mount_option)i, value);
 		}
 		return TR_ARG_NOT_MINE;
 	}

@@ -66,7 +66,16 @@ struct tr_mount_option_doc {
 	const char *name, *value, *deflt, *help, *man;
 };
 
-/* The TR_MOUNT_OPTION rows in the table's order, and how many there are. */
+/* The TR_MOUNT_OPTION rows, as TR_MOUNT_OPTION_cache ..., in the table's order: a parser that
+ * switches on them with no default sees a row it lacks (-Wswitch). */
+enum tr_mount_option {
+#define TR_MOUNT_OPTION(name, ...) TR_MOUNT_OPTION_##name,
+#include "tr_options.def"
+#undef TR_MOUNT_OPTION
+};
+
+/* The TR_MOUNT_OPTION rows described, tr_mount_options[TR_MOUNT_OPTION_cache] ..., and how many
+ * there are. */
 extern const struct tr_mount_option_doc tr_mount_options[];
 extern const size_t tr_mount_options_count;
 
