@@ -30,13 +30,28 @@ enum { TRIM_INTERVAL_MS = 1000 };
 struct cmdline {
 	const char *source, *mountpoint;
 	bool foreground, debug, single_thread;
-	bool strict;      /* -o cache=strict */
-	bool relaxed;     /* -o cache=relaxed, the default */
-	bool no_handles;  /* -o inode_handles=no */
-	bool allow_other; /* -o allow_other: requests are served with the reader's rights */
-	long watch_limit; /* -o watch_limit=N; -1: none */
-	char *fuse_opts;  /* -o options that are not toolfs's, for FUSE; owned */
+	enum tfs_cache_mode mode; /* -o cache=relaxed (the default), watch or strict */
+	bool no_handles;          /* -o inode_handles=no */
+	bool allow_other;         /* -o allow_other: requests are served with the reader's rights */
+	long watch_limit;         /* -o watch_limit=N; -1: none */
+	char *fuse_opts;          /* -o options that are not toolfs's, for FUSE; owned */
 };
+
+/* The --help rows of the daemon's own -o options: "  NAME=VALUE", then its words from column 28
+ * (two spaces past a longer tag), their further lines under the first. */
+static void print_mount_options(FILE *out)
+{
+	for (size_t i = 0; i < tr_mount_options_count; i++) {
+		const struct tr_mount_option_doc *doc = &tr_mount_options[i];
+		char tag[64];
+		int len = snprintf(tag, sizeof(tag), "%s%s%s", doc->name, doc->value ? "=" : "",
+				   doc->value ? doc->value : "");
+
+		fprintf(out, "  %-25s%s", tag, len > 25 ? "  " : " ");
+		tr_option_text_print(out, doc->help, doc->deflt, "\n                            ");
+		fputc('\n', out);
+	}
+}
 
 static void usage(FILE *out)
 {
@@ -63,16 +78,8 @@ static void usage(FILE *out)
 	      out);
 	tr_options_init(&defaults);
 	tr_options_print_help(out, &defaults, TR_FRONT_MOUNT);
-	fputs("  cache=relaxed|watch|strict  kernel caching of plain entries (default: relaxed)\n"
-	      "                            relaxed: entries, attributes and listings, fresh\n"
-	      "                            within the invalidation delay (inotify); watch:\n"
-	      "                            directory entries only, never stale; strict:\n"
-	      "                            nothing plain cached. Siblings are never stale.\n"
-	      "  watch_limit=N             watch at most N directories, serve the others\n"
-	      "                            uncached (default: the kernel's limit)\n"
-	      "  inode_handles=yes|no      keep inodes as file handles (default: yes)\n"
-	      "  allow_other               let other users enter the mount (default: off)\n"
-	      "  Other options go to FUSE (mount.fuse3(8)). The mount is always\n"
+	print_mount_options(out);
+	fputs("  Other options go to FUSE (mount.fuse3(8)). The mount is always\n"
 	      "  ro,nodev,nosuid,default_permissions; -o rw is refused.\n",
 	      out);
 	tr_content_types_list(types, sizeof(types));
@@ -87,12 +94,53 @@ static void usage(FILE *out)
 	      out);
 }
 
-/* Takes the options of the daemon's own: -f, -d, -s, and the -o items rw (refused), allow_other
- * (noted, and passed on to FUSE), cache, watch_limit and inode_handles (tr_args.h). */
+/* Takes -o item option with value (NULL without '='). A TR_MOUNT_OPTION row with no case here
+ * does not compile: -Wswitch is an error in this function. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+static int take_mount_option(struct cmdline *cmd, enum tr_mount_option option, const char *value)
+{
+	char *end;
+
+	switch (option) {
+	case TR_MOUNT_OPTION_cache:
+		if (!value)
+			return TR_ARG_INVALID;
+		if (strcmp(value, "relaxed") == 0)
+			cmd->mode = TFS_CACHE_RELAXED;
+		else if (strcmp(value, "watch") == 0)
+			cmd->mode = TFS_CACHE_WATCH;
+		else if (strcmp(value, "strict") == 0)
+			cmd->mode = TFS_CACHE_STRICT;
+		else
+			return TR_ARG_INVALID;
+		break;
+	case TR_MOUNT_OPTION_watch_limit:
+		if (!value || !*value)
+			return TR_ARG_INVALID;
+		errno = 0;
+		cmd->watch_limit = strtol(value, &end, 10);
+		if (*end || errno || cmd->watch_limit < 0)
+			return TR_ARG_INVALID;
+		break;
+	case TR_MOUNT_OPTION_inode_handles:
+		if (!value || (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0))
+			return TR_ARG_INVALID;
+		cmd->no_handles = strcmp(value, "no") == 0;
+		break;
+	case TR_MOUNT_OPTION_allow_other:
+		cmd->allow_other = true;
+		return TR_ARG_NOT_MINE; /* FUSE's too */
+	}
+	return TR_ARG_TAKEN;
+}
+#pragma GCC diagnostic pop
+
+/* Takes the options of the daemon's own: -f, -d, -s, -o rw (refused) and the -o items of
+ * tr_mount_options (tr_args.h). */
 static int take_option(const struct tr_args *args, const char *item, const char *value)
 {
 	struct cmdline *cmd = args->ctx;
-	char *end;
 
 	if (strcmp(item, "-f") == 0) {
 		cmd->foreground = true;
@@ -102,27 +150,11 @@ static int take_option(const struct tr_args *args, const char *item, const char 
 		cmd->single_thread = true;
 	} else if (strcmp(item, "rw") == 0) {
 		return tr_args_error(args, "the mount is read-only: -o %s is not supported", item);
-	} else if (strcmp(item, "allow_other") == 0) {
-		cmd->allow_other = true; /* and FUSE's */
-		return TR_ARG_NOT_MINE;
-	} else if (strcmp(item, "cache") == 0) {
-		if (!value || (strcmp(value, "strict") != 0 && strcmp(value, "watch") != 0 &&
-			       strcmp(value, "relaxed") != 0))
-			return TR_ARG_INVALID;
-		cmd->strict = strcmp(value, "strict") == 0;
-		cmd->relaxed = strcmp(value, "relaxed") == 0;
-	} else if (strcmp(item, "inode_handles") == 0) {
-		if (!value || (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0))
-			return TR_ARG_INVALID;
-		cmd->no_handles = strcmp(value, "no") == 0;
-	} else if (strcmp(item, "watch_limit") == 0) {
-		if (!value || !*value)
-			return TR_ARG_INVALID;
-		errno = 0;
-		cmd->watch_limit = strtol(value, &end, 10);
-		if (*end || errno || cmd->watch_limit < 0)
-			return TR_ARG_INVALID;
 	} else {
+		for (size_t i = 0; i < tr_mount_options_count; i++) {
+			if (strcmp(item, tr_mount_options[i].name) == 0)
+				return take_mount_option(cmd, (enum tr_mount_option)i, value);
+		}
 		return TR_ARG_NOT_MINE;
 	}
 	return TR_ARG_TAKEN;
@@ -261,7 +293,7 @@ static int run_session(struct fuse_session *se, const struct cmdline *cmd)
 
 int main(int argc, char **argv)
 {
-	struct cmdline cmd = {.watch_limit = -1, .relaxed = true};
+	struct cmdline cmd = {.mode = TFS_CACHE_RELAXED, .watch_limit = -1};
 	struct tfs_fs fs;
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_session *se = NULL;
@@ -291,8 +323,7 @@ int main(int argc, char **argv)
 		.held_budget = held_budget(&fs.opts),
 		.nofile = nofile,
 		.no_handles = cmd.no_handles,
-		.mode = cmd.strict ? TFS_CACHE_STRICT
-				   : (cmd.relaxed ? TFS_CACHE_RELAXED : TFS_CACHE_WATCH),
+		.mode = cmd.mode,
 		.watch_limit = cmd.watch_limit,
 	};
 	root_fd = -1; /* taken by tfs_fs_init */

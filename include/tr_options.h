@@ -58,6 +58,31 @@ struct tr_option_doc {
  * description (static storage), or NULL when name is not an option. */
 const struct tr_option_doc *tr_option_describe(const char *name, char *buf, size_t size);
 
+/* One of the daemon's own -o options, a TR_MOUNT_OPTION row of tr_options.def: its name, the
+ * form of its value (NULL when it takes none), its default in words ("the kernel's limit"), its
+ * --help words (lines split by \n) and its paragraph of toolfs(1) (roff), both with @DEFAULT@
+ * for "(default: D)". fs/main.c parses them; struct tr_options has no field for them. */
+struct tr_mount_option_doc {
+	const char *name, *value, *deflt, *help, *man;
+};
+
+/* The TR_MOUNT_OPTION rows, as TR_MOUNT_OPTION_cache ..., in the table's order: a parser that
+ * switches on them with no default sees a row it lacks (-Wswitch). */
+enum tr_mount_option {
+#define TR_MOUNT_OPTION(name, ...) TR_MOUNT_OPTION_##name,
+#include "tr_options.def"
+#undef TR_MOUNT_OPTION
+};
+
+/* The TR_MOUNT_OPTION rows described, tr_mount_options[TR_MOUNT_OPTION_cache] ..., and how many
+ * there are. */
+extern const struct tr_mount_option_doc tr_mount_options[];
+extern const size_t tr_mount_options_count;
+
+/* Prints text, an option's help or man text, with each @DEFAULT@ as "(default: deflt)" and each
+ * \n as newline ("\n" itself, or a line break and an indent). */
+void tr_option_text_print(FILE *out, const char *text, const char *deflt, const char *newline);
+
 /* Parses a size as the options take one: a positive decimal with an optional K, M or G suffix
  * (powers of 1024; "Ki"/"KiB"/"KB" alike). Returns 0 with *out set, or -1. */
 int tr_parse_size(const char *text, uint64_t *out);

@@ -34,6 +34,15 @@ def table_rows() -> dict:
                            table, re.M))
 
 
+def mount_rows() -> dict:
+    """{name: (value, default)} of the daemon's own options, the TR_MOUNT_OPTION rows of
+    include/tr_options.def (value None when the option takes none)."""
+    table = (REPO / "include" / "tr_options.def").read_text()
+    rows = re.findall(r'^TR_MOUNT_OPTION\((\w+), (NULL|"[^"]*"), "([^"]*)",', table, re.M)
+    return {name: (None if value == "NULL" else value.strip('"'), default)
+            for name, value, default in rows}
+
+
 def header_fields() -> dict:
     """{name: fronts} of every option: the fields of struct tr_options are the table's rows."""
     return table_rows()
@@ -97,6 +106,53 @@ def test_help_lists_every_option_with_its_default(build_dir, name):
         assert f"  {flag}" in text
     status = text[text.index("\nExit status:\n"):]
     assert [line.split()[0] for line in status.splitlines()[2:5]] == ["0", "1", "2"]
+
+
+def test_daemon_options_are_documented_from_the_table(build_dir):
+    """Each TR_MOUNT_OPTION row is a row of toolfs --help, a paragraph of toolfs(1) and an item
+    of SPEC.md §4's daemon-only sentence, each with the row's default; toolfs-read and
+    toolfs-mcp do not take it."""
+    rows = mount_rows()
+    assert "allow_other" in rows and "cache" in rows, rows
+    help_text = run(binary(build_dir, "toolfs"), "--help").stdout.decode()
+    man = man_text("toolfs.1")
+    spec = (REPO / "docs" / "SPEC.md").read_text()
+    daemon = spec[spec.index("Daemon-only options (`-o`):"):]
+    daemon = " ".join(daemon[:daemon.index("\n\n")].split())
+    for name, (value, default) in rows.items():
+        tag = name + (f"={value}" if value else "")
+        block = re.search(rf"^  {re.escape(tag)} .*\n(?: {{28}}.*\n)*", help_text, re.M)
+        assert block and f"(default: {default})" in " ".join(block[0].split()), tag
+        man_tag = (f".BR {name}=" + value.replace("|", " | ") if value and "|" in value
+                   else f".BI {name}= {value}" if value else f".B {name}")
+        para = man[man.index(f".TP\n{man_tag}\n"):]
+        para = para[:para.index("\n.TP\n") if "\n.TP\n" in para else para.index("\n.PP\n")]
+        assert f"(default: {default})" in " ".join(para.split()), name
+        assert f"`{tag}` ({default})" in daemon, name
+    for front in ("toolfs-read", "toolfs-mcp"):
+        for name in rows:
+            proc = run(binary(build_dir, front), f"--{name}", "x", "/nonexistent")
+            assert proc.returncode == 2 and b"unknown option" in proc.stderr, (front, name)
+
+
+def test_daemon_options_parse_their_values(build_dir, tmp_path):
+    """Every value a TR_MOUNT_OPTION row names (an alternative of "a|b", a number for "N") is
+    taken, so toolfs goes on to refuse the missing SOURCE (exit 1); a value it does not name is a
+    usage error (exit 2) naming the item."""
+    toolfs = binary(build_dir, "toolfs")
+    missing = tmp_path / "no-such-source"
+    for name, (value, _) in mount_rows().items():
+        good = ([f"{name}={v}" for v in value.split("|")] if value and "|" in value
+                else [f"{name}=7"] if value == "N" else [] if value else [name])
+        for item in good:
+            proc = run(toolfs, "-o", item, missing, tmp_path)
+            assert proc.returncode == 1, (item, proc.stderr)
+            assert f"source {missing}" in proc.stderr.decode(), (item, proc.stderr)
+        if value:
+            for item in (f"{name}=bogus", f"{name}=-1", name):
+                proc = run(toolfs, "-o", item, missing, tmp_path)
+                assert proc.returncode == 2, (item, proc.stderr)
+                assert f"invalid -o {item}" in proc.stderr.decode(), (item, proc.stderr)
 
 
 def test_toolfs_mcp_help_names_every_reader_option(build_dir):

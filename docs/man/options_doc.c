@@ -3,7 +3,8 @@
  * table include/tr_options.def, or checks that the checked-in ones are what it writes:
  *   options-doc --check SOURCE_ROOT   exit 1, naming the file, when a section differs
  *   options-doc --write SOURCE_ROOT   rewrite the sections in place
- * Each section sits between a BEGIN and an END marker line (a roff or HTML comment). */
+ * Each section sits between a BEGIN and an END marker line (a roff or HTML comment). The table's
+ * TR_MOUNT_OPTION rows, the daemon's own options, close the sections of toolfs(1) and SPEC.md. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,32 +101,35 @@ static void roff_names(FILE *out, enum pick pick, bool english, const char *open
 	}
 }
 
+/* The tag line of a roff .TP list for option name with value (NULL: none); dashed: as
+ * --NAME VALUE. */
+static void roff_tag(FILE *out, const char *name, const char *value, bool dashed)
+{
+	fputs(".TP\n", out);
+	if (dashed && value)
+		fprintf(out, ".BI \\-\\-%s \" %s\"\n", name, value);
+	else if (dashed)
+		fprintf(out, ".B \\-\\-%s\n", name);
+	else if (!value)
+		fprintf(out, ".B %s\n", name);
+	else if (strchr(value, '|')) {
+		fprintf(out, ".BR %s=", name);
+		for (const char *p = value; *p; p++)
+			fputs(*p == '|' ? " | " : (char[]){*p, '\0'}, out);
+		fputc('\n', out);
+	} else
+		fprintf(out, ".BI %s= %s\n", name, value);
+}
+
 /* One option's tag and paragraph of a roff .TP list; dashed: as --NAME VALUE. */
 static void roff_entry(FILE *out, const struct tr_option_doc *doc, bool dashed)
 {
 	char value[32];
-	const char *text = doc->man, *at;
 
-	fputs(".TP\n", out);
-	if (dashed && doc->value)
-		fprintf(out, ".BI \\-\\-%s \" %s\"\n", doc->name, doc->value);
-	else if (dashed)
-		fprintf(out, ".B \\-\\-%s\n", doc->name);
-	else if (!doc->value)
-		fprintf(out, ".B %s\n", doc->name);
-	else if (strchr(doc->value, '|')) {
-		fprintf(out, ".BR %s=", doc->name);
-		for (const char *p = doc->value; *p; p++)
-			fputs(*p == '|' ? " | " : (char[]){*p, '\0'}, out);
-		fputc('\n', out);
-	} else
-		fprintf(out, ".BI %s= %s\n", doc->name, doc->value);
+	roff_tag(out, doc->name, doc->value, dashed);
 	default_of(doc->name, home_front(doc), value, sizeof(value));
-	while ((at = strstr(text, "@DEFAULT@"))) {
-		fprintf(out, "%.*s(default: %s)", (int)(at - text), text, value);
-		text = at + strlen("@DEFAULT@");
-	}
-	fprintf(out, "%s\n", text);
+	tr_option_text_print(out, doc->man, value, "\n");
+	fputc('\n', out);
 }
 
 static void entries(FILE *out, enum pick pick, bool dashed)
@@ -138,10 +142,17 @@ static void entries(FILE *out, enum pick pick, bool dashed)
 	}
 }
 
-/* toolfs(1), MOUNT OPTIONS: every option the mount serves. */
+/* toolfs(1), MOUNT OPTIONS: every option the mount serves, then the daemon's own. */
 static void section_toolfs_1(FILE *out)
 {
 	entries(out, PICK_MOUNT, false);
+	for (size_t i = 0; i < tr_mount_options_count; i++) {
+		const struct tr_mount_option_doc *doc = &tr_mount_options[i];
+
+		roff_tag(out, doc->name, doc->value, false);
+		tr_option_text_print(out, doc->man, doc->deflt, "\n");
+		fputc('\n', out);
+	}
 }
 
 /* toolfs-read(1): the reader options it takes, and those it ignores. */
@@ -263,7 +274,7 @@ static void md_names(FILE *out, size_t *column, enum pick pick)
 }
 
 /* docs/SPEC.md §4: every option with its default (the test suite reads this paragraph), then
- * which front ends use which, and toolfs-mcp's defaults. */
+ * which front ends use which and toolfs-mcp's defaults, then the daemon's own options. */
 static void section_spec(FILE *out)
 {
 	size_t column = 0;
@@ -304,6 +315,19 @@ static void section_spec(FILE *out)
 		md_word(out, &column, word);
 	}
 	md_words(out, &column, "the others as above.");
+	fputs("\n\n", out);
+	column = 0;
+	md_words(out, &column, "Daemon-only options (`-o`):");
+	for (size_t i = 0; i < tr_mount_options_count; i++) {
+		const struct tr_mount_option_doc *doc = &tr_mount_options[i];
+		bool last = i + 1 == tr_mount_options_count;
+
+		snprintf(word, sizeof(word), "`%s%s%s`", doc->name, doc->value ? "=" : "",
+			 doc->value ? doc->value : "");
+		md_word(out, &column, word);
+		snprintf(word, sizeof(word), "(%s)%s", doc->deflt, last ? "." : ",");
+		md_words(out, &column, word);
+	}
 	fputc('\n', out);
 }
 

@@ -47,6 +47,14 @@ const char *const tr_option_names[] = {
 	NULL,
 };
 
+const struct tr_mount_option_doc tr_mount_options[] = {
+#define TR_MOUNT_OPTION(name, value, deflt, help, man) {#name, value, deflt, help, man},
+#include "tr_options.def"
+#undef TR_MOUNT_OPTION
+};
+
+const size_t tr_mount_options_count = sizeof(tr_mount_options) / sizeof(tr_mount_options[0]);
+
 /* Stores value in spec's field of opts, as the field's type. */
 static void store(struct tr_options *opts, const struct option_spec *spec, uint64_t value)
 {
@@ -258,5 +266,26 @@ void tr_options_print_help(FILE *out, const struct tr_options *opts, enum tr_fro
 		}
 		tr_option_format(opts, doc->name, value, sizeof(value));
 		fprintf(out, "  %-25s %s (default: %s)\n", row, doc->help, value);
+	}
+}
+
+void tr_option_text_print(FILE *out, const char *text, const char *deflt, const char *newline)
+{
+	static const char mark[] = "@DEFAULT@";
+
+	while (*text) {
+		size_t len = strcspn(text, "@\n");
+
+		fwrite(text, 1, len, out);
+		text += len;
+		if (strncmp(text, mark, sizeof(mark) - 1) == 0) {
+			fprintf(out, "(default: %s)", deflt);
+			text += sizeof(mark) - 1;
+		} else if (*text == '\n') {
+			fputs(newline, out);
+			text++;
+		} else if (*text) {
+			fputc(*text++, out);
+		}
 	}
 }
