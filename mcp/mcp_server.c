@@ -146,6 +146,18 @@ static void respond_modern(struct mcp_server *s, const char *id, const char *res
 	free(text);
 }
 
+/* How many bytes of name an error message echoes: at most 200, cut where a character starts so
+ * that the line stays UTF-8. */
+static int echoed(const char *name)
+{
+	size_t len = strnlen(name, 201);
+
+	if (len > 200)
+		for (len = 200; len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80;)
+			len--;
+	return (int)len;
+}
+
 /* {"jsonrpc":"2.0","id":ID|null,"error":{"code":CODE,"message":MESSAGE[,"data":DATA]}}\n;
  * data (owned, may be NULL) is consumed. */
 static void respond_error_data(struct mcp_server *s, const char *id, int code, const char *message,
@@ -614,8 +626,8 @@ static void tools_call(struct mcp_server *s, const struct request_id *rid, const
 		answer_list_directories(s, id, modern);
 	} else {
 		snprintf(message, sizeof(message),
-			 "Unknown tool: %.200s (the tools are read and list_allowed_directories)",
-			 name->valuestring);
+			 "Unknown tool: %.*s (the tools are read and list_allowed_directories)",
+			 echoed(name->valuestring), name->valuestring);
 		respond_error(s, id, RPC_INVALID_PARAMS, message);
 	}
 }
@@ -810,8 +822,8 @@ static enum era request_era(struct mcp_server *s, const char *id, const char *me
 
 	cJSON_AddItemToObject(data, "supported", supported_versions());
 	cJSON_AddStringToObject(data, "requested", version->valuestring);
-	snprintf(message, sizeof(message), "Unsupported protocol version: %.200s",
-		 version->valuestring);
+	snprintf(message, sizeof(message), "Unsupported protocol version: %.*s",
+		 echoed(version->valuestring), version->valuestring);
 	respond_error_data(s, id, RPC_UNSUPPORTED_VERSION, message, data);
 	return ERA_ANSWERED;
 }
@@ -830,8 +842,8 @@ static void modern_request(struct mcp_server *s, const struct request_id *rid, c
 	} else if (strcmp(method, "tools/call") == 0) {
 		tools_call(s, rid, params, path_has_nul(line, len), true);
 	} else {
-		snprintf(message, sizeof(message), "Method not found: %.200s (revision %s)", method,
-			 MODERN_VERSION);
+		snprintf(message, sizeof(message), "Method not found: %.*s (revision %s)",
+			 echoed(method), method, MODERN_VERSION);
 		respond_error(s, rid->raw, RPC_METHOD_NOT_FOUND, message);
 	}
 }
@@ -890,7 +902,8 @@ static void handle_message(struct mcp_server *s, const cJSON *msg, const char *l
 	} else if (strcmp(method->valuestring, "tools/call") == 0) {
 		tools_call(s, &rid, params, path_has_nul(line, len), false);
 	} else {
-		snprintf(message, sizeof(message), "Method not found: %.200s", method->valuestring);
+		snprintf(message, sizeof(message), "Method not found: %.*s",
+			 echoed(method->valuestring), method->valuestring);
 		respond_error(s, id, RPC_METHOD_NOT_FOUND, message);
 	}
 out:

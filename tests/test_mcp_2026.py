@@ -161,6 +161,30 @@ def test_raw_envelope_errors(mcp_bin, root):
     assert out[2]["error"]["message"] == "Unsupported protocol version: 2099-01-01"
 
 
+def test_long_names_echoed_in_errors_are_cut_between_characters(mcp_bin, root):
+    """A method, tool or version name is echoed in the error message up to 200 bytes: an "é"
+    (2 bytes) at byte 200 is left out whole, so that the line stays UTF-8 (RFC 8259 §8.1; before
+    the fix the message ended with its first byte and the line did not decode)."""
+    cut, name = "x" * 199, "x" * 199 + "\u00e9" + "y"
+    version = {**META, "io.modelcontextprotocol/protocolVersion": name}
+    lines = "".join(json.dumps(m) + "\n" for m in [
+        {"jsonrpc": "2.0", "id": 1, "method": name},
+        modern_request(2, name),
+        modern_request(3, "tools/list", meta=version),
+        modern_request(4, "tools/call", {"name": name, "arguments": {}}),
+    ])
+    proc = subprocess.run([str(mcp_bin), str(root)], input=lines.encode(), capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = {m["id"]: m["error"] for m in map(json.loads, proc.stdout.decode("utf-8").splitlines())}
+    assert out[1]["message"] == f"Method not found: {cut}"
+    assert out[2]["message"] == f"Method not found: {cut} (revision {MODERN})"
+    assert out[3]["message"] == f"Unsupported protocol version: {cut}"
+    assert out[3]["data"]["requested"] == json.loads(f'"{name}"')
+    assert out[4]["message"] == (f"Unknown tool: {cut} (the tools are read and "
+                                 "list_allowed_directories)")
+
+
 def raw_lines(mcp_bin, root, messages) -> list:
     lines = "".join(json.dumps(m) + "\n" for m in messages)
     proc = subprocess.run([str(mcp_bin), str(root)], input=lines.encode(), capture_output=True,
