@@ -3,7 +3,7 @@
  * into lines as the server frames them and handled by mcp_server_handle with the calls served
  * inline, reading a small tree made once. Every message the server writes must be one line of
  * a JSON-RPC 2.0 object: a response with a result or an error of the codes of docs/SPEC.md §7
- * (-32022 with its data), or the server's own roots/list request. The 2026-07-28 requests and
+ * (-32022 with its data), or the server's own roots/list request; UTF-8 when the input is. The 2026-07-28 requests and
  * their _meta are reached through the seeds and tests/fuzz/fuzz_mcp.dict. mcp_file_uri_path is
  * fed the input too. */
 #include <cjson/cJSON.h>
@@ -16,6 +16,7 @@
 
 #include "fuzz_util.h"
 #include "mcp.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -81,14 +82,23 @@ static void check_unsupported(const cJSON *data, const char *line)
 			fuzz_fail("-32022 for a version served: %.200s", line);
 }
 
+/* What check_message knows of the input. */
+struct session {
+	size_t messages;
+	bool utf8; /* the input is UTF-8: so must every message be */
+};
+
 static void check_message(void *arg, const char *line, size_t len)
 {
+	struct session *session = arg;
 	const cJSON *version, *error, *code, *result, *type;
 	cJSON *msg;
 
-	(*(size_t *)arg)++;
+	session->messages++;
 	if (len == 0 || line[len - 1] != '\n' || memchr(line, '\n', len - 1))
 		fuzz_fail("a message is not one line");
+	if (session->utf8 && tr_utf8_valid_len((const unsigned char *)line, len) != len)
+		fuzz_fail("a message is not UTF-8: %.200s", line);
 	msg = cJSON_ParseWithLength(line, len);
 	if (!cJSON_IsObject(msg))
 		fuzz_fail("a message is not a JSON object: %.200s", line);
@@ -122,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mcp_server *server;
 	char *dirs[1] = {tree};
 	char *text = malloc(size + 1), *uri;
-	size_t messages = 0;
+	struct session session = {0, tr_utf8_valid_len(data, size) == size};
 
 	if (!tree[0])
 		make_tree();
@@ -138,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p[2] = 'x';
 	tr_options_init(&opts);
 	opts.max_output = 4096;
-	server = mcp_server_new(&opts, dirs, 1, 0, check_message, &messages);
+	server = mcp_server_new(&opts, dirs, 1, 0, check_message, &session);
 	if (!server)
 		fuzz_fail("mcp_server_new");
 	for (size_t start = 0; start <= size;) {
