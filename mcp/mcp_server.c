@@ -437,6 +437,48 @@ static struct mcp_roots *current_roots(struct mcp_server *s)
 	return roots;
 }
 
+/* The length of the UTF-8 character at s[0..len) (len >= 1), or minus the length of its
+ * maximal invalid subpart, which one U+FFFD stands for (as Python's errors="replace"). */
+static int utf8_char(const unsigned char *s, size_t len)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	int n = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+
+	if (n <= 1)
+		return n ? 1 : -1;
+	lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : lo;
+	hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : hi;
+	for (int i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if ((size_t)i >= len || s[i] < lo || s[i] > hi)
+			return -i;
+	return n;
+}
+
+/* Appends name to out (room for 3 bytes per byte of name), invalid UTF-8 as U+FFFD: a root's
+ * name is bytes, a message's text is UTF-8. */
+static char *append_utf8(char *out, const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t len = strlen(name);
+
+	while (len) {
+		int n = utf8_char(s, len);
+
+		if (n > 0) {
+			memcpy(out, s, (size_t)n);
+			out += n;
+		} else {
+			memcpy(out, "\xef\xbf\xbd", 3);
+			out += 3;
+			n = -n;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+	*out = '\0';
+	return out;
+}
+
 static void answer_list_directories(struct mcp_server *s, const char *id, bool modern)
 {
 	struct mcp_roots *roots = current_roots(s);
@@ -447,12 +489,16 @@ static void answer_list_directories(struct mcp_server *s, const char *id, bool m
 	char *text;
 
 	for (size_t i = 0; i < roots->n; i++)
-		size += strlen(roots->dirs[i].path) + 1;
+		size += 3 * strlen(roots->dirs[i].path) + 1;
 	text = calloc(1, size);
-	for (size_t i = 0; text && i < roots->n; i++) {
-		if (i)
-			strcat(text, "\n");
-		strcat(text, roots->dirs[i].path);
+	if (text) {
+		char *end = text;
+
+		for (size_t i = 0; i < roots->n; i++) {
+			if (i)
+				*end++ = '\n';
+			end = append_utf8(end, roots->dirs[i].path);
+		}
 	}
 	cJSON_AddItemToArray(content, block);
 	cJSON_AddStringToObject(block, "type", "text");

@@ -9,6 +9,7 @@ Oracles: the SDK's own validation of every answer, `toolfs-read --format mcp` wi
 options (equal but for resultType and the continuation phrase), a fresh 2025 session's bytes,
 cat -n built in Python, js-tiktoken's o200k_base count."""
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -183,6 +184,22 @@ def test_long_names_echoed_in_errors_are_cut_between_characters(mcp_bin, root):
     assert out[3]["data"]["requested"] == json.loads(f'"{name}"')
     assert out[4]["message"] == (f"Unknown tool: {cut} (the tools are read and "
                                  "list_allowed_directories)")
+
+
+def test_a_root_named_in_bytes_that_are_not_utf8_is_listed_in_utf8(mcp_bin, tmp_path):
+    """list_allowed_directories shows a root whose name is not UTF-8 (a client's file:///%FF
+    root, or a folder on the command line) with U+FFFD for each invalid sequence, as Python's
+    errors="replace" does: before, the bytes went out raw and the line did not decode."""
+    folder = os.fsencode(tmp_path) + b"/r\xff\xc3(\xe2\x82"
+    os.mkdir(folder)
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "list_allowed_directories"}}) + "\n"
+    proc = subprocess.run([str(mcp_bin), folder], input=line.encode(), capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.decode("utf-8"))
+    assert out["result"]["content"][0]["text"] == folder.decode("utf-8", "replace")
+    assert out["result"]["content"][0]["text"].endswith("/r\ufffd\ufffd(\ufffd")
 
 
 def raw_lines(mcp_bin, root, messages) -> list:
