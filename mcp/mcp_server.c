@@ -146,6 +146,18 @@ static void respond_modern(struct mcp_server *s, const char *id, const char *res
 	free(text);
 }
 
+/* How many bytes of name an error message echoes: at most 200, cut where a character starts so
+ * that the line stays UTF-8. */
+static int echoed(const char *name)
+{
+	size_t len = strnlen(name, 201);
+
+	if (len > 200)
+		for (len = 200; len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80;)
+			len--;
+	return (int)len;
+}
+
 /* {"jsonrpc":"2.0","id":ID|null,"error":{"code":CODE,"message":MESSAGE[,"data":DATA]}}\n;
  * data (owned, may be NULL) is consumed. */
 static void respond_error_data(struct mcp_server *s, const char *id, int code, const char *message,
@@ -425,6 +437,48 @@ static struct mcp_roots *current_roots(struct mcp_server *s)
 	return roots;
 }
 
+/* The length of the UTF-8 character at s[0..len) (len >= 1), or minus the length of its
+ * maximal invalid subpart, which one U+FFFD stands for (as Python's errors="replace"). */
+static int utf8_char(const unsigned char *s, size_t len)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	int n = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+
+	if (n <= 1)
+		return n ? 1 : -1;
+	lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : lo;
+	hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : hi;
+	for (int i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if ((size_t)i >= len || s[i] < lo || s[i] > hi)
+			return -i;
+	return n;
+}
+
+/* Appends name to out (room for 3 bytes per byte of name), invalid UTF-8 as U+FFFD: a root's
+ * name is bytes, a message's text is UTF-8. */
+static char *append_utf8(char *out, const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t len = strlen(name);
+
+	while (len) {
+		int n = utf8_char(s, len);
+
+		if (n > 0) {
+			memcpy(out, s, (size_t)n);
+			out += n;
+		} else {
+			memcpy(out, "\xef\xbf\xbd", 3);
+			out += 3;
+			n = -n;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+	*out = '\0';
+	return out;
+}
+
 static void answer_list_directories(struct mcp_server *s, const char *id, bool modern)
 {
 	struct mcp_roots *roots = current_roots(s);
@@ -435,12 +489,16 @@ static void answer_list_directories(struct mcp_server *s, const char *id, bool m
 	char *text;
 
 	for (size_t i = 0; i < roots->n; i++)
-		size += strlen(roots->dirs[i].path) + 1;
+		size += 3 * strlen(roots->dirs[i].path) + 1;
 	text = calloc(1, size);
-	for (size_t i = 0; text && i < roots->n; i++) {
-		if (i)
-			strcat(text, "\n");
-		strcat(text, roots->dirs[i].path);
+	if (text) {
+		char *end = text;
+
+		for (size_t i = 0; i < roots->n; i++) {
+			if (i)
+				*end++ = '\n';
+			end = append_utf8(end, roots->dirs[i].path);
+		}
 	}
 	cJSON_AddItemToArray(content, block);
 	cJSON_AddStringToObject(block, "type", "text");
@@ -614,8 +672,8 @@ static void tools_call(struct mcp_server *s, const struct request_id *rid, const
 		answer_list_directories(s, id, modern);
 	} else {
 		snprintf(message, sizeof(message),
-			 "Unknown tool: %.200s (the tools are read and list_allowed_directories)",
-			 name->valuestring);
+			 "Unknown tool: %.*s (the tools are read and list_allowed_directories)",
+			 echoed(name->valuestring), name->valuestring);
 		respond_error(s, id, RPC_INVALID_PARAMS, message);
 	}
 }
@@ -810,8 +868,8 @@ static enum era request_era(struct mcp_server *s, const char *id, const char *me
 
 	cJSON_AddItemToObject(data, "supported", supported_versions());
 	cJSON_AddStringToObject(data, "requested", version->valuestring);
-	snprintf(message, sizeof(message), "Unsupported protocol version: %.200s",
-		 version->valuestring);
+	snprintf(message, sizeof(message), "Unsupported protocol version: %.*s",
+		 echoed(version->valuestring), version->valuestring);
 	respond_error_data(s, id, RPC_UNSUPPORTED_VERSION, message, data);
 	return ERA_ANSWERED;
 }
@@ -830,8 +888,8 @@ static void modern_request(struct mcp_server *s, const struct request_id *rid, c
 	} else if (strcmp(method, "tools/call") == 0) {
 		tools_call(s, rid, params, path_has_nul(line, len), true);
 	} else {
-		snprintf(message, sizeof(message), "Method not found: %.200s (revision %s)", method,
-			 MODERN_VERSION);
+		snprintf(message, sizeof(message), "Method not found: %.*s (revision %s)",
+			 echoed(method), method, MODERN_VERSION);
 		respond_error(s, rid->raw, RPC_METHOD_NOT_FOUND, message);
 	}
 }
@@ -890,7 +948,8 @@ static void handle_message(struct mcp_server *s, const cJSON *msg, const char *l
 	} else if (strcmp(method->valuestring, "tools/call") == 0) {
 		tools_call(s, &rid, params, path_has_nul(line, len), false);
 	} else {
-		snprintf(message, sizeof(message), "Method not found: %.200s", method->valuestring);
+		snprintf(message, sizeof(message), "Method not found: %.*s",
+			 echoed(method->valuestring), method->valuestring);
 		respond_error(s, id, RPC_METHOD_NOT_FOUND, message);
 	}
 out:

@@ -9,6 +9,7 @@ Oracles: the SDK's own validation of every answer, `toolfs-read --format mcp` wi
 options (equal but for resultType and the continuation phrase), a fresh 2025 session's bytes,
 cat -n built in Python, js-tiktoken's o200k_base count."""
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -159,6 +160,46 @@ def test_raw_envelope_errors(mcp_bin, root):
         "supported": [MODERN, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
                       "2024-10-07"], "requested": "2099-01-01"}
     assert out[2]["error"]["message"] == "Unsupported protocol version: 2099-01-01"
+
+
+def test_long_names_echoed_in_errors_are_cut_between_characters(mcp_bin, root):
+    """A method, tool or version name is echoed in the error message up to 200 bytes: an "é"
+    (2 bytes) at byte 200 is left out whole, so that the line stays UTF-8 (RFC 8259 §8.1; before
+    the fix the message ended with its first byte and the line did not decode)."""
+    cut, name = "x" * 199, "x" * 199 + "\u00e9" + "y"
+    version = {**META, "io.modelcontextprotocol/protocolVersion": name}
+    lines = "".join(json.dumps(m) + "\n" for m in [
+        {"jsonrpc": "2.0", "id": 1, "method": name},
+        modern_request(2, name),
+        modern_request(3, "tools/list", meta=version),
+        modern_request(4, "tools/call", {"name": name, "arguments": {}}),
+    ])
+    proc = subprocess.run([str(mcp_bin), str(root)], input=lines.encode(), capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = {m["id"]: m["error"] for m in map(json.loads, proc.stdout.decode("utf-8").splitlines())}
+    assert out[1]["message"] == f"Method not found: {cut}"
+    assert out[2]["message"] == f"Method not found: {cut} (revision {MODERN})"
+    assert out[3]["message"] == f"Unsupported protocol version: {cut}"
+    assert out[3]["data"]["requested"] == json.loads(f'"{name}"')
+    assert out[4]["message"] == (f"Unknown tool: {cut} (the tools are read and "
+                                 "list_allowed_directories)")
+
+
+def test_a_root_named_in_bytes_that_are_not_utf8_is_listed_in_utf8(mcp_bin, tmp_path):
+    """list_allowed_directories shows a root whose name is not UTF-8 (a client's file:///%FF
+    root, or a folder on the command line) with U+FFFD for each invalid sequence, as Python's
+    errors="replace" does: before, the bytes went out raw and the line did not decode."""
+    folder = os.fsencode(tmp_path) + b"/r\xff\xc3(\xe2\x82"
+    os.mkdir(folder)
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "list_allowed_directories"}}) + "\n"
+    proc = subprocess.run([str(mcp_bin), folder], input=line.encode(), capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.decode("utf-8"))
+    assert out["result"]["content"][0]["text"] == folder.decode("utf-8", "replace")
+    assert out["result"]["content"][0]["text"].endswith("/r\ufffd\ufffd(\ufffd")
 
 
 def raw_lines(mcp_bin, root, messages) -> list:

@@ -159,6 +159,19 @@ def test_max_tokens_option_forms(toolfs_read):
     assert r.rc == 2 and "max-tokens" in r.err.replace("_", "-")
 
 
+@pytest.mark.parametrize("budget", [2**64 // 1000 + 1, 2**64 - 1])
+def test_max_tokens_past_what_thousandths_hold_is_no_cap(toolfs_read, tmp_path, budget):
+    """The cap is kept in thousandths of a token: a budget whose thousandths pass 2^64 still caps
+    nothing of a 20-line file (before the fix it wrapped to a fraction of a token: 1 line)."""
+    path = tmp_path / "a.txt"
+    lines = [f"line {n}" for n in range(1, 21)]
+    path.write_text("".join(line + "\n" for line in lines))
+    r = toolfs_read(path, "--max_tokens", budget)
+    assert r.rc == 0, r.err
+    assert r.json["content"] == "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(lines, 1))
+    assert r.json["range"]["end"] == 20 and not r.json["truncated"]
+
+
 def test_mount_takes_max_tokens_as_the_cli_does(build_dir, toolfs_read, corpus, tmp_path):
     """-o max_tokens=N: the sibling is the bytes toolfs-read --max_tokens N prints."""
     import mount_util

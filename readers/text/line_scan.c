@@ -187,7 +187,11 @@ static void end_line(struct tr_line_scan *ls)
 		/* the line as shown, number and tab included: they cost tokens too */
 		uint64_t milli = tr_tokens_weigh(ls->content.data + ls->content.len - size, size);
 
-		if (ls->shown_last && ls->milli_tokens + milli > ls->win.max_tokens * 1000) {
+		/* a cap whose thousandths pass 2^64 caps nothing a read could hold */
+		uint64_t cap = ls->win.max_tokens > UINT64_MAX / 1000 ? UINT64_MAX
+								      : ls->win.max_tokens * 1000;
+
+		if (ls->shown_last && ls->milli_tokens + milli > cap) {
 			ls->content.len -= size;
 			ls->content.data[ls->content.len] = '\0';
 			ls->capped = true;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_SHA_NI 1
 #endif
@@ -135,10 +136,15 @@ __attribute__((target("sha,sse4.1"))) static void blocks_sha_ni(uint32_t state[8
 	_mm_storeu_si128((__m128i *)&state[4], state1);
 }
 
+/* CPUID itself: clang 14's __builtin_cpu_supports does not know "sha". Leaf 7's EBX bit 29 is
+ * SHA, leaf 1's ECX bit 19 SSE4.1 (Intel SDM vol. 2A, CPUID). */
 static bool cpu_has_sha_ni(void)
 {
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1))
+		return false;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
 }
 #endif
 

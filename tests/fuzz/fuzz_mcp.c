@@ -2,8 +2,10 @@
 /* fuzz_mcp.c - libFuzzer target for toolfs-mcp's input path: the input is stdin's bytes, split
  * into lines as the server frames them and handled by mcp_server_handle with the calls served
  * inline, reading a small tree made once. Every message the server writes must be one line of
- * a JSON-RPC 2.0 object: a response with a result or an error of the codes of docs/SPEC.md §7, or the
- * server's own roots/list request. mcp_file_uri_path is fed the input too. */
+ * a JSON-RPC 2.0 object: a response with a result or an error of the codes of docs/SPEC.md §7
+ * (-32022 with its data), or the server's own roots/list request; UTF-8 when the input is. The 2026-07-28 requests and
+ * their _meta are reached through the seeds and tests/fuzz/fuzz_mcp.dict. mcp_file_uri_path is
+ * fed the input too. */
 #include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "fuzz_util.h"
 #include "mcp.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -63,14 +66,39 @@ static void make_tree(void)
 		fuzz_fail("symlink");
 }
 
+/* -32022's data (MCP 2026-07-28): the versions served, 2026-07-28 first, and the one asked. */
+static void check_unsupported(const cJSON *data, const char *line)
+{
+	const cJSON *supported = cJSON_GetObjectItemCaseSensitive(data, "supported");
+	const cJSON *requested = cJSON_GetObjectItemCaseSensitive(data, "requested");
+	const cJSON *first = cJSON_GetArrayItem(supported, 0);
+
+	if (!cJSON_IsArray(supported) || !cJSON_IsString(first) ||
+	    strcmp(first->valuestring, "2026-07-28") != 0 || !cJSON_IsString(requested))
+		fuzz_fail("-32022 without its data: %.200s", line);
+	/* the request named one of these, and was answered -32022 */
+	for (const cJSON *v = supported->child; v; v = v->next)
+		if (!cJSON_IsString(v) || strcmp(v->valuestring, requested->valuestring) == 0)
+			fuzz_fail("-32022 for a version served: %.200s", line);
+}
+
+/* What check_message knows of the input. */
+struct session {
+	size_t messages;
+	bool utf8; /* the input is UTF-8: so must every message be */
+};
+
 static void check_message(void *arg, const char *line, size_t len)
 {
-	const cJSON *version, *error, *code;
+	struct session *session = arg;
+	const cJSON *version, *error, *code, *result, *type;
 	cJSON *msg;
 
-	(*(size_t *)arg)++;
+	session->messages++;
 	if (len == 0 || line[len - 1] != '\n' || memchr(line, '\n', len - 1))
 		fuzz_fail("a message is not one line");
+	if (session->utf8 && tr_utf8_valid_len((const unsigned char *)line, len) != len)
+		fuzz_fail("a message is not UTF-8: %.200s", line);
 	msg = cJSON_ParseWithLength(line, len);
 	if (!cJSON_IsObject(msg))
 		fuzz_fail("a message is not a JSON object: %.200s", line);
@@ -78,16 +106,23 @@ static void check_message(void *arg, const char *line, size_t len)
 	if (!cJSON_IsString(version) || strcmp(version->valuestring, "2.0") != 0)
 		fuzz_fail("no jsonrpc 2.0: %.200s", line);
 	error = cJSON_GetObjectItemCaseSensitive(msg, "error");
+	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
 	if (error) {
 		code = cJSON_GetObjectItemCaseSensitive(error, "code");
 		if (!cJSON_IsNumber(code) ||
 		    (code->valueint != -32700 && code->valueint != -32600 &&
-		     code->valueint != -32601 && code->valueint != -32602))
+		     code->valueint != -32601 && code->valueint != -32602 &&
+		     code->valueint != -32022))
 			fuzz_fail("unexpected error: %.200s", line);
-	} else if (!cJSON_GetObjectItemCaseSensitive(msg, "result") &&
-		   !cJSON_GetObjectItemCaseSensitive(msg, "method")) {
+		if (code->valueint == -32022)
+			check_unsupported(cJSON_GetObjectItemCaseSensitive(error, "data"), line);
+	} else if (!result && !cJSON_GetObjectItemCaseSensitive(msg, "method")) {
 		fuzz_fail("neither result, error nor request: %.200s", line);
 	}
+	/* 2026-07-28 results say resultType "complete" (it is the last member, spliced in) */
+	type = cJSON_GetObjectItemCaseSensitive(result, "resultType");
+	if (type && (!cJSON_IsString(type) || strcmp(type->valuestring, "complete") != 0))
+		fuzz_fail("a resultType that is not \"complete\": %.200s", line);
 	cJSON_Delete(msg);
 }
 
@@ -97,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mcp_server *server;
 	char *dirs[1] = {tree};
 	char *text = malloc(size + 1), *uri;
-	size_t messages = 0;
+	struct session session = {0, tr_utf8_valid_len(data, size) == size};
 
 	if (!tree[0])
 		make_tree();
@@ -113,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p[2] = 'x';
 	tr_options_init(&opts);
 	opts.max_output = 4096;
-	server = mcp_server_new(&opts, dirs, 1, 0, check_message, &messages);
+	server = mcp_server_new(&opts, dirs, 1, 0, check_message, &session);
 	if (!server)
 		fuzz_fail("mcp_server_new");
 	for (size_t start = 0; start <= size;) {

@@ -274,6 +274,16 @@ def pdf_seeds(tmp: pathlib.Path) -> dict:
     return out
 
 
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPS = "io.modelcontextprotocol/clientCapabilities"
+
+
+def modern_meta(version="2026-07-28") -> dict:
+    """The _meta of a 2026-07-28 request: the version and the client's capabilities."""
+    return {META_VERSION: version, META_CAPS: {"roots": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "seed", "version": "1"}}
+
+
 def mcp_seeds() -> dict:
     def line(obj) -> bytes:
         return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
@@ -319,6 +329,45 @@ def mcp_seeds() -> dict:
                    + b'{"jsonrpc":"2.0","\\u0069d":7,"method":"nope","id":8}\n'
                    + b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read",'
                      b'"arguments":{"file_path":"a.txt\\u0000x"}}}\n',
+        # 2026-07-28: server/discover, stateless requests whose _meta names the version and
+        # the client's capabilities, -32022, max_tokens; then malformed _meta, and a modern
+        # request inside a 2025 session
+        "modern": b"".join([
+            req(1, "server/discover", {"_meta": modern_meta()}), req(2, "server/discover"),
+            req(3, "tools/list", {"_meta": modern_meta()}),
+            req(4, "tools/call", {"name": "read", "arguments": {"file_path": "a.txt",
+                                                                 "max_tokens": 5},
+                                  "_meta": modern_meta()}),
+            req(5, "tools/call", {"name": "list_allowed_directories",
+                                  "_meta": modern_meta()}),
+            req(6, "tools/call", {"name": "read", "arguments": {"file_path": "a.txt",
+                                                                 "max_tokens": 9007199254740992,
+                                                                 "offset": 2, "limit": 3},
+                                  "_meta": modern_meta()}),
+            req(7, "ping", {"_meta": modern_meta()}), req(8, "initialize", {"_meta": modern_meta()}),
+            req(9, "tools/list", {"_meta": modern_meta("2099-01-01")}),
+            req(10, "tools/list", {"_meta": modern_meta("2025-06-18")})]),
+        "bad_meta": b"".join([
+            req(1, "tools/list", {"_meta": {META_VERSION: 20260728}}),
+            req(2, "tools/list", {"_meta": {META_VERSION: None}}),
+            req(3, "tools/list", {"_meta": {META_VERSION: ["2026-07-28"]}}),
+            req(4, "tools/list", {"_meta": {META_VERSION: "2026-07-28"}}),
+            req(5, "tools/list", {"_meta": {META_VERSION: "2026-07-28", META_CAPS: 1}}),
+            req(6, "tools/list", {"_meta": {META_CAPS: {}}}),
+            req(7, "tools/list", {"_meta": "x"}), req(8, "tools/list", {"_meta": [1, {}]}),
+            req(9, "tools/list", [{"_meta": modern_meta()}])])
+        + b"".join(req(10 + i, "tools/call", {"name": "read", "arguments": {
+            "file_path": "a.txt", "max_tokens": v}, "_meta": modern_meta()})
+                   for i, v in enumerate((0, -1, 1.5, 1e300, "5", 18446744073709551616)))
+        + b'{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{"_meta":{"'
+        + META_VERSION.encode() + b'":"2026-07-28\\u0000x","' + META_CAPS.encode()
+        + b'":{}}}}\n',
+        "mixed": init + initialized + req(1, "tools/list", {"_meta": modern_meta()})
+                 + req(2, "tools/call", {"name": "read", "arguments": {"file_path": "a.txt"},
+                                         "_meta": modern_meta()})
+                 + line({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": 2, "_meta": modern_meta()}})
+                 + req(3, "tools/list"),
     }
 
 
@@ -376,6 +425,10 @@ def generate(outdir: pathlib.Path) -> None:
     write(outdir / "fuzz_notebook", notebooks, HEADERS)
     write(outdir / "fuzz_text", texts, [header(), header(2, 3, 1, 5, 4, 3, 1, 7, 2),
                                          header(1, 1, 4, 2, 1, 1, 9, 1, 3)])
+    # fuzz_tokens: an image's width and height (8 bytes), then the text
+    write(outdir / "fuzz_tokens", texts, [struct.pack("<II", 1000, 1000),
+                                          struct.pack("<II", 2049, 769),
+                                          struct.pack("<II", 0xffffffff, 1)])
     write(outdir / "fuzz_names", names_seeds())
     write(outdir / "fuzz_confine", confine_seeds())
     write(outdir / "fuzz_render", render_seeds())
