@@ -812,13 +812,30 @@ static int request_id(const cJSON *msg, const char *line, size_t len, struct req
 }
 
 /* True when the read call's file_path string in line[0..len) holds a NUL. */
+/* True when the string member keys[0..n) of the message's text holds \u0000, where cJSON's value
+ * stops: the rest of the string is then unseen and the value must not pass as its prefix. */
+static bool member_has_nul(const char *line, size_t len, const char *const *keys, size_t n)
+{
+	size_t at, size;
+
+	return mcp_json_find(line, len, keys, n, &at, &size) && line[at] == '"' &&
+	       mcp_json_string_has_nul(line + at, size);
+}
+
 static bool path_has_nul(const char *line, size_t len)
 {
 	static const char *const path_keys[] = {"params", "arguments", "file_path"};
-	size_t at, size;
 
-	return mcp_json_find(line, len, path_keys, 3, &at, &size) && line[at] == '"' &&
-	       mcp_json_string_has_nul(line + at, size);
+	return member_has_nul(line, len, path_keys, 3);
+}
+
+/* True when "jsonrpc" or "method" holds \u0000 (see member_has_nul). */
+static bool envelope_has_nul(const char *line, size_t len)
+{
+	static const char *const jsonrpc_key[] = {"jsonrpc"}, *const method_key[] = {"method"};
+
+	return member_has_nul(line, len, jsonrpc_key, 1) ||
+	       member_has_nul(line, len, method_key, 1);
 }
 
 /* --- the 2026-07-28 revision --- */
@@ -829,8 +846,9 @@ enum era { ERA_LEGACY, ERA_MODERN, ERA_ANSWERED };
  * always), a handshake one (no version there, or one of protocol_versions), or none this server
  * speaks, then answered here with -32022 (or -32602 for a malformed envelope). */
 static enum era request_era(struct mcp_server *s, const char *id, const char *method,
-			    const cJSON *params)
+			    const cJSON *params, const char *line, size_t len)
 {
+	static const char *const version_keys[] = {"params", "_meta", META_VERSION};
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *version = cJSON_GetObjectItemCaseSensitive(meta, META_VERSION);
 	bool discover = strcmp(method, "server/discover") == 0;
@@ -849,6 +867,11 @@ static enum era request_era(struct mcp_server *s, const char *id, const char *me
 	if (!cJSON_IsString(version)) {
 		respond_error(s, id, RPC_INVALID_PARAMS,
 			      "Invalid params: _meta[\"" META_VERSION "\"] must be a string");
+		return ERA_ANSWERED;
+	}
+	if (member_has_nul(line, len, version_keys, 3)) {
+		respond_error(s, id, RPC_INVALID_PARAMS,
+			      "Invalid params: _meta[\"" META_VERSION "\"] holds a NUL character");
 		return ERA_ANSWERED;
 	}
 	if (strcmp(version->valuestring, MODERN_VERSION) == 0) {
@@ -918,6 +941,13 @@ static void handle_message(struct mcp_server *s, const cJSON *msg, const char *l
 			"string method and a string or number id");
 		goto out;
 	}
+	if (envelope_has_nul(line, len)) { /* a notification so named is one nobody knows */
+		if (id)
+			respond_error(s, id, RPC_INVALID_REQUEST,
+				      "Invalid Request: the jsonrpc or method string holds a NUL "
+				      "character");
+		goto out;
+	}
 	if (!method) {
 		if (id && (cJSON_GetObjectItemCaseSensitive(msg, "result") ||
 			   cJSON_GetObjectItemCaseSensitive(msg, "error")))
@@ -934,7 +964,7 @@ static void handle_message(struct mcp_server *s, const cJSON *msg, const char *l
 			cancel_call(s, params);
 		goto out;
 	}
-	switch (request_era(s, id, method->valuestring, params)) {
+	switch (request_era(s, id, method->valuestring, params, line, len)) {
 	case ERA_ANSWERED: goto out;
 	case ERA_MODERN: modern_request(s, &rid, method->valuestring, params, line, len); goto out;
 	case ERA_LEGACY: break;

@@ -306,3 +306,21 @@ def test_long_files_in_fewer_calls_than_the_byte_cap(mcp_bin, tmp_path, capsys):
         assert counts["tokens", name] < counts["bytes", name]
     assert counts["tokens", "short_lines.c"] == 1
     assert counts["tokens", "long_lines.c"] == 2
+
+
+def test_a_nul_inside_the_method_version_or_jsonrpc_is_refused_not_cut(mcp_bin, root):
+    """cJSON ends a string at \\u0000: "2026-07-28\\u0000x" must not pass as 2026-07-28."""
+    nul_version = {**META, "io.modelcontextprotocol/protocolVersion": MODERN + "\u0000x"}
+    out = by_id(raw_lines(mcp_bin, root, [
+        modern_request(1, "tools/list", meta=nul_version),
+        modern_request(2, "tools/list\u0000x"),
+        {**TOOLS_LIST, "id": 3, "jsonrpc": "2.0\u0000x"},
+        {**TOOLS_LIST, "id": 4, "method": "tools/list\u0000"},
+        modern_request(5, "tools/list")]))
+    errors = {i: json.loads(out[i])["error"] for i in (1, 2, 3, 4)}
+    assert errors[1] == {"code": -32602, "message": 'Invalid params: _meta["io.modelcontextprotocol/'
+                         'protocolVersion"] holds a NUL character'}
+    for i in (2, 3, 4):
+        assert errors[i] == {"code": -32600, "message": "Invalid Request: the jsonrpc or method "
+                             "string holds a NUL character"}
+    assert "tools" in json.loads(out[5])["result"]
