@@ -272,14 +272,16 @@ static void free_pixels(VipsImage *image, void *pixels)
 	free(pixels);
 }
 
-/* The PNG in src decoded by tr_png_shrink at 1/factor of its size, as a libvips image that owns
- * the pixels; NULL when tr_png_shrink does not take it (libvips decodes it then). */
-static VipsImage *png_shrunk_on_load(const struct tr_blob *src, uint32_t factor)
+/* The PNG in src (of it, region when not NULL) decoded by tr_png_shrink_region at 1/factor of its
+ * size, as a libvips image that owns the pixels; NULL when tr_png_shrink does not take it
+ * (libvips decodes it then). */
+static VipsImage *png_shrunk_on_load(const struct tr_blob *src, uint32_t factor,
+				     const struct tr_region *region)
 {
 	struct tr_png_shrunk png;
 	VipsImage *img;
 
-	if (tr_png_shrink(src->data, src->len, factor, &png) < 0)
+	if (tr_png_shrink_region(src->data, src->len, factor, region, &png) < 0)
 		return NULL;
 	img = vips_image_new_from_memory(png.pixels, (size_t)png.width * png.height * png.bands,
 					 (int)png.width, (int)png.height, png.bands,
@@ -306,6 +308,18 @@ static VipsImage *cropped(const struct tr_blob *src, const struct source *s, uin
 	uint64_t left, top, right, bottom;
 	int rc;
 
+	/* A PNG: the region's rows and columns alone, box-shrunk as they inflate (png_shrink.c). */
+	if (strcmp(loader, "pngload_buffer") == 0 && s->page == 0) {
+		uint32_t factor = png_shrink_factor(s, target);
+
+		in = png_shrunk_on_load(src, factor ? factor : 1, r);
+		if (in) {
+			rc = vips_thumbnail_image(in, &thumb, (int)target, "height", (int)target,
+						  "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL);
+			g_object_unref(in);
+			return rc ? NULL : thumb;
+		}
+	}
 	if (k > 1)
 		rc = vips_jpegload_buffer(src->data, src->len, &in, "shrink", k, "access",
 					  VIPS_ACCESS_SEQUENTIAL, NULL);
@@ -372,7 +386,7 @@ static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint
 			return NULL;
 	} else if (strcmp(loader, "pngload_buffer") == 0 && s->page == 0 &&
 		   png_shrink_factor(s, target) > 1) {
-		pre = png_shrunk_on_load(src, png_shrink_factor(s, target));
+		pre = png_shrunk_on_load(src, png_shrink_factor(s, target), NULL);
 	}
 	if (pre) {
 		rc = vips_thumbnail_image(pre, &thumb, (int)target, "height", (int)target, "size",

@@ -243,6 +243,13 @@ struct tr_png_shrunk {
 int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor,
 		  struct tr_png_shrunk *out);
 
+/* tr_png_shrink of the rectangle region alone (clipped to the image; -1 when none of it is
+ * inside): out is its size divided by factor, rounded up. Rows below the region are not
+ * inflated; rows above it are inflated and unfiltered (the filters chain) but not summed.
+ * region NULL: the whole image. Part of toolfs-vips.so. */
+int tr_png_shrink_region(const unsigned char *data, size_t len, uint32_t factor,
+			 const struct tr_region *region, struct tr_png_shrunk *out);
+
 /* Encodes height rows of width x bands 8-bit samples (rows stride bytes apart; bands 1 grey,
  * 2 grey + alpha, 3 RGB, 4 RGBA) as a PNG with IHDR, one IDAT and IEND only: filter type 0,
  * deflated by libdeflate at level 6. Returns a new blob (caller owns), or NULL when out of
