@@ -8,11 +8,14 @@ Fixtures, generated here with Pillow: an 8000x8000 PNG (a gradient under 4000 la
 screenshot's kind of content) and a 4000x3000 JPEG (a blurred noisy photo, quality 90).
 
 Two tables, each workload measured in alternating pairs (one warm-up pair not counted), medians
-and the median of the per-pair ratios:
+and the median of the per-pair ratios, of wall time and of CPU time (user + system of the
+process that does the work: the child process cold, the toolfs daemon or the node peer warm; on a
+shared machine the CPU times are the steadier figure):
 - cold: one process per region, `toolfs-read --select R FILE` against `node region_peer.js FILE
   ...` (each pays its own start: a CLI or a harness that spawns a reader per call);
-- warm: a region sibling `cat`ed from a toolfs mount (a new rectangle each time, so never from
-  the cache) against a warm `region_peer.js --serve` (a harness with sharp loaded).
+- warm: a region sibling `cat`ed from a toolfs mount (`-o hide_siblings`, so no read-ahead; a
+  new rectangle each time, so never from the cache) against a warm `region_peer.js --serve` (a
+  harness with sharp loaded).
 
 Installs sharp with `npm ci` in bench/node/ when bench/node/node_modules is missing.
 
@@ -20,6 +23,7 @@ Installs sharp with `npm ci` in bench/node/ when bench/node/node_modules is miss
 """
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,23 +62,35 @@ def make_fixtures(folder: pathlib.Path) -> None:
     photo.filter(ImageFilter.GaussianBlur(1)).save(folder / "big.jpg", quality=90)
 
 
-def run(cmd) -> float:
-    t0 = time.perf_counter()
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def process_cpu(pid: int) -> float:
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(cmd) -> tuple:
+    """(wall, CPU) of one process running cmd."""
+    c0, t0 = children_cpu(), time.perf_counter()
     done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, children_cpu() - c0
     if done.returncode != 0:
         raise RuntimeError(f"{cmd} failed: {done.stderr.decode()[-300:]}")
-    return elapsed
+    return elapsed, cpu
 
 
-def cat(path: pathlib.Path) -> float:
-    t0 = time.perf_counter()
+def cat(path: pathlib.Path, daemon_pid: int) -> tuple:
+    """(wall, the daemon's CPU) of reading one sibling."""
+    c0, t0 = process_cpu(daemon_pid), time.perf_counter()
     data = path.read_bytes()
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, process_cpu(daemon_pid) - c0
     if b'"success":true' not in data:
         raise RuntimeError(f"{path}: {data[:300]!r}")
-    return elapsed
+    return elapsed, cpu
 
 
 class WarmPeer:
@@ -82,36 +98,43 @@ class WarmPeer:
         self.proc = subprocess.Popen(["node", str(PEER), "--serve"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE)
 
-    def read(self, line: str) -> float:
-        t0 = time.perf_counter()
+    def read(self, line: str) -> tuple:
+        c0, t0 = process_cpu(self.proc.pid), time.perf_counter()
         self.proc.stdin.write((line + "\n").encode())
         self.proc.stdin.flush()
         answer = self.proc.stdout.readline()
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, process_cpu(self.proc.pid) - c0
         if not answer.startswith(b"ok "):
             raise RuntimeError(f"peer failed on {line}: {answer!r}")
-        return elapsed
+        return elapsed, cpu
 
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=30)
 
 
-def pairs(n: int, a, b):
-    """Alternating runs of a(i) and b(i); pair 0 warms up. Medians of each and of the ratios."""
-    ta, tb = [], []
-    for i in range(n + 1):
-        x, y = a(i), b(i)
-        if i:
-            ta.append(x)
-            tb.append(y)
+def medians(ta: list, tb: list) -> tuple:
     return (statistics.median(ta), statistics.median(tb),
             statistics.median(p / q for p, q in zip(ta, tb)))
 
 
+def pairs(n: int, a, b):
+    """Alternating runs of a(i) and b(i), each (wall, CPU); pair 0 warms up. Medians of each and
+    of the per-pair ratios, for wall and for CPU."""
+    runs = []
+    for i in range(n + 1):
+        x, y = a(i), b(i)
+        if i:
+            runs.append((x, y))
+    wall = medians([x[0] for x, _ in runs], [y[0] for _, y in runs])
+    cpu = medians([x[1] for x, _ in runs], [y[1] for _, y in runs])
+    return wall, cpu
+
+
 def row(name: str, result) -> str:
-    a, b, ratio = result
-    return f"| {name} | {a * 1000:.0f} ms | {b * 1000:.0f} ms | {ratio:.2f}x |"
+    (a, b, ratio), (ca, cb, cratio) = result
+    return (f"| {name} | {a * 1000:.0f} ms | {b * 1000:.0f} ms | {ratio:.2f}x "
+            f"| {ca * 1000:.0f} ms | {cb * 1000:.0f} ms | {cratio:.2f}x |")
 
 
 def main() -> None:
@@ -126,7 +149,8 @@ def main() -> None:
         src.mkdir()
         mnt.mkdir()
         make_fixtures(src)
-        header = "| workload | toolfs | Node + sharp | ratio |\n|---|---|---|---|"
+        header = ("| workload | toolfs wall | Node + sharp wall | ratio | toolfs CPU "
+                  "| Node + sharp CPU | ratio |\n|---|---|---|---|---|---|---|")
         print(f"cold: one process per region, {n} pairs\n{header}")
         for name, w, h, x, y, what in WORKLOADS:
             def ours(i, name=name, w=w, h=h, x=x, y=y):
@@ -135,13 +159,15 @@ def main() -> None:
             def peer(i, name=name, w=w, h=h, x=x, y=y):
                 return run(["node", PEER, src / name, *map(str, (w, h, x + i, y, MAX_DIM))])
             print(row(what, pairs(n, ours, peer)), flush=True)
-        subprocess.run([daemon, src, mnt], check=True)
+        subprocess.run([daemon, "-o", "hide_siblings", src, mnt], check=True)
+        pid = int(subprocess.run(["pgrep", "-n", "-f", f"{daemon} -o hide_siblings {src}"],
+                                 capture_output=True, check=True).stdout)
         warm = WarmPeer()
         try:
             print(f"\nwarm: a mount's sibling against sharp loaded, {n} pairs\n{header}")
             for name, w, h, x, y, what in WORKLOADS:
                 def ours(i, name=name, w=w, h=h, x=x, y=y):
-                    return cat(mnt / f"{name}:{w}x{h}+{x + i}+{y}.tool.json")
+                    return cat(mnt / f"{name}:{w}x{h}+{x + i}+{y}.tool.json", pid)
 
                 def peer(i, name=name, w=w, h=h, x=x, y=y):
                     return warm.read(f"{src / name} {w} {h} {x + i} {y} {MAX_DIM}")

@@ -272,3 +272,34 @@ def test_mcp_region_out_of_range_is_a_result(client):
     got = read(client, file_path="shot.png", region="5x5+2400+0")
     assert got["isError"] is True
     assert "is outside the 2400x1800 image" in got["content"][0]["text"]
+
+
+def test_provider_formats_carry_the_region(tree, toolfs_read):
+    tool = toolfs_read(tree / "shot.png", "--select", "800x600+1200+400").json
+    for fmt in ("anthropic", "openai", "mcp"):
+        r = toolfs_read(tree / "shot.png", "--select", "800x600+1200+400", "--format", fmt)
+        assert r.rc == 0
+        text = r.out.decode()
+        assert tool["images"][0]["data"] in text, fmt
+        assert "(1200 + x * 1.000, 400 + y * 1.000)" in text, fmt
+
+
+def test_a_region_of_a_decompression_bomb_is_refused_from_its_header(tmp_path, toolfs_read):
+    from test_fit import _bomb_png
+    bomb = tmp_path / "bomb.png"
+    _bomb_png(bomb, 32000, 32000)
+    r = toolfs_read(bomb, "--select", "10x10+0+0", timeout=30)
+    assert r.rc == 1 and r.json["errorCode"] == "too_large"
+    assert r.json["error"].startswith("Image cannot be made to fit: 32000x32000 is 1024000000 "
+                                      "pixels")
+
+
+def test_a_region_at_the_top_of_a_large_png_decodes_only_its_rows(tmp_path, toolfs_read):
+    from test_fit import _bomb_png
+    edge = tmp_path / "edge.png"
+    _bomb_png(edge, 16384, 16384)
+    r = toolfs_read(edge, "--select", "64x32+16000+0", timeout=60)
+    assert r.rc == 0
+    img = attached(r.json)
+    assert img.size == (64, 32)
+    assert img.getextrema() == ((0x40, 0x40),) * 3
