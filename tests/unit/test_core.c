@@ -289,6 +289,34 @@ static void test_region_selectors(void)
 	expect_region("3@", -1, 0, 0, 0, 0, 0);
 }
 
+static void test_region_clip(void)
+{
+	struct tr_region out = {0};
+	struct tr_region big = {UINT32_MAX - 1, 0, UINT32_MAX, UINT32_MAX};
+	struct tr_selector a = {0}, b = {0};
+
+	EXPECT_INT(tr_region_clip(&(struct tr_region){1900, 1500, 1000, 1000}, 2400, 1800, &out),
+		   0);
+	EXPECT(out.x == 1900 && out.y == 1500 && out.width == 500 && out.height == 300);
+	EXPECT_INT(tr_region_clip(&(struct tr_region){0, 0, 5, 5}, 2400, 1800, &out), 0);
+	EXPECT(out.width == 5 && out.height == 5);
+	EXPECT_INT(tr_region_clip(&(struct tr_region){2400, 0, 5, 5}, 2400, 1800, &out), -1);
+	EXPECT_INT(tr_region_clip(&(struct tr_region){0, 1800, 5, 5}, 2400, 1800, &out), -1);
+	/* x + width past 2^32: clipped without wrapping */
+	EXPECT_INT(tr_region_clip(&big, UINT32_MAX, UINT32_MAX, &out), 0);
+	EXPECT(out.x == UINT32_MAX - 1 && out.width == 1 && out.height == UINT32_MAX);
+	/* equal selectors: every field, the rectangle's included */
+	EXPECT_INT(tr_selector_parse("8x6+1+2", 7, &a), 0);
+	EXPECT_INT(tr_selector_parse("8x6+1+3", 7, &b), 0);
+	EXPECT(!tr_selector_equal(&a, &b));
+	EXPECT_INT(tr_selector_parse("8x6+1+2", 7, &b), 0);
+	EXPECT(tr_selector_equal(&a, &b));
+	EXPECT_INT(tr_selector_parse("1@8x6+1+2", 9, &b), 0);
+	EXPECT(!tr_selector_equal(&a, &b));
+	EXPECT_INT(tr_selector_parse("1", 1, &b), 0);
+	EXPECT(!tr_selector_equal(&a, &b));
+}
+
 static void expect_name(const char *name, int rc, const char *base, const char *sel,
 			enum tr_format fmt)
 {
@@ -1058,6 +1086,7 @@ int main(void)
 	test_json_structure();
 	test_selectors();
 	test_region_selectors();
+	test_region_clip();
 	test_virtual_names();
 	test_options();
 	test_result_window();
