@@ -66,6 +66,10 @@ static uint64_t fold_name(uint64_t h, const struct tfs_doc_key *key)
 		(int64_t)key->sel.end,
 		(int64_t)key->sel.column,
 		key->fmt,
+		/* a region: its rectangle (all 0 otherwise) */
+		key->sel.has_region,
+		(int64_t)((uint64_t)key->sel.region.x << 32 | key->sel.region.y),
+		(int64_t)((uint64_t)key->sel.region.width << 32 | key->sel.region.height),
 	};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
@@ -96,8 +100,7 @@ static uint64_t name_hash(const struct tfs_doc_key *key)
 
 static bool same_name(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
 {
-	return a->sel.present == b->sel.present && a->sel.start == b->sel.start &&
-	       a->sel.end == b->sel.end && a->sel.column == b->sel.column && a->fmt == b->fmt &&
+	return tr_selector_equal(&a->sel, &b->sel) && a->fmt == b->fmt &&
 	       strcmp(a->path, b->path) == 0;
 }
 
@@ -107,8 +110,7 @@ bool tfs_doc_key_equal(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
 	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
 	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec &&
 	       a->outcome == b->outcome && a->unstable == b->unstable &&
-	       a->sel.present == b->sel.present && a->sel.start == b->sel.start &&
-	       a->sel.end == b->sel.end && a->sel.column == b->sel.column && a->fmt == b->fmt &&
+	       tr_selector_equal(&a->sel, &b->sel) && a->fmt == b->fmt &&
 	       strcmp(a->path, b->path) == 0;
 }
 

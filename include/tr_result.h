@@ -107,6 +107,8 @@ struct tr_metadata {
 	bool has_content_tokens; /* content_tokens is the estimate of content as it stands */
 	uint64_t content_tokens; /* (a reader that weighed it already: metadata.tokens.content) */
 	double scale;
+	bool has_region; /* region: the rectangle of the source shown (a region selector) */
+	struct tr_region region;
 };
 
 struct tr_result {

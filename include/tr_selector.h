@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* tr_selector.h - the SEL grammar of docs/SPEC.md §4 (A, A-, A-B, A.C-) and the virtual names
+/* tr_selector.h - the SEL grammar of docs/SPEC.md §4 (A, A-, A-B, A.C-, WxH+X+Y, P@WxH+X+Y) and the
+ * virtual names
  * NAME[:SEL].tool[.FMT].json and NAME[:SEL].tool.txt. */
 #ifndef TR_SELECTOR_H
 #define TR_SELECTOR_H
@@ -8,11 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A rectangle in pixels (WxH+X+Y, ImageMagick's geometry): width and height >= 1. */
+struct tr_region {
+	uint32_t x, y, width, height;
+};
+
 struct tr_selector {
 	bool present;    /* false: the default view */
-	uint64_t start;  /* 1-based first line/cell/page */
+	uint64_t start;  /* 1-based first line/cell/page; 0 for a region without P@ */
 	uint64_t end;    /* inclusive last; 0 when open-ended (A- and A.C-) */
 	uint64_t column; /* A.C-: 1-based code point column; 0 otherwise */
+	bool has_region; /* WxH+X+Y or P@WxH+X+Y: region is set, start = end = P (or 0) */
+	struct tr_region region;
 };
 
 /* The formats of a result (docs/SPEC.md §6): the canonical ToolResult, the provider-ready shapes, and
@@ -26,11 +34,20 @@ enum tr_format {
 };
 
 /* Parses SEL (without the colon). Returns 0, or -1 when it does not parse (zero, leading '+',
- * B < A, overflow, trailing bytes). */
+ * B < A, overflow, trailing bytes; in a region: W or H zero, a number over 2^32-1, leading
+ * zeros). */
 int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel);
 
 /* Writes SEL in canonical form (no colon) into buf; returns its length (snprintf semantics). */
 int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size);
+
+/* True when a and b select the same (every field, the region's included). */
+bool tr_selector_equal(const struct tr_selector *a, const struct tr_selector *b);
+
+/* Clips region r to an image of width x height pixels into *out. Returns 0, or -1 when no pixel
+ * of r is inside (out untouched). Overflow-safe for any r. */
+int tr_region_clip(const struct tr_region *r, uint32_t width, uint32_t height,
+		   struct tr_region *out);
 
 /* Splits a virtual name NAME[:SEL].tool[.FMT].json or NAME[:SEL].tool.txt. On success returns 0 and sets *base_len to
  * the length of NAME, *sel and *fmt. Returns -1 when name is not a virtual name or does not parse.

@@ -131,6 +131,7 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
+	const cJSON *region = cJSON_GetObjectItemCaseSensitive(args, "region");
 	struct tr_selector sel = {.present = false};
 	uint64_t offset, limit, max_tokens;
 	struct tr_options call_opts = *opts;
@@ -161,7 +162,19 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 	if (max_tokens)
 		call_opts.max_tokens = max_tokens;
 	opts = &call_opts;
-	if (pages && !cJSON_IsNull(pages)) {
+	if (region && !cJSON_IsNull(region)) {
+		const char *text = cJSON_IsString(region) ? region->valuestring : NULL;
+
+		if (!text || tr_selector_parse(text, strlen(text), &sel) < 0 || !sel.has_region)
+			return argument_error(
+				len, "Invalid arguments for read: region must be a string "
+				     "\"WxH+X+Y\" (pixels of an image, e.g. \"800x600+1200+400\") "
+				     "or \"P@WxH+X+Y\" (of PDF page P's image, e.g. "
+				     "\"3@400x300+100+500\"), W and H at least 1.");
+		if ((pages && !cJSON_IsNull(pages)) || offset || limit)
+			return argument_error(len, "Invalid arguments for read: give region alone, "
+						   "not with pages or offset/limit.");
+	} else if (pages && !cJSON_IsNull(pages)) {
 		const char *text = cJSON_IsString(pages) ? pages->valuestring : NULL;
 
 		if (!text || tr_selector_parse(text, strlen(text), &sel) < 0 || sel.column ||

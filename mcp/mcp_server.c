@@ -209,7 +209,9 @@ static const char read_description[] =
 	"source code come with line numbers (cat -n format: the number, a tab, the line), lines "
 	"1-2000 by default; images (PNG, JPEG, GIF, WebP, and BMP/TIFF/ICO converted) come as "
 	"image blocks scaled to fit a model's limits; PDFs as the text of their pages (pages "
-	"\"3-5\" also gives those pages rendered as images); Jupyter notebooks as their cells "
+	"\"3-5\" also gives those pages rendered as images; region \"3@400x300+100+500\" zooms "
+	"into a rectangle of page 3's image, region \"800x600+1200+400\" into one of an image, at "
+	"full resolution); Jupyter notebooks as their cells "
 	"with outputs and figures; Word, Excel and PowerPoint files (and their OpenDocument "
 	"cousins) as Markdown-like text, a pipe table per sheet and the text of each slide. "
 	"Binary files are refused with a description of what they are. "
@@ -358,6 +360,16 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 				       "\"A-B\", e.g. \"3\" or \"2-5\". Not with offset/limit.");
 	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");
 	cJSON_AddItemToObject(props, "pages", pages);
+	cJSON *region = string_property(
+		"A rectangle to zoom into, in pixels (ImageMagick geometry WxH+X+Y): of an image, "
+		"\"800x600+1200+400\" (source pixels, cropped at full resolution, then scaled to "
+		"fit); of a PDF page, \"P@WxH+X+Y\", e.g. \"3@400x300+100+500\" (pixels of the "
+		"page image pages \"3\" shows, rendered again at the zoom that fills the output). "
+		"Clipped to the image or page. Not with pages or offset/limit.");
+	cJSON_AddStringToObject(region, "pattern",
+				"^([1-9][0-9]*@)?[1-9][0-9]*x[1-9][0-9]*\\+(0|[1-9][0-9]*)\\+(0|[1-"
+				"9][0-9]*)$");
+	cJSON_AddItemToObject(props, "region", region);
 	cJSON_AddItemToObject(
 		props, "max_tokens",
 		integer_property("The most tokens of text to return (estimated in "

@@ -144,7 +144,7 @@ def test_tools_list(client):
     jsonschema.Draft202012Validator.check_schema(read_tool["inputSchema"])
     assert read_tool["inputSchema"]["required"] == ["file_path"]
     assert set(read_tool["inputSchema"]["properties"]) == {"file_path", "offset", "limit", "pages",
-                                                           "max_tokens"}
+                                                           "region", "max_tokens"}
     assert read_tool["annotations"]["readOnlyHint"] is True
     assert read_tool["annotations"]["idempotentHint"] is True
     assert read_tool["annotations"]["openWorldHint"] is False
@@ -157,6 +157,10 @@ def test_tools_list(client):
     assert validator.is_valid({"file_path": "a", "offset": 2, "limit": 3})
     assert not validator.is_valid({"file_path": "a", "offset": 0})
     assert not validator.is_valid({"file_path": "a", "pages": "3-"})
+    assert validator.is_valid({"file_path": "a", "region": "800x600+1200+400"})
+    assert validator.is_valid({"file_path": "a", "region": "3@400x300+0+500"})
+    assert not validator.is_valid({"file_path": "a", "region": "0x600+1+1"})
+    assert not validator.is_valid({"file_path": "a", "region": "8x6+01+1"})
 
 
 def test_list_allowed_directories(client, root):

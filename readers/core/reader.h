@@ -46,6 +46,7 @@
 #ifndef TR_READER_H
 #define TR_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -91,6 +92,9 @@ struct tr_reader {
 	 * The dispatcher takes it from the max_read_memory budget before read and gives it back
 	 * after, so big reads in other threads wait rather than pile up. NULL: nothing taken. */
 	uint64_t (*memory)(const struct tr_file *file, const struct tr_options *opts);
+	/* Takes region selectors (WxH+X+Y, P@WxH+X+Y); the dispatcher fails a region on any
+	 * other reader with out_of_range before read is called. */
+	bool regions;
 };
 
 /* The registered readers in priority order, NULL-terminated (registry.c). */

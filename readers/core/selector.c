@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* selector.c - the SEL grammar of docs/SPEC.md §4 and the NAME[:SEL].tool[.FMT].json names. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,11 +61,63 @@ static int parse_positive(const char *text, size_t len, size_t *pos, uint64_t *o
 	return 0;
 }
 
+/* Parses a decimal of at most UINT32_MAX at text[*pos]: "0" or one without leading zeros, or
+ * (positive) one from 1. */
+static int parse_u32(const char *text, size_t len, size_t *pos, bool positive, uint32_t *out)
+{
+	uint64_t n = 0;
+
+	if (!positive && *pos < len && text[*pos] == '0') {
+		(*pos)++;
+		*out = 0;
+		return 0;
+	}
+	if (parse_positive(text, len, pos, &n) < 0 || n > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+/* Parses WxH+X+Y at text[pos] to the end. */
+static int parse_region(const char *text, size_t len, size_t pos, struct tr_region *r)
+{
+	if (parse_u32(text, len, &pos, true, &r->width) < 0 || pos >= len || text[pos++] != 'x')
+		return -1;
+	if (parse_u32(text, len, &pos, true, &r->height) < 0 || pos >= len || text[pos++] != '+')
+		return -1;
+	if (parse_u32(text, len, &pos, false, &r->x) < 0 || pos >= len || text[pos++] != '+')
+		return -1;
+	if (parse_u32(text, len, &pos, false, &r->y) < 0 || pos != len)
+		return -1;
+	return 0;
+}
+
+/* A region selector: WxH+X+Y, or P@WxH+X+Y (a page's). Returns 0, or -1 when text is not one. */
+static int selector_parse_region(const char *text, size_t len, struct tr_selector *sel)
+{
+	const char *at = memchr(text, '@', len);
+	struct tr_selector s = {.present = true, .has_region = true};
+	size_t pos = 0;
+
+	if (at) {
+		if (parse_positive(text, len, &pos, &s.start) < 0 || text + pos != at)
+			return -1;
+		s.end = s.start;
+		pos++;
+	}
+	if (parse_region(text, len, pos, &s.region) < 0)
+		return -1;
+	*sel = s;
+	return 0;
+}
+
 int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
 {
 	size_t pos = 0;
 	struct tr_selector s = {.present = true};
 
+	if (selector_parse_region(text, len, sel) == 0)
+		return 0;
 	if (parse_positive(text, len, &pos, &s.start) < 0)
 		return -1;
 	if (pos == len) {
@@ -93,7 +146,12 @@ int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
 int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size)
 {
 	unsigned long long a = sel->start, b = sel->end, c = sel->column;
+	const struct tr_region *r = &sel->region;
 
+	if (sel->has_region && a)
+		return snprintf(buf, size, "%llu@%ux%u+%u+%u", a, r->width, r->height, r->x, r->y);
+	if (sel->has_region)
+		return snprintf(buf, size, "%ux%u+%u+%u", r->width, r->height, r->x, r->y);
 	if (c)
 		return snprintf(buf, size, "%llu.%llu-", a, c);
 	if (b == 0)
@@ -101,6 +159,30 @@ int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size)
 	if (a == b)
 		return snprintf(buf, size, "%llu", a);
 	return snprintf(buf, size, "%llu-%llu", a, b);
+}
+
+bool tr_selector_equal(const struct tr_selector *a, const struct tr_selector *b)
+{
+	const struct tr_region *ra = &a->region, *rb = &b->region;
+
+	return a->present == b->present && a->start == b->start && a->end == b->end &&
+	       a->column == b->column && a->has_region == b->has_region &&
+	       (!a->has_region || (ra->x == rb->x && ra->y == rb->y && ra->width == rb->width &&
+				   ra->height == rb->height));
+}
+
+int tr_region_clip(const struct tr_region *r, uint32_t width, uint32_t height,
+		   struct tr_region *out)
+{
+	if (r->x >= width || r->y >= height)
+		return -1;
+	*out = *r;
+	/* x < width, so width - x does not wrap and the sum is never formed */
+	if (out->width > width - r->x)
+		out->width = width - r->x;
+	if (out->height > height - r->y)
+		out->height = height - r->y;
+	return 0;
 }
 
 int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector *sel,

@@ -62,4 +62,5 @@ const struct tr_reader tr_reader_image = {
 	.name = "image",
 	.probe = image_probe,
 	.read = image_read,
+	.regions = true,
 };

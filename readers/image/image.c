@@ -29,6 +29,20 @@ bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector 
 	return true;
 }
 
+bool tr_image_region_outside(struct tr_result *res, const struct tr_selector *sel, uint32_t width,
+			     uint32_t height, struct tr_region *clipped)
+{
+	const struct tr_region *r = &sel->region;
+
+	if (tr_region_clip(r, width, height, clipped) == 0)
+		return false;
+	tr_result_fail(res, TR_E_OUT_OF_RANGE,
+		       "Region %ux%u+%u+%u is outside the %ux%u image (X must be below %u and Y "
+		       "below %u)",
+		       r->width, r->height, r->x, r->y, width, height, width, height);
+	return true;
+}
+
 int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		  const struct tr_options *opts, struct tr_result *res,
 		  const struct tr_image_format *fmt)
@@ -66,6 +80,7 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		return 0;
 	}
 
+	struct tr_region region;
 	struct tr_image_shown shown = {
 		.format = fmt->name,
 		.media_type = fmt->mime_type,
@@ -73,7 +88,14 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		.height = info.height,
 		.summary = info.summary,
 		.deadline = file->deadline,
+		.region = sel->has_region ? &region : NULL,
 	};
+
+	if (sel->has_region &&
+	    tr_image_region_outside(res, sel, info.width, info.height, &region)) {
+		tr_blob_unref(blob);
+		return 0;
+	}
 
 	return tr_image_attach(res, blob, &shown, opts);
 }
@@ -116,6 +138,20 @@ enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *o
 	}
 	return api->fit_image(src, opts, deadline, out, err, err_size);
 }
+
+enum tr_error tr_fit_region(const struct tr_blob *src, const struct tr_region *region,
+			    const struct tr_options *opts, uint64_t deadline, struct tr_fit *out,
+			    char *err, size_t err_size)
+{
+	const struct tr_vips_api *api = tr_module_api(&vips_module);
+
+	if (!api) {
+		memset(out, 0, sizeof(*out));
+		snprintf(err, err_size, "%s", vips_module.error);
+		return TR_E_UNSUPPORTED;
+	}
+	return api->fit_region(src, region, opts, deadline, out, err, err_size);
+}
 #endif
 
 static bool has_summary(const struct tr_image_shown *img)
@@ -145,8 +181,10 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 	/* Refused from the validator's dimensions: libvips is not even loaded for a bomb. */
 	enum tr_error code = tr_fit_too_many_pixels(img->width, img->height, err, sizeof(err))
 				     ? TR_E_TOO_LARGE
-				     : tr_fit_image(blob, opts, img->deadline, &fit, err,
-						    sizeof(err));
+			     : img->region ? tr_fit_region(blob, img->region, opts, img->deadline,
+							   &fit, err, sizeof(err))
+					   : tr_fit_image(blob, opts, img->deadline, &fit, err,
+							  sizeof(err));
 
 	tr_blob_unref(blob);
 	if (code == TR_E_UNSUPPORTED) {
@@ -179,9 +217,25 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 	frame_note(&fit, frames, sizeof(frames));
 	if (tr_result_add_image(res, fit.data, fit.media_type, fit.width, fit.height, 0, 0) < 0)
 		return -1;
-	tr_buf_printf(&res->content, "%s image, %ux%u pixels%s%s, %s.", img->format, fit.from_width,
-		      fit.from_height, has_summary(img) ? ", " : "",
-		      has_summary(img) ? img->summary : "", size_text);
+	/* A region's fit is of the region; the image is the source's size (of a multi-frame
+	 * source, the frame shown). */
+	uint32_t from_w = img->region ? img->width : fit.from_width;
+	uint32_t from_h = img->region ? img->height : fit.from_height;
+
+	tr_buf_printf(&res->content, "%s image, %ux%u pixels%s%s, %s.", img->format, from_w, from_h,
+		      has_summary(img) ? ", " : "", has_summary(img) ? img->summary : "",
+		      size_text);
+	if (img->region) {
+		const struct tr_region *r = img->region;
+
+		res->meta.has_region = true;
+		res->meta.region = *r;
+		tr_buf_printf(&res->content,
+			      " [Region %ux%u+%u+%u shown at %ux%u; a point (x, y) of the attached "
+			      "image is (%u + x * %.3f, %u + y * %.3f) in the original]",
+			      r->width, r->height, r->x, r->y, fit.width, fit.height, r->x,
+			      fit.scale, r->y, fit.scale);
+	}
 	if (resized) {
 		res->meta.has_resized = true;
 		res->meta.from_width = fit.from_width;
@@ -189,23 +243,30 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 		res->meta.to_width = fit.width;
 		res->meta.to_height = fit.height;
 		res->meta.scale = fit.scale;
-		tr_buf_printf(&res->content,
-			      " [Image: original %ux%u, shown at %ux%u; multiply coordinates by "
-			      "%.3f to map back]",
-			      fit.from_width, fit.from_height, fit.width, fit.height, fit.scale);
+		if (!img->region)
+			tr_buf_printf(
+				&res->content,
+				" [Image: original %ux%u, shown at %ux%u; multiply coordinates "
+				"by %.3f to map back]",
+				fit.from_width, fit.from_height, fit.width, fit.height, fit.scale);
 	}
 	tr_buf_printf(&res->content, "%s", frames);
 	if (!same_type)
 		tr_buf_printf(&res->content, " Converted to %s for viewing.", shown_as);
-	else if (!resized)
+	else if (!resized && !img->region)
 		tr_buf_printf(&res->content, " Re-encoded as %s to fit the size limit.", shown_as);
 	tr_buf_printf(&res->content, " The image is attached.");
 	if (res->content.oom)
 		return -1;
 	res->meta.has_dimensions = true;
-	res->meta.width = fit.from_width;
-	res->meta.height = fit.from_height;
-	if (resized)
+	res->meta.width = from_w;
+	res->meta.height = from_h;
+	if (img->region)
+		tr_result_set_short(
+			res, "Read %s image %ux%u (%s), region %ux%u+%u+%u shown at %ux%u",
+			img->format, img->width, img->height, size_text, img->region->width,
+			img->region->height, img->region->x, img->region->y, fit.width, fit.height);
+	else if (resized)
 		tr_result_set_short(res, "Read %s image %ux%u (%s), shown at %ux%u", img->format,
 				    fit.from_width, fit.from_height, size_text, fit.width,
 				    fit.height);
@@ -224,10 +285,17 @@ int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr
 	char size_text[32];
 
 #if defined(TR_HAVE_VIPS)
-	if (img->must_convert || tr_fit_needed(img->width, img->height, blob->len, opts))
+	if (img->must_convert || img->region ||
+	    tr_fit_needed(img->width, img->height, blob->len, opts))
 		return attach_fitted(res, blob, img, opts);
 #else
 	(void)opts;
+	if (img->region) {
+		tr_blob_unref(blob);
+		tr_result_fail(res, TR_E_UNSUPPORTED,
+			       "Regions of images need libvips, which this build does not have");
+		return 0;
+	}
 	if (img->must_convert) {
 		tr_blob_unref(blob);
 		tr_result_fail(

@@ -98,6 +98,8 @@ struct tr_image_shown {
 	const char *summary; /* details for the description, or NULL */
 	bool must_convert;   /* a format vision APIs do not take (BMP, TIFF ...): always convert */
 	uint64_t deadline;   /* the read's tr_file.deadline: a fit still running then is stopped */
+	const struct tr_region *region; /* borrowed or NULL: show this rectangle (clipped to the
+					 * image) through tr_fit_region */
 };
 
 /* Attaches blob (the whole file; the reference is taken over) as images[0] of res and fills
@@ -109,6 +111,11 @@ struct tr_image_shown {
  * Returns 0, or -1 when out of memory. */
 int tr_image_attach(struct tr_result *res, struct tr_blob *blob, const struct tr_image_shown *img,
 		    const struct tr_options *opts);
+
+/* For a region selector (sel->has_region): clips it to width x height into *clipped and returns
+ * false, or records out_of_range in res and returns true when none of it is inside. */
+bool tr_image_region_outside(struct tr_result *res, const struct tr_selector *sel, uint32_t width,
+			     uint32_t height, struct tr_region *clipped);
 
 /* An image is one part: a selector starting past 1 records out_of_range and returns true. */
 bool tr_image_selector_past_end(struct tr_result *res, const struct tr_selector *sel);
@@ -208,6 +215,16 @@ bool tr_fit_has_loader(const char *nickname);
 enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
 			   uint64_t deadline, struct tr_fit *out, char *err, size_t err_size);
 
+/* tr_fit_image of the rectangle region of src (within the source: tr_region_clip it first),
+ * cropped from the full-resolution source before it is shrunk: a JPEG shrinks on load by as
+ * much as the region's fit allows, and every format is decoded sequentially, so rows below the
+ * region are not decoded. Always encodes, even a region within the limits; out->from_width and
+ * out->from_height are the region's size and out->scale maps it. Same errors as tr_fit_image;
+ * TR_E_CORRUPT when region is not inside the decoded image. */
+enum tr_error tr_fit_region(const struct tr_blob *src, const struct tr_region *region,
+			    const struct tr_options *opts, uint64_t deadline, struct tr_fit *out,
+			    char *err, size_t err_size);
+
 /* A PNG decoded at a fraction of its size (tr_png_shrink). */
 struct tr_png_shrunk {
 	unsigned char *pixels; /* owned (malloc): height rows of width x bands 8-bit samples */
@@ -226,6 +243,13 @@ struct tr_png_shrunk {
 int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor,
 		  struct tr_png_shrunk *out);
 
+/* tr_png_shrink of the rectangle region alone (clipped to the image; -1 when none of it is
+ * inside): out is its size divided by factor, rounded up. Rows below the region are not
+ * inflated; rows above it are inflated and unfiltered (the filters chain) but not summed.
+ * region NULL: the whole image. Part of toolfs-vips.so. */
+int tr_png_shrink_region(const unsigned char *data, size_t len, uint32_t factor,
+			 const struct tr_region *region, struct tr_png_shrunk *out);
+
 /* Encodes height rows of width x bands 8-bit samples (rows stride bytes apart; bands 1 grey,
  * 2 grey + alpha, 3 RGB, 4 RGBA) as a PNG with IHDR, one IDAT and IEND only: filter type 0,
  * deflated by libdeflate at level 6. Returns a new blob (caller owns), or NULL when out of
@@ -235,13 +259,16 @@ struct tr_blob *tr_png_encode(const unsigned char *pixels, size_t stride, uint32
 
 /* The interface table toolfs-vips.so (fit.c) exports (util/module.c loads it); abi first.
  * tr_fit_has_loader and tr_fit_image call through it. */
-#define TR_VIPS_ABI 2
+#define TR_VIPS_ABI 3
 struct tr_vips_api {
 	unsigned abi; /* TR_VIPS_ABI */
 	bool (*has_loader)(const char *nickname);
 	enum tr_error (*fit_image)(const struct tr_blob *src, const struct tr_options *opts,
 				   uint64_t deadline, struct tr_fit *out, char *err,
 				   size_t err_size);
+	enum tr_error (*fit_region)(const struct tr_blob *src, const struct tr_region *region,
+				    const struct tr_options *opts, uint64_t deadline,
+				    struct tr_fit *out, char *err, size_t err_size);
 };
 extern const struct tr_vips_api tr_vips_api;
 

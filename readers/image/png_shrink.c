@@ -325,6 +325,7 @@ static int inflate_fill(struct idat_stream *s, unsigned char *out, size_t want)
 struct row_sink {
 	const struct png_layout *p;
 	uint32_t factor, out_width, y; /* y: the next source row */
+	struct tr_region area;         /* the pixels summed: the whole image, or a region */
 	size_t stride;
 	unsigned char *prior, *expanded, *pixels;
 	struct band_sums sums;
@@ -340,22 +341,34 @@ static void take_rows(void *arg, unsigned char *rows, size_t len)
 	const struct png_layout *p = sink->p;
 	size_t n = len / sink->stride;
 
+	const struct tr_region *a = &sink->area;
+	size_t left = (size_t)a->x * p->bands;
+	/* A filtered byte depends on the bytes left of it and above it only: the columns right of
+	 * the area are never unfiltered. */
+	uint64_t right = (uint64_t)a->x + a->width;
+	size_t used = p->indexed ? (size_t)((right * (uint64_t)p->depth + 7) / 8)
+				 : (size_t)right * p->filter_step;
+
 	for (size_t r = 0; r < n && !sink->damaged; r++, sink->y++) {
 		unsigned char *row = rows + r * sink->stride + 1;
 		const unsigned char *above = r ? row - sink->stride : sink->prior;
 
-		if (unfilter(row[-1], row, above, p->row_bytes, p->filter_step) < 0) {
+		/* Rows above the area are unfiltered all the same: the next row's filter needs them. */
+		if (unfilter(row[-1], row, above, used, p->filter_step) < 0) {
 			sink->damaged = true;
 			return;
 		}
+		if (sink->y < a->y)
+			continue;
 		if (p->indexed)
 			expand_indexed(p, row, sink->expanded);
-		add_row(&sink->sums, p->indexed ? sink->expanded : row, p->width, p->bands);
-		if (sink->sums.rows == sink->factor || sink->y + 1 == p->height)
+		add_row(&sink->sums, (p->indexed ? sink->expanded : row) + left, a->width,
+			p->bands);
+		if (sink->sums.rows == sink->factor || sink->y + 1 == a->y + a->height)
 			emit_row(&sink->sums,
-				 sink->pixels + (size_t)(sink->y / sink->factor) * sink->out_width *
-							p->bands,
-				 p->width, p->bands, sink->factor);
+				 sink->pixels + (size_t)((sink->y - a->y) / sink->factor) *
+							sink->out_width * p->bands,
+				 a->width, p->bands, sink->factor);
 	}
 	if (n)
 		memcpy(sink->prior, rows + (n - 1) * sink->stride + 1, p->row_bytes);
@@ -363,12 +376,18 @@ static void take_rows(void *arg, unsigned char *rows, size_t len)
 
 int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor, struct tr_png_shrunk *out)
 {
+	return tr_png_shrink_region(data, len, factor, NULL, out);
+}
+
+int tr_png_shrink_region(const unsigned char *data, size_t len, uint32_t factor,
+			 const struct tr_region *region, struct tr_png_shrunk *out)
+{
 	struct png_layout *p = malloc(sizeof(*p));
 	struct idat_stream *stream = malloc(sizeof(*stream));
 	struct row_sink sink = {.factor = factor};
 	struct tr_pipe *pipe = NULL;
 	size_t first_idat, rows_per_slot;
-	uint32_t out_height, y = 0;
+	uint32_t out_height, bottom, y = 0;
 	bool inflated = true;
 	int rc = -1;
 
@@ -379,12 +398,16 @@ int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor, struct
 	if (!first_idat)
 		goto out;
 	sink.p = p;
-	sink.out_width = (uint32_t)(((uint64_t)p->width + factor - 1) / factor);
-	out_height = (uint32_t)(((uint64_t)p->height + factor - 1) / factor);
+	sink.area = (struct tr_region){.width = p->width, .height = p->height};
+	if (region && tr_region_clip(region, p->width, p->height, &sink.area) < 0)
+		goto out;
+	bottom = sink.area.y + sink.area.height;
+	sink.out_width = (uint32_t)(((uint64_t)sink.area.width + factor - 1) / factor);
+	out_height = (uint32_t)(((uint64_t)sink.area.height + factor - 1) / factor);
 	sink.stride = p->row_bytes + 1;
 	rows_per_slot = INFLATE_CHUNK / sink.stride ? INFLATE_CHUNK / sink.stride : 1;
 	sink.prior = calloc(1, p->row_bytes);
-	sink.sums.column = calloc((size_t)p->width * p->bands, sizeof(uint32_t));
+	sink.sums.column = calloc((size_t)sink.area.width * p->bands, sizeof(uint32_t));
 	sink.pixels = malloc((size_t)sink.out_width * out_height * p->bands);
 	if (p->indexed)
 		sink.expanded = malloc((size_t)p->width * p->bands);
@@ -402,8 +425,9 @@ int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor, struct
 	stream->data = data;
 	stream->len = len;
 	stream->next = first_idat;
-	while (y < p->height && inflated) {
-		size_t rows = p->height - y < rows_per_slot ? p->height - y : rows_per_slot;
+	/* Nothing below the area is inflated. */
+	while (y < bottom && inflated) {
+		size_t rows = bottom - y < rows_per_slot ? bottom - y : rows_per_slot;
 		unsigned char *slot = tr_pipe_acquire(pipe);
 
 		inflated = inflate_fill(stream, slot, rows * sink.stride) == 0;

@@ -141,4 +141,5 @@ const struct tr_reader tr_reader_pdf = {
 	.name = "pdf",
 	.probe = pdf_probe,
 	.read = pdf_read,
+	.regions = true,
 };

@@ -110,6 +110,13 @@ void tr_pdf_render_size(PopplerPage *page, uint32_t long_edge, uint32_t *width, 
  * err says so), -1 when out of memory. */
 int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, uint64_t deadline,
 		       struct tr_pdf_render *out, char *err, size_t err_size);
+
+/* tr_pdf_render_page of the rectangle region (inside the page image of long_edge pixels: clip it
+ * with tr_region_clip first) drawn again by poppler at the zoom that makes the region's long edge
+ * long_edge pixels, not an upscale of the page image. Same returns. */
+int tr_pdf_render_region(PopplerPage *page, const struct tr_region *region, uint32_t long_edge,
+			 uint64_t max_b64, uint64_t deadline, struct tr_pdf_render *out, char *err,
+			 size_t err_size);
 #endif
 
 #endif

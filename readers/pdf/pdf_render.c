@@ -194,11 +194,25 @@ static cairo_surface_t *watched(cairo_surface_t *target, struct render_watch *wa
 	return observer;
 }
 
-int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, uint64_t deadline,
-		       struct tr_pdf_render *out, char *err, size_t err_size)
+/* The size of region of a page image scaled so that its long edge is long_edge, and that zoom. */
+static double region_size(const struct tr_region *r, uint32_t long_edge, uint32_t *width,
+			  uint32_t *height)
 {
-	uint32_t width, height;
-	double page_w = 0, page_h = 0;
+	uint32_t from_long = r->width > r->height ? r->width : r->height;
+	double zoom = (double)long_edge / from_long;
+
+	*width = scaled_side(r->width, zoom, long_edge);
+	*height = scaled_side(r->height, zoom, long_edge);
+	return zoom;
+}
+
+/* tr_pdf_render_page, or with region (not NULL) tr_pdf_render_region. */
+static int render_view(PopplerPage *page, const struct tr_region *region, uint32_t long_edge,
+		       uint64_t max_b64, uint64_t deadline, struct tr_pdf_render *out, char *err,
+		       size_t err_size)
+{
+	uint32_t width, height, grid_w, grid_h;
+	double zoom = 1, page_w = 0, page_h = 0;
 	cairo_surface_t *surface, *drawn;
 	cairo_status_t status;
 	struct tr_blob *blob = NULL;
@@ -211,7 +225,12 @@ int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, 
 		snprintf(err, err_size, "not started, the time went to earlier work");
 		return 2;
 	}
-	tr_pdf_render_size(page, long_edge, &width, &height);
+	/* The page image's grid: the page at long_edge; a region is a rectangle of it, zoomed. */
+	tr_pdf_render_size(page, long_edge, &grid_w, &grid_h);
+	width = grid_w;
+	height = grid_h;
+	if (region)
+		zoom = region_size(region, long_edge, &width, &height);
 	poppler_page_get_size(page, &page_w, &page_h);
 	/* RGB24: pages are painted on white, so no alpha channel is needed in the PNG. */
 	surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
@@ -227,8 +246,12 @@ int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, 
 	cr = cairo_create(drawn);
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
+	if (region) {
+		cairo_scale(cr, zoom, zoom);
+		cairo_translate(cr, -(double)region->x, -(double)region->y);
+	}
 	if (page_w > 0 && page_h > 0 && isfinite(page_w) && isfinite(page_h))
-		cairo_scale(cr, width / page_w, height / page_h);
+		cairo_scale(cr, grid_w / page_w, grid_h / page_h);
 	poppler_page_render(page, cr);
 	status = cairo_status(cr);
 	cairo_destroy(cr);
@@ -293,4 +316,17 @@ int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, 
 out_surface:
 	cairo_surface_destroy(surface);
 	return rc;
+}
+
+int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, uint64_t deadline,
+		       struct tr_pdf_render *out, char *err, size_t err_size)
+{
+	return render_view(page, NULL, long_edge, max_b64, deadline, out, err, err_size);
+}
+
+int tr_pdf_render_region(PopplerPage *page, const struct tr_region *region, uint32_t long_edge,
+			 uint64_t max_b64, uint64_t deadline, struct tr_pdf_render *out, char *err,
+			 size_t err_size)
+{
+	return render_view(page, region, long_edge, max_b64, deadline, out, err, err_size);
 }

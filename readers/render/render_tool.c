@@ -31,6 +31,21 @@ static void write_size_object(struct tr_json *j, const char *key, uint32_t w, ui
 	tr_json_end_object(j);
 }
 
+/* metadata.region: {x, y, width, height} of the source shown. */
+static void write_region(struct tr_json *j, const struct tr_region *r)
+{
+	static const char *const keys[] = {"x", "y", "width", "height"};
+	const uint32_t values[] = {r->x, r->y, r->width, r->height};
+
+	tr_json_key(j, "region");
+	tr_json_begin_object(j);
+	for (size_t i = 0; i < 4; i++) {
+		tr_json_key(j, keys[i]);
+		tr_json_uint(j, values[i]);
+	}
+	tr_json_end_object(j);
+}
+
 /* RFC 3339 takes four-digit years: mtimes outside years 0000-9999 (`touch -d @1e15` works on
  * tmpfs) are clamped to them, which also keeps gmtime_r within its range. */
 #define RFC3339_MIN_SEC (-62167219200LL) /* 0000-01-01T00:00:00Z */
@@ -164,6 +179,8 @@ static void write_metadata(struct tr_json *j, const struct tr_result *res)
 		tr_json_fixed(j, m->scale, 3);
 		tr_json_end_object(j);
 	}
+	if (m->has_region)
+		write_region(j, &m->region);
 	write_tokens(j, res);
 	tr_json_end_object(j);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_names.c - libFuzzer target for the name grammar of docs/SPEC.md §4: tr_selector_parse and
+/* fuzz_names.c - libFuzzer target for the name grammar of docs/SPEC.md §4 (regions included): tr_selector_parse and
  * tr_selector_format, tr_virtual_name_parse, tr_format_parse, tr_options_set. Parses are checked
  * against an independent matcher of the SEL grammar and by formatting back. */
 #include <stdint.h>
@@ -31,14 +31,68 @@ static bool match_number(const char *s, size_t len, size_t *i, uint64_t *value, 
 	return *i > start;
 }
 
-/* The SEL grammar: A | A- | A-B (B >= A) | A.C-, numbers 1-based without leading zeros. Returns
- * 1 when text matches, 0 when not, -1 when a number overflows (either answer is fine then). */
+/* Matches a pixel number of a region at s[*i]: "0" when zero_ok, or [1-9][0-9]* up to
+ * UINT32_MAX. */
+static bool match_pixels(const char *s, size_t len, size_t *i, bool zero_ok, uint32_t *value)
+{
+	uint64_t n = 0;
+	bool overflow = false;
+
+	if (zero_ok && *i < len && s[*i] == '0') {
+		(*i)++;
+		*value = 0;
+		return true;
+	}
+	if (!match_number(s, len, i, &n, &overflow) || overflow || n > UINT32_MAX)
+		return false;
+	*value = (uint32_t)n;
+	return true;
+}
+
+/* The region grammar: [P@]WxH+X+Y, P >= 1, W and H >= 1, X and Y >= 0, each pixel number at
+ * most 2^32-1. Returns 1 when it matches, 0 when not, -1 when P overflows. */
+static int region_matches(const char *s, size_t len, struct tr_selector *want)
+{
+	size_t i = 0;
+	bool overflow = false;
+	uint64_t page = 0;
+	struct tr_region *r = &want->region;
+
+	memset(want, 0, sizeof(*want));
+	want->present = true;
+	want->has_region = true;
+	if (memchr(s, '@', len)) {
+		if (!match_number(s, len, &i, &page, &overflow) || i >= len || s[i++] != '@')
+			return 0;
+		want->start = want->end = page;
+	}
+	if (!match_pixels(s, len, &i, false, &r->width) || i >= len || s[i++] != 'x' ||
+	    !match_pixels(s, len, &i, false, &r->height) || i >= len || s[i++] != '+' ||
+	    !match_pixels(s, len, &i, true, &r->x) || i >= len || s[i++] != '+' ||
+	    !match_pixels(s, len, &i, true, &r->y) || i != len)
+		return 0;
+	return overflow ? -1 : 1;
+}
+
+static bool same_region(const struct tr_selector *a, const struct tr_selector *b)
+{
+	return a->has_region == b->has_region && a->region.x == b->region.x &&
+	       a->region.y == b->region.y && a->region.width == b->region.width &&
+	       a->region.height == b->region.height;
+}
+
+/* The SEL grammar: A | A- | A-B (B >= A) | A.C- | [P@]WxH+X+Y, numbers 1-based without leading
+ * zeros. Returns 1 when text matches, 0 when not, -1 when a number overflows (either answer is
+ * fine then). */
 static int sel_matches(const char *s, size_t len, struct tr_selector *want)
 {
 	size_t i = 0;
 	bool overflow = false;
 	uint64_t a, b;
+	int region = region_matches(s, len, want);
 
+	if (region != 0)
+		return region;
 	memset(want, 0, sizeof(*want));
 	want->present = true;
 	if (!match_number(s, len, &i, &a, &overflow))
@@ -79,17 +133,19 @@ static void check_selector(const char *s, size_t len)
 	if (rc != 0)
 		return;
 	if (match == 1 && (sel.start != want.start || sel.end != want.end ||
-			   sel.column != want.column || !sel.present))
+			   sel.column != want.column || !sel.present || !same_region(&sel, &want)))
 		fuzz_fail("tr_selector_parse got other numbers for \"%.*s\"", (int)len, s);
 	int n = tr_selector_format(&sel, text, sizeof(text));
 
 	if (n < 0 || (size_t)n >= sizeof(text))
 		fuzz_fail("tr_selector_format gave %d", n);
 	if (tr_selector_parse(text, (size_t)n, &again) != 0 || again.start != sel.start ||
-	    again.end != sel.end || again.column != sel.column)
+	    again.end != sel.end || again.column != sel.column || !same_region(&again, &sel) ||
+	    !tr_selector_equal(&again, &sel))
 		fuzz_fail("\"%s\" does not parse back to \"%.*s\"", text, (int)len, s);
-	/* Canonical: the text itself, except A-A which is written A. */
-	if (((size_t)n != len || memcmp(text, s, len)) && !(sel.end == sel.start && !sel.column))
+	/* Canonical: the text itself, except A-A which is written A (a region is always). */
+	if (((size_t)n != len || memcmp(text, s, len)) &&
+	    (sel.has_region || !(sel.end == sel.start && !sel.column)))
 		fuzz_fail("\"%.*s\" formats as \"%s\"", (int)len, s, text);
 }
 
@@ -119,9 +175,11 @@ static void check_virtual_name(const char *name)
 	strcat(rebuilt, tr_format_suffix(fmt));
 	if (tr_virtual_name_parse(rebuilt, &base_len2, &sel2, &fmt2) != 0 ||
 	    base_len2 != base_len || fmt2 != fmt || sel2.present != sel.present ||
-	    sel2.start != sel.start || sel2.end != sel.end || sel2.column != sel.column)
+	    sel2.start != sel.start || sel2.end != sel.end || sel2.column != sel.column ||
+	    !same_region(&sel2, &sel))
 		fuzz_fail("\"%s\" rebuilt as \"%s\" parses otherwise", name, rebuilt);
-	if (strcmp(rebuilt, name) != 0 && !(sel.present && sel.end == sel.start && !sel.column))
+	if (strcmp(rebuilt, name) != 0 &&
+	    !(sel.present && !sel.has_region && sel.end == sel.start && !sel.column))
 		fuzz_fail("\"%s\" rebuilt as \"%s\"", name, rebuilt);
 	free(rebuilt);
 }

@@ -242,6 +242,81 @@ static void test_selectors(void)
 	expect_selector("18446744073709551616", -1, 0, 0, 0);
 }
 
+/* A region selector: parses to page, rectangle, and formats back to text. */
+static void expect_region(const char *text, int rc, uint64_t page, uint32_t w, uint32_t h,
+			  uint32_t x, uint32_t y)
+{
+	struct tr_selector sel = {0};
+	char back[64];
+
+	EXPECT_INT(tr_selector_parse(text, strlen(text), &sel), rc);
+	if (rc != 0)
+		return;
+	EXPECT(sel.present && sel.has_region);
+	EXPECT_INT(sel.start, page);
+	EXPECT_INT(sel.end, page);
+	EXPECT_INT(sel.region.width, w);
+	EXPECT_INT(sel.region.height, h);
+	EXPECT_INT(sel.region.x, x);
+	EXPECT_INT(sel.region.y, y);
+	tr_selector_format(&sel, back, sizeof(back));
+	EXPECT_STR(back, text);
+}
+
+static void test_region_selectors(void)
+{
+	expect_region("800x600+1200+400", 0, 0, 800, 600, 1200, 400);
+	expect_region("3@400x300+100+500", 0, 3, 400, 300, 100, 500);
+	expect_region("1x1+0+0", 0, 0, 1, 1, 0, 0);
+	expect_region("4294967295x4294967295+4294967295+4294967295", 0, 0, UINT32_MAX, UINT32_MAX,
+		      UINT32_MAX, UINT32_MAX);
+	expect_region("4294967296x1+0+0", -1, 0, 0, 0, 0, 0);
+	expect_region("1x1+4294967296+0", -1, 0, 0, 0, 0, 0);
+	expect_region("0x600+0+0", -1, 0, 0, 0, 0, 0);
+	expect_region("800x0+0+0", -1, 0, 0, 0, 0, 0);
+	expect_region("800x600+00+0", -1, 0, 0, 0, 0, 0);
+	expect_region("800x600+01+0", -1, 0, 0, 0, 0, 0);
+	expect_region("0800x600+1+0", -1, 0, 0, 0, 0, 0);
+	expect_region("800x600+1", -1, 0, 0, 0, 0, 0);
+	expect_region("800x600", -1, 0, 0, 0, 0, 0);
+	expect_region("800x600+1+2+3", -1, 0, 0, 0, 0, 0);
+	expect_region("800X600+1+2", -1, 0, 0, 0, 0, 0);
+	expect_region("800x600-1+2", -1, 0, 0, 0, 0, 0);
+	expect_region("0@8x6+1+2", -1, 0, 0, 0, 0, 0);
+	expect_region("@8x6+1+2", -1, 0, 0, 0, 0, 0);
+	expect_region("1@2@8x6+1+2", -1, 0, 0, 0, 0, 0);
+	expect_region("1-2@8x6+1+2", -1, 0, 0, 0, 0, 0);
+	expect_region("3@", -1, 0, 0, 0, 0, 0);
+}
+
+static void test_region_clip(void)
+{
+	struct tr_region out = {0};
+	struct tr_region big = {UINT32_MAX - 1, 0, UINT32_MAX, UINT32_MAX};
+	struct tr_selector a = {0}, b = {0};
+
+	EXPECT_INT(tr_region_clip(&(struct tr_region){1900, 1500, 1000, 1000}, 2400, 1800, &out),
+		   0);
+	EXPECT(out.x == 1900 && out.y == 1500 && out.width == 500 && out.height == 300);
+	EXPECT_INT(tr_region_clip(&(struct tr_region){0, 0, 5, 5}, 2400, 1800, &out), 0);
+	EXPECT(out.width == 5 && out.height == 5);
+	EXPECT_INT(tr_region_clip(&(struct tr_region){2400, 0, 5, 5}, 2400, 1800, &out), -1);
+	EXPECT_INT(tr_region_clip(&(struct tr_region){0, 1800, 5, 5}, 2400, 1800, &out), -1);
+	/* x + width past 2^32: clipped without wrapping */
+	EXPECT_INT(tr_region_clip(&big, UINT32_MAX, UINT32_MAX, &out), 0);
+	EXPECT(out.x == UINT32_MAX - 1 && out.width == 1 && out.height == UINT32_MAX);
+	/* equal selectors: every field, the rectangle's included */
+	EXPECT_INT(tr_selector_parse("8x6+1+2", 7, &a), 0);
+	EXPECT_INT(tr_selector_parse("8x6+1+3", 7, &b), 0);
+	EXPECT(!tr_selector_equal(&a, &b));
+	EXPECT_INT(tr_selector_parse("8x6+1+2", 7, &b), 0);
+	EXPECT(tr_selector_equal(&a, &b));
+	EXPECT_INT(tr_selector_parse("1@8x6+1+2", 9, &b), 0);
+	EXPECT(!tr_selector_equal(&a, &b));
+	EXPECT_INT(tr_selector_parse("1", 1, &b), 0);
+	EXPECT(!tr_selector_equal(&a, &b));
+}
+
 static void expect_name(const char *name, int rc, const char *base, const char *sel,
 			enum tr_format fmt)
 {
@@ -281,6 +356,10 @@ static void test_virtual_names(void)
 	expect_name("main.c.tool.txt.json", -1, "", "", TR_FORMAT_TOOL);
 	expect_name("main.c.tool.TXT", -1, "", "", TR_FORMAT_TOOL);
 	expect_name(".tool.txt", -1, "", "", TR_FORMAT_TOOL);
+	expect_name("shot.png:800x600+1200+400.tool.json", 0, "shot.png", "800x600+1200+400",
+		    TR_FORMAT_TOOL);
+	expect_name("report.pdf:3@400x300+100+500.tool.txt", 0, "report.pdf", "3@400x300+100+500",
+		    TR_FORMAT_TXT);
 }
 
 static void test_options(void)
@@ -1006,6 +1085,8 @@ int main(void)
 	test_json_strings();
 	test_json_structure();
 	test_selectors();
+	test_region_selectors();
+	test_region_clip();
 	test_virtual_names();
 	test_options();
 	test_result_window();
