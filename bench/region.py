@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Region selectors (issue 26 item 3) against Node + sharp doing the same crop and fit
-(bench/node/region_peer.js: extract + resize inside 2000 px without enlarging + toBuffer, PNG for
+(bench/region_peer.js: extract + resize inside 2000 px without enlarging + toBuffer, PNG for
 a PNG source, JPEG quality 85 for a JPEG source, base64 in a JSON result).
 
 Fixtures, generated here with Pillow: an 8000x8000 PNG (a gradient under 4000 labels, a UI
@@ -17,7 +17,7 @@ shared machine the CPU times are the steadier figure):
   new rectangle each time, so never from the cache) against a warm `region_peer.js --serve` (a
   harness with sharp loaded).
 
-Installs sharp with `npm ci` in bench/node/ when bench/node/node_modules is missing.
+Installs sharp with `npm ci` in bench/ (bench/package.json, as bench/run) when bench/node_modules is missing.
 
     bench/region.py [PAIRS]          (default 7 pairs)
 """
@@ -34,7 +34,7 @@ from PIL import Image, ImageDraw, ImageFilter
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 BUILD = pathlib.Path(os.environ.get("TOOLFS_BUILD_DIR", REPO / "build"))
-NODE_DIR = REPO / "bench" / "node"
+NODE_DIR = REPO / "bench"
 PEER = NODE_DIR / "region_peer.js"
 MAX_DIM = 2000  # toolfs-read's image_max_dim default; the peer fits inside the same box
 
@@ -140,7 +140,7 @@ def row(name: str, result) -> str:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     if not (NODE_DIR / "node_modules" / "sharp").is_dir():
-        print("bench: installing sharp (npm ci in bench/node/)", file=sys.stderr)
+        print("bench: installing sharp (npm ci in bench/)", file=sys.stderr)
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True)
     cli = BUILD / "cli" / "toolfs-read"
     daemon = BUILD / "fs" / "toolfs"

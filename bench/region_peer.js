@@ -5,7 +5,7 @@
 //   node region_peer.js FILE W H X Y MAX_DIM   prints the JSON (one process per region)
 //   node region_peer.js --serve                reads "FILE W H X Y MAX_DIM" lines on stdin,
 //                                              writes each JSON to /dev/null, answers "ok BYTES"
-// sharp is pinned in bench/node/package.json and package-lock.json (`npm ci` in bench/node/).
+// sharp is pinned in bench/package.json and package-lock.json (`npm ci` in bench/), as for bench/run.
 'use strict';
 const fs = require('fs');
 const readline = require('readline');
