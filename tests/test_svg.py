@@ -328,3 +328,14 @@ def test_mount_shows_source_and_render(build_dir, fx, toolfs_read, tmp_path):
         assert "images" not in lines
         hostile = json.loads((m.path / "relative.svg.tool.json").read_bytes())
         assert_transparent(png_of(hostile))
+
+
+def test_missing_module_is_unsupported_and_still_shows_the_source(build_dir, fx, tmp_path):
+    proc = subprocess.run([str(build_dir / "cli" / "toolfs-read"), str(fx / "chart.svg")],
+                          capture_output=True, timeout=60,
+                          env={**os.environ, "TOOLFS_MODULE_DIR": str(tmp_path)})
+    j = json.loads(proc.stdout)
+    assert proc.returncode == 1 and j["errorCode"] == "unsupported"
+    assert j["error"] == ("SVG rendering needs librsvg: toolfs's module toolfs-svg.so is not "
+                          f"installed in {tmp_path}")
+    assert j["content"].endswith("\n\nThe SVG source:\n" + cat_n((fx / "chart.svg").read_text()))

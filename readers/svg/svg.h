@@ -45,9 +45,6 @@ int tr_svg_inflate(const unsigned char *data, size_t len, size_t limit, char **o
 struct tr_svg_limits {
 	uint32_t max_dim; /* long edge of the image at most (opts->image_max_dim) */
 	uint64_t max_b64; /* base64 of the PNG at most (opts->image_max_b64) */
-	/* A large canvas without filters may be drawn in two halves at once, the bottom one by a
-	 * forked helper process: only for a single-threaded caller (the render child). */
-	bool split;
 };
 
 /* A rendered SVG. */
@@ -61,8 +58,7 @@ struct tr_svg_render {
  * base file or URL (so no external resource resolves: files, http:, XInclude, other documents'
  * elements; only data: URLs), its own size taken from absolute width and height, else its
  * viewBox, else TR_SVG_DEFAULT_*, scaled (down only) so the long edge is within lim->max_dim,
- * drawn straight at that size (never at the declared size first) on a transparent canvas (in
- * two halves at once when lim->split allows), and
+ * drawn straight at that size (never at the declared size first) on a transparent canvas, and
  * encoded as PNG; when the base64 would pass lim->max_b64, drawn again smaller until it fits.
  * Returns TR_OK and fills out (caller owns out->png), or an error code with one sentence in
  * err: TR_E_CORRUPT when librsvg cannot parse or draw the document (its reason quoted),

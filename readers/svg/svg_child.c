@@ -74,11 +74,7 @@ static void child(int fd, const unsigned char *svg, size_t len, const struct tr_
 #if !defined(__SANITIZE_ADDRESS__) && !SVG_HAS_ASAN
 	setrlimit(RLIMIT_AS, &(struct rlimit){TR_SVG_RENDER_MEMORY, TR_SVG_RENDER_MEMORY});
 #endif
-	/* This process has one thread: it may fork a helper to draw half of a large canvas. */
-	struct tr_svg_limits split = *lim;
-
-	split.split = sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	r.code = (int)tr_svg_render_here(svg, len, &split, &out, r.err, sizeof(r.err));
+	r.code = (int)tr_svg_render_here(svg, len, lim, &out, r.err, sizeof(r.err));
 	if (r.code == TR_OK) {
 		r.width = out.width;
 		r.height = out.height;

@@ -1,15 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* svg_render.c - an SVG document drawn by librsvg from memory at the fitted size and encoded as
  * PNG (part of toolfs-svg.so). */
-#include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <librsvg/rsvg.h>
 
@@ -19,8 +13,6 @@
 
 /* Smaller sizes tried when the PNG's base64 is over max_b64: each 0.7 of the last edge. */
 #define SVG_SHRINK_TRIES 8
-/* Canvases of this many pixels and more are drawn in two halves at once when lim->split. */
-#define SVG_SPLIT_PIXELS (1024 * 1024)
 
 /* Writes "what: reason" into err, the reason (librsvg's, ending in a newline) trimmed. */
 static void reason(char *err, size_t err_size, const char *what, GError *gerr)
@@ -94,26 +86,26 @@ static void unpremultiply(unsigned char *data, int stride, uint32_t w, uint32_t 
 	}
 }
 
-/* Draws rows [y0, y0 + rows) of the document's w x hgt render into data (ARGB32, rows stride
- * bytes apart, row y0 first). */
-static enum tr_error draw_rows(RsvgHandle *h, unsigned char *data, int stride, uint32_t w,
-			       uint32_t hgt, uint32_t y0, uint32_t rows, char *err, size_t err_size)
+/* Draws the document into a w x hgt canvas and encodes it; *png NULL on failure (err says). */
+static enum tr_error draw(RsvgHandle *h, uint32_t w, uint32_t hgt, struct tr_blob **png, char *err,
+			  size_t err_size)
 {
-	cairo_surface_t *surface = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_ARGB32,
-								       (int)w, (int)rows, stride);
+	/* Zeroed: a transparent canvas. */
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)w,
+							      (int)hgt);
 	RsvgRectangle viewport = {0, 0, w, hgt};
 	enum tr_error code = TR_OK;
 	GError *gerr = NULL;
 	cairo_t *cr;
 
+	*png = NULL;
 	if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-		snprintf(err, err_size, "cairo cannot make a %ux%u canvas: %s", w, rows,
+		snprintf(err, err_size, "no memory for a %ux%u canvas: %s", w, hgt,
 			 cairo_status_to_string(cairo_surface_status(surface)));
 		cairo_surface_destroy(surface);
-		return TR_E_IO;
+		return TR_E_TOO_LARGE;
 	}
 	cr = cairo_create(surface);
-	cairo_translate(cr, 0, -(double)y0);
 	if (!rsvg_handle_render_document(h, cr, &viewport, &gerr)) {
 		/* librsvg's RenderingError::OutOfMemory: cairo could not make a surface. */
 		bool memory = gerr && strstr(gerr->message, "NoMemory");
@@ -126,67 +118,10 @@ static enum tr_error draw_rows(RsvgHandle *h, unsigned char *data, int stride, u
 	}
 	cairo_destroy(cr);
 	cairo_surface_flush(surface);
-	cairo_surface_destroy(surface);
-	return code;
-}
-
-/* Forks a helper that draws rows [y0, hgt) into data (a shared mapping) and exits 0 when it
- * did; it dies with this process. Returns its pid, or -1. */
-static pid_t start_helper(RsvgHandle *h, unsigned char *data, int stride, uint32_t w, uint32_t hgt,
-			  uint32_t y0)
-{
-	pid_t parent = getpid(), pid = fork();
-
-	if (pid == 0) {
-		char err[8];
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		_exit(draw_rows(h, data + (size_t)y0 * (size_t)stride, stride, w, hgt, y0, hgt - y0,
-				err, sizeof(err)) == TR_OK
-			      ? 0
-			      : 1);
-	}
-	return pid;
-}
-
-static bool helper_done(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-/* Draws the document into a w x hgt canvas and encodes it; *png NULL on failure (err says).
- * split: a helper process draws the bottom half at the same time (a large canvas only). */
-static enum tr_error draw(RsvgHandle *h, uint32_t w, uint32_t hgt, bool split, struct tr_blob **png,
-			  char *err, size_t err_size)
-{
-	int stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, (int)w);
-	size_t size = (size_t)stride * hgt;
-	uint32_t top = split && (uint64_t)w * hgt >= SVG_SPLIT_PIXELS ? hgt / 2 : hgt;
-	/* Zeroed: a transparent canvas; shared with the helper when there is one. */
-	unsigned char *data = mmap(NULL, size, PROT_READ | PROT_WRITE,
-				   (top < hgt ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
-	enum tr_error code;
-	pid_t helper = -1;
-
-	*png = NULL;
-	if (stride <= 0 || data == MAP_FAILED) {
-		snprintf(err, err_size, "no memory for a %ux%u canvas", w, hgt);
-		return TR_E_TOO_LARGE;
-	}
-	if (top < hgt)
-		helper = start_helper(h, data, stride, w, hgt, top);
-	code = draw_rows(h, data, stride, w, hgt, 0, top, err, err_size);
-	if (top < hgt && !(helper > 0 && helper_done(helper)) && code == TR_OK)
-		code = draw_rows(h, data + (size_t)top * (size_t)stride, stride, w, hgt, top,
-				 hgt - top, err, err_size);
 	if (code == TR_OK) {
+		unsigned char *data = cairo_image_surface_get_data(surface);
+		int stride = cairo_image_surface_get_stride(surface);
+
 		unpremultiply(data, stride, w, hgt);
 		*png = tr_png_encode(data, (size_t)stride, w, hgt, 4);
 		if (!*png) {
@@ -195,7 +130,7 @@ static enum tr_error draw(RsvgHandle *h, uint32_t w, uint32_t hgt, bool split, s
 			code = TR_E_IO;
 		}
 	}
-	munmap(data, size);
+	cairo_surface_destroy(surface);
 	return code;
 }
 
@@ -209,9 +144,6 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 	enum tr_error code;
 	double w, hgt;
 	uint32_t max_dim = lim->max_dim;
-	/* Filters read beyond each pixel, and librsvg clips their regions to the canvas: halves
-	 * drawn apart would differ at the seam. */
-	bool split = lim->split && !memmem(svg, len, "filter", 6);
 
 	memset(out, 0, sizeof(*out));
 	if (!h) {
@@ -225,7 +157,7 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 	out->from_height = hgt > UINT32_MAX ? UINT32_MAX : (uint32_t)fmax(1, round(hgt));
 	for (int tries = 0;; tries++) {
 		fitted_size(w, hgt, max_dim, &out->width, &out->height);
-		code = draw(h, out->width, out->height, split, &out->png, err, err_size);
+		code = draw(h, out->width, out->height, &out->png, err, err_size);
 		if (code != TR_OK)
 			break;
 		if (4 * ((out->png->len + 2) / 3) <= lim->max_b64)

@@ -52,7 +52,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	lim.max_dim = 1 + data[0] % 128;
 	lim.max_b64 = 256 + (uint64_t)data[1] * 256;
-	lim.split = false; /* no helper process: coverage counts in this one */
 	doc = data + 2;
 	len = size - 2;
 	if (tr_svg_gzip_signature(doc, len)) {
