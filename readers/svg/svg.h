@@ -69,8 +69,8 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 
 /* tr_svg_render_here in a forked child process (docs/SPEC.md §3 "SVG": librsvg cannot be
  * interrupted), which maps at most TR_SVG_RENDER_MEMORY and is killed when deadline
- * (tr_deadline_after_ms; 0: none) passes: then TR_E_TIMEOUT ("timeout: ..."). A child that dies
- * otherwise (out of memory within its limit, a crash) gives TR_E_TOO_LARGE naming the signal.
+ * (tr_deadline_after_ms; 0: in a minute) passes: then TR_E_TIMEOUT ("timeout: ..."). A child
+ * that dies otherwise (out of memory within its limit, a crash) gives TR_E_TOO_LARGE naming the signal.
  * Same results as tr_svg_render_here otherwise. */
 enum tr_error tr_svg_render(const unsigned char *svg, size_t len, const struct tr_svg_limits *lim,
 			    uint64_t deadline, struct tr_svg_render *out, char *err,

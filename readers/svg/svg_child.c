@@ -22,7 +22,8 @@
 #define SVG_HAS_ASAN 0
 #endif
 
-/* With no deadline the child still gets this much CPU time (RLIMIT_CPU, seconds). */
+/* With no deadline (max_render_ms 0) the child still gets this much time, CPU (RLIMIT_CPU) and
+ * wall clock (a child stuck on a lock another thread held at the fork is killed too). */
 #define SVG_CPU_SECONDS 60
 
 /* What the child writes first; the PNG's png_len bytes follow. */
@@ -193,6 +194,8 @@ enum tr_error tr_svg_render(const unsigned char *svg, size_t len, const struct t
 	enum tr_error code;
 
 	memset(out, 0, sizeof(*out));
+	if (!deadline)
+		deadline = tr_deadline_after_ms(SVG_CPU_SECONDS * 1000);
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		snprintf(err, err_size, "cannot start the SVG's render: %s", strerror(errno));
 		return TR_E_IO;
