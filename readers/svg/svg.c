@@ -188,8 +188,26 @@ static int svg_read(const struct tr_file *file, const struct tr_selector *sel,
 	return rc;
 }
 
+/* docs/SPEC.md §4 max_read_memory: the file, a .svgz's document (taken as 20 times the file,
+ * within max_image_size), and the render child's memory: librsvg's tree, about 50 bytes for
+ * each byte of the document, and the canvas with its PNG, within the child's limit. */
+static uint64_t svg_memory(const struct tr_file *file, const struct tr_options *opts)
+{
+	uint64_t size = (uint64_t)file->st.st_size, doc = size, dim = opts->image_max_dim, child;
+
+	if (size > opts->max_image_size)
+		return 0;
+	if (tr_svg_gzip_signature(file->head, file->head_len))
+		doc = size > opts->max_image_size / 20 ? opts->max_image_size : 20 * size;
+	child = dim > 65536 || doc > TR_SVG_RENDER_MEMORY / 50 ? TR_SVG_RENDER_MEMORY
+							       : 50 * doc + 8 * dim * dim;
+	return size + (doc != size ? doc : 0) +
+	       (child > TR_SVG_RENDER_MEMORY ? TR_SVG_RENDER_MEMORY : child);
+}
+
 const struct tr_reader tr_reader_svg = {
 	.name = "svg",
 	.probe = svg_probe,
 	.read = svg_read,
+	.memory = svg_memory,
 };
