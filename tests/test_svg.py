@@ -198,6 +198,16 @@ def test_broken_svg_is_corrupt_with_the_parser_reason_and_its_source(toolfs_read
     assert j["content"].endswith(cat_n((fx / "broken.svg").read_text()))
 
 
+def test_a_broken_svg_shows_its_source_in_txt_and_provider_formats(toolfs_read, fx):
+    want = toolfs_read(fx / "broken.svg").json["content"]
+    assert "The SVG source:\n     1\t<svg " in want
+    assert toolfs_read(fx / "broken.svg", "--format", "txt").text == want
+    mcp = toolfs_read(fx / "broken.svg", "--format", "mcp").json
+    assert mcp["isError"] and mcp["content"][0]["text"] == want
+    anthropic = toolfs_read(fx / "broken.svg", "--format", "anthropic").json
+    assert anthropic["is_error"] and anthropic["content"][0]["text"] == want
+
+
 def test_svgz_failures(toolfs_read, fx):
     j = toolfs_read(fx / "truncated.svgz").json
     assert j["errorCode"] == "corrupt" and "inflate" in j["error"]
