@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* render.c - tr_render: one ToolResult into the bytes of its virtual file, in any format. */
-#include <string.h>
-
 #include "render.h"
 #include "tr_doc.h"
 #include "tr_read.h"
@@ -40,17 +38,4 @@ struct tr_doc *tr_render_ex(const struct tr_result *res, enum tr_format fmt,
 struct tr_doc *tr_render(const struct tr_result *res, enum tr_format fmt)
 {
 	return tr_render_ex(res, fmt, NULL);
-}
-
-const char *tr_render_failure_text(const struct tr_result *res, size_t *len)
-{
-	size_t error_len = strlen(res->error_text);
-
-	if (res->content.data && res->content.len > error_len &&
-	    memcmp(res->content.data, res->error_text, error_len) == 0) {
-		*len = res->content.len;
-		return res->content.data;
-	}
-	*len = error_len;
-	return res->error_text;
 }
