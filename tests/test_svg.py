@@ -353,3 +353,29 @@ def test_missing_module_is_unsupported_and_still_shows_the_source(build_dir, fx,
     assert j["error"] == ("SVG rendering needs librsvg: toolfs's module toolfs-svg.so is not "
                           f"installed in {tmp_path}")
     assert j["content"].endswith("\n\nThe SVG source:\n" + cat_n((fx / "chart.svg").read_text()))
+
+
+@pytest.mark.mount
+def test_mount_stops_a_slow_render_and_goes_on_serving(build_dir, fx, tmp_path):
+    (tmp_path / "mnt").mkdir()
+    with mounted(build_dir / "fs" / "toolfs", fx, tmp_path / "mnt",
+                 "-o", "max_render_ms=500") as m:
+        results = {}
+
+        def read(name):
+            results[name] = json.loads((m.path / f"{name}.tool.json").read_bytes())
+
+        start = time.monotonic()
+        threads = [threading.Thread(target=read, args=(n,)) for n in ("slow.svg", "million.svg")]
+        for t in threads:
+            t.start()
+        read("chart.svg")  # read while the two renders run
+        for t in threads:
+            t.join(timeout=30)
+        assert time.monotonic() - start < 5
+        assert results["chart.svg"]["success"]
+        for name in ("slow.svg", "million.svg"):
+            assert results[name]["errorCode"] in ("timeout", "too_large"), results[name]["error"]
+        # the daemon serves on, and renders the next SVG
+        read("viewbox.svg")
+        assert png_of(results["viewbox.svg"]).size == (240, 120)
