@@ -40,12 +40,13 @@ static enum tr_probe svg_probe(const struct tr_file *file)
 	return svg ? TR_PROBE_CONTENT : TR_PROBE_NO;
 }
 
-/* Makes a failed result show the source window after its error sentence (a broken or
- * unrenderable SVG is still readable as text). window holds the formatted source window. */
+/* Fails res with code and sentence, and shows the source window after the sentence (a broken
+ * or unrenderable SVG is still readable as text). window (the formatted source window) is
+ * freed. */
 static int fail_with_source(struct tr_result *res, struct tr_buf *window, enum tr_error code,
-			    const char *err)
+			    const char *sentence)
 {
-	tr_result_fail(res, code, "%s: %s", err, res->path);
+	tr_result_fail(res, code, "%s", sentence);
 	if (window->len)
 		tr_buf_printf(&res->content, "\n\nThe SVG source:\n%s", window->data);
 	tr_buf_free(window);
@@ -60,35 +61,32 @@ static int attach_render(const struct tr_file *file, const char *text, size_t le
 	struct tr_svg_limits lim = {.max_dim = opts->image_max_dim, .max_b64 = opts->image_max_b64};
 	struct tr_buf window = res->content;
 	struct tr_svg_render r;
+	struct tr_buf sentence = {0};
 	char err[512];
-	enum tr_error code;
+	enum tr_error code = TR_E_UNSUPPORTED;
+	int rc;
 
 	memset(&res->content, 0, sizeof(res->content));
-	if (!api) {
-		tr_result_fail(res, TR_E_UNSUPPORTED, "SVG rendering needs librsvg: %s",
-			       svg_module.error);
-		if (tr_buf_printf(&res->content, "\n\nThe SVG source:\n%s",
-				  window.data ? window.data : "") < 0)
-			return -1;
+	if (!api)
+		tr_buf_printf(&sentence, "SVG rendering needs librsvg: %s", svg_module.error);
+	else
+		code = api->render((const unsigned char *)text, len, &lim, file->deadline, &r, err,
+				   sizeof(err));
+	if (code == TR_E_TIMEOUT)
+		tr_buf_printf(
+			&sentence,
+			"Timeout: the SVG was not rendered within max_render_ms (%llu ms): %s",
+			(unsigned long long)opts->max_render_ms, res->path);
+	else if (code == TR_E_TOO_LARGE)
+		tr_buf_printf(&sentence, "SVG cannot be rendered: %s: %s", err, res->path);
+	else if (code != TR_OK && api)
+		tr_buf_printf(&sentence, "%s: %s", err, res->path);
+	if (code != TR_OK) {
+		rc = sentence.oom ? -1 : fail_with_source(res, &window, code, sentence.data);
+		tr_buf_free(&sentence);
 		tr_buf_free(&window);
-		return 0;
+		return rc;
 	}
-	code = api->render((const unsigned char *)text, len, &lim, file->deadline, &r, err,
-			   sizeof(err));
-	if (code == TR_E_TIMEOUT) {
-		snprintf(err, sizeof(err),
-			 "Timeout: the SVG was not rendered within max_render_ms (%llu ms)",
-			 (unsigned long long)opts->max_render_ms);
-		return fail_with_source(res, &window, code, err);
-	}
-	if (code == TR_E_TOO_LARGE) {
-		char why[600];
-
-		snprintf(why, sizeof(why), "SVG cannot be rendered: %s", err);
-		return fail_with_source(res, &window, code, why);
-	}
-	if (code != TR_OK)
-		return fail_with_source(res, &window, code, err);
 	res->content = window;
 	res->meta.has_dimensions = true;
 	res->meta.width = r.from_width;
