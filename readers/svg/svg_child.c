@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,9 +52,9 @@ static bool write_all(int fd, const void *data, size_t len)
 	return true;
 }
 
-/* The child: limits, the render, the reply; never returns. */
-static void child(int fd, const unsigned char *svg, size_t len, const struct tr_svg_limits *lim,
-		  uint64_t deadline)
+/* The child: limits, the render, the reply; never returns. parent is the reading process. */
+static void child(pid_t parent, int fd, const unsigned char *svg, size_t len,
+		  const struct tr_svg_limits *lim, uint64_t deadline)
 {
 	struct tr_svg_render out;
 	struct reply r = {0};
@@ -65,11 +66,18 @@ static void child(int fd, const unsigned char *svg, size_t len, const struct tr_
 
 		cpu = deadline > ns ? (deadline - ns) / 1000000000u + 1 : 1;
 	}
-	/* The core never prints: librsvg's own complaints (an allocation failing) go nowhere. */
-	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	/* Killed with the reading process (whose thread waits for this one until it ends). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	/* The core never prints (toolfs-mcp's stdout is its protocol): librsvg's own complaints (an
+	 * allocation failing) go nowhere. */
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-	if (devnull >= 0)
+	if (devnull >= 0) {
+		dup2(devnull, STDOUT_FILENO);
 		dup2(devnull, STDERR_FILENO);
+	}
 	setrlimit(RLIMIT_CPU, &(struct rlimit){cpu, cpu + 1});
 	/* (AddressSanitizer reserves terabytes of address space: no limit there.) */
 #if !defined(__SANITIZE_ADDRESS__) && !SVG_HAS_ASAN
@@ -189,9 +197,9 @@ enum tr_error tr_svg_render(const unsigned char *svg, size_t len, const struct t
 			    uint64_t deadline, struct tr_svg_render *out, char *err,
 			    size_t err_size)
 {
-	int fds[2];
-	pid_t pid;
+	pid_t parent = getpid(), pid;
 	enum tr_error code;
+	int fds[2];
 
 	memset(out, 0, sizeof(*out));
 	if (!deadline)
@@ -203,7 +211,7 @@ enum tr_error tr_svg_render(const unsigned char *svg, size_t len, const struct t
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		child(fds[1], svg, len, lim, deadline);
+		child(parent, fds[1], svg, len, lim, deadline);
 	}
 	close(fds[1]);
 	if (pid < 0) {
