@@ -280,6 +280,8 @@ def test_pathological_renders_stop_at_the_budget(build_dir, fx, name):
     assert "\n     1\t<svg " in j["content"]
 
 
+# slow: (and under AddressSanitizer the child has no address-space limit to stop it early)
+@pytest.mark.slow
 def test_pathological_render_without_a_short_budget_is_bounded(toolfs_read, fx):
     start = time.monotonic()
     j = toolfs_read(fx / "slow.svg").json
