@@ -143,7 +143,7 @@ def test_percent_size_without_viewbox_uses_the_default_canvas(toolfs_read, fx):
     assert j["metadata"]["dimensions"] == {"width": 1024, "height": 768}
 
 
-def test_mcp_size_limit_and_b64_limit(toolfs_read, fx):
+def test_image_max_dim_and_image_max_b64(toolfs_read, fx):
     j = toolfs_read(fx / "chart.svg", "--image_max_dim", "400").json
     assert png_of(j).size == (400, 250)
     assert_close(png_of(j), rsvg_convert(fx / "chart.svg", 400, 250))
@@ -181,6 +181,10 @@ def test_selectors_give_source_lines_without_the_render(toolfs_read, fx):
     assert j["next"] == "long.svg:81-2080.tool.json"
     past = toolfs_read(fx / "long.svg", "--select", "5000")
     assert past.json["errorCode"] == "out_of_range"
+    # a .svgz: lines of the inflated document
+    text = gzip.decompress((fx / "chart.svgz").read_bytes()).decode()
+    j = toolfs_read(fx / "chart.svgz", "--select", "3-5").json
+    assert j["content"] == cat_n(text, 3, 5) and "images" not in j
 
 
 def test_an_svg_root_outside_the_svg_namespace_is_text(toolfs_read, fx):
