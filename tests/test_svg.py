@@ -351,6 +351,8 @@ def test_mount_shows_source_and_render(build_dir, fx, toolfs_read, tmp_path):
 
 
 def test_missing_module_is_unsupported_and_still_shows_the_source(build_dir, fx, tmp_path):
+    if not (build_dir / "readers" / "toolfs-svg.so").exists():
+        pytest.skip("this build links the modules into its executables")
     proc = subprocess.run([str(build_dir / "cli" / "toolfs-read"), str(fx / "chart.svg")],
                           capture_output=True, timeout=60,
                           env={**os.environ, "TOOLFS_MODULE_DIR": str(tmp_path)})

@@ -115,8 +115,8 @@ static int attach_render(const struct tr_file *file, const char *text, size_t le
 }
 
 /* The document's text: the file itself, or a .svgz inflated (within max_image_size). Returns
- * 0 with *text set (malloc'd, or the blob's bytes with *blob set), 1 when res records a failure,
- * -1 when out of memory. */
+ * 0 with *text set (into *inflated, or the blob's bytes with *blob set), 1 when res records a
+ * failure, -1 when out of memory; the caller frees *inflated and *blob in every case. */
 static int load_text(const struct tr_file *file, const struct tr_options *opts,
 		     struct tr_result *res, struct tr_blob **blob, char **inflated,
 		     const char **text, size_t *len)
@@ -171,6 +171,7 @@ static int svg_read(const struct tr_file *file, const struct tr_selector *sel,
 		return -1;
 	rc = load_text(file, opts, res, &blob, &inflated, &text, &len);
 	if (rc != 0) {
+		free(inflated);
 		tr_blob_unref(blob);
 		return rc < 0 ? -1 : 0;
 	}
