@@ -214,6 +214,8 @@ static const char read_description[] =
 	"full resolution); Jupyter notebooks as their cells "
 	"with outputs and figures; Word, Excel and PowerPoint files (and their OpenDocument "
 	"cousins) as Markdown-like text, a pipe table per sheet and the text of each slide. "
+	"SVG (and .svgz) files as their numbered source plus the drawing rendered as a PNG "
+	"image block (source lines only when offset/limit are given). "
 	"Binary files are refused with a description of what they are. "
 	"A result that does not hold the whole file ends with a line saying how to read on, e.g. "
 	"\"call read with offset 2001, limit 2000\": call read again with those arguments. "

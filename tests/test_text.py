@@ -175,8 +175,8 @@ def test_line_endings(toolfs_read, fx, name):
         assert j["truncated"] is False and "next" not in j
 
 
+# (image.svg is an SVG image now: tests/test_svg.py)
 @pytest.mark.parametrize("name,mime", [("data.json", "application/json"),
-                                       ("image.svg", "image/svg+xml"),
                                        ("ansi.log", "text/plain")])
 def test_text_kinds(toolfs_read, fx, name, mime):
     j = expect_text_ok(toolfs_read(fx / name))

@@ -74,6 +74,10 @@ enum {
  * ask for. */
 void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, unsigned flags);
 
+/* The text a failed res shows a model (its length in *len): the error sentence, or the content
+ * when it holds more after that sentence (a broken SVG's source, docs/SPEC.md §3 "SVG"). */
+const char *tr_render_failure_text(const struct tr_result *res, size_t *len);
+
 /* Writes into buf the continuation phrase of res in format fmt under style ("read
  * main.c:2001-4000.tool.mcp.json", or the front end's words); "" when res is whole. */
 void tr_render_continuation(const struct tr_result *res, enum tr_format fmt,

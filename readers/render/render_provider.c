@@ -16,8 +16,8 @@ static const char *result_text(const struct tr_result *res, size_t *len)
 	const char *text = res->content.data;
 
 	if (!res->success && res->error_text)
-		text = res->error_text;
-	else if (res->content.len == 0 || !text)
+		return tr_render_failure_text(res, len);
+	if (res->content.len == 0 || !text)
 		text = res->short_result ? res->short_result : "(empty)";
 	else {
 		*len = res->content.len;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* render_style.c - what a front end decides in a rendering: the MCP options and the words of the
- * continuation hint (the sibling to read next, or the front end's own phrase). */
+ * continuation hint (the sibling to read next, or the front end's own phrase); and the text a
+ * failed result shows. */
 #include <stdio.h>
 #include <string.h>
 
@@ -41,4 +42,17 @@ void tr_render_continuation(const struct tr_result *res, enum tr_format fmt,
 		snprintf(buf, size, "read %s", res->next); /* not a reader's name: shown as it is */
 	else
 		fn(res->next, base_len, &next, fmt, buf, size, style->continuation_arg);
+}
+
+const char *tr_render_failure_text(const struct tr_result *res, size_t *len)
+{
+	size_t error_len = strlen(res->error_text);
+
+	if (res->content.data && res->content.len > error_len &&
+	    memcmp(res->content.data, res->error_text, error_len) == 0) {
+		*len = res->content.len;
+		return res->content.data;
+	}
+	*len = error_len;
+	return res->error_text;
 }

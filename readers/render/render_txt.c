@@ -21,10 +21,8 @@ void tr_render_txt(struct tr_doc *doc, const struct tr_result *res,
 	const char *base = tr_path_base_name(res->path ? res->path : "");
 	char more[1024], line[1536], size[32], name[1024];
 
-	if (!res->success && res->error_text) {
-		text = res->error_text;
-		len = strlen(text);
-	}
+	if (!res->success && res->error_text)
+		text = tr_render_failure_text(res, &len);
 	tr_doc_append(doc, text, len);
 	if (len && text[len - 1] != '\n')
 		tr_doc_append(doc, "\n", 1);

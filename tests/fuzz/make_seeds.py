@@ -16,6 +16,8 @@ kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
     mcp                    toolfs-mcp sessions: JSON-RPC lines (handshake, tools/list, read
                            calls with every argument, errors, cancellation, roots answers)
     office                 tests/fixtures/gen_office.py's OOXML and ODF documents as entry lists
+    svg                    tests/fixtures/gen_svg.py's small documents, plain and gzipped, behind
+                           a long-edge byte and a base64-budget byte
 
 Targets with parameters take a fixed header of FUZZ_PARAMS (12) bytes first (see fuzz_util.h);
 an all-zero header means the default view with the default limits.
@@ -449,6 +451,15 @@ def generate(outdir: pathlib.Path) -> None:
         for name, data in files.items():
             for i, head in enumerate(HEADERS[:3]):
                 (read / f"{name}.{i}").write_bytes(bytes([name_index]) + head[:-1] + data)
+    # fuzz_svg: a long-edge byte and a base64-budget byte, then the document (the small ones)
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "fixtures"))
+    import gen_svg
+    svg_tmp = outdir / "svg-work"
+    gen_svg.generate(svg_tmp)
+    svgs = {p.name: p.read_bytes() for p in sorted(svg_tmp.iterdir())
+            if p.suffix in (".svg", ".svgz") and p.stat().st_size <= 4096}
+    shutil.rmtree(svg_tmp)
+    write(outdir / "fuzz_svg", svgs, [bytes([63, 255]), bytes([127, 8])])
     # fuzz_office: the same layout; the payload is a list of archive entries (or a zip file).
     office = outdir / "fuzz_office"
     office.mkdir(parents=True, exist_ok=True)

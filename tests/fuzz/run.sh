@@ -24,7 +24,8 @@ trap 'rm -rf "$scratch"' EXIT
 export TMPDIR=$scratch
 
 all_targets=(fuzz_png fuzz_jpeg fuzz_gif fuzz_webp fuzz_names fuzz_render fuzz_text
-  fuzz_tokens fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office fuzz_png_shrink fuzz_confine)
+  fuzz_tokens fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office fuzz_png_shrink fuzz_confine
+  fuzz_svg)
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
@@ -99,6 +100,7 @@ for t in "${targets[@]}"; do
     fuzz_pdf) dict=(-dict=tests/fuzz/fuzz_pdf.dict) ;;
     fuzz_office) dict=(-dict=tests/fuzz/fuzz_office.dict) ;;
     fuzz_mcp) dict=(-dict=tests/fuzz/fuzz_mcp.dict) ;;
+    fuzz_svg) dict=(-dict=tests/fuzz/fuzz_svg.dict) ;;
   esac
   echo "=== $t: fuzzing for ${seconds}s"
   rc=0

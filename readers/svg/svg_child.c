@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/* svg_child.c - the SVG render in a child process under a memory limit, killed at the deadline,
+ * and the module's interface table (part of toolfs-svg.so). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "svg.h"
+#include "util.h"
+
+#if defined(__has_feature)
+#define SVG_HAS_ASAN __has_feature(address_sanitizer)
+#else
+#define SVG_HAS_ASAN 0
+#endif
+
+/* With no deadline (max_render_ms 0) the child still gets this much time, CPU (RLIMIT_CPU) and
+ * wall clock (a child stuck on a lock another thread held at the fork is killed too). */
+#define SVG_CPU_SECONDS 60
+
+/* What the child writes first; the PNG's png_len bytes follow. */
+struct reply {
+	int code; /* enum tr_error */
+	uint32_t width, height, from_width, from_height;
+	char err[256];
+	uint64_t png_len;
+};
+
+static bool write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* The child: limits, the render, the reply; never returns. parent is the reading process. */
+static void child(pid_t parent, int fd, const unsigned char *svg, size_t len,
+		  const struct tr_svg_limits *lim, uint64_t deadline)
+{
+	struct tr_svg_render out;
+	struct reply r = {0};
+	uint64_t cpu = SVG_CPU_SECONDS;
+	struct timespec now;
+
+	if (deadline && clock_gettime(CLOCK_MONOTONIC, &now) == 0) {
+		uint64_t ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+
+		cpu = deadline > ns ? (deadline - ns) / 1000000000u + 1 : 1;
+	}
+	/* Killed with the reading process (whose thread waits for this one until it ends). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	/* The core never prints (toolfs-mcp's stdout is its protocol): librsvg's own complaints (an
+	 * allocation failing) go nowhere. */
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (devnull >= 0) {
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+	}
+	setrlimit(RLIMIT_CPU, &(struct rlimit){cpu, cpu + 1});
+	/* (AddressSanitizer reserves terabytes of address space: no limit there.) */
+#if !defined(__SANITIZE_ADDRESS__) && !SVG_HAS_ASAN
+	setrlimit(RLIMIT_AS, &(struct rlimit){TR_SVG_RENDER_MEMORY, TR_SVG_RENDER_MEMORY});
+#endif
+	r.code = (int)tr_svg_render_here(svg, len, lim, &out, r.err, sizeof(r.err));
+	if (r.code == TR_OK) {
+		r.width = out.width;
+		r.height = out.height;
+		r.png_len = out.png->len;
+	}
+	r.from_width = out.from_width;
+	r.from_height = out.from_height;
+	if (write_all(fd, &r, sizeof(r)) && r.code == TR_OK)
+		write_all(fd, out.png->data, out.png->len);
+	_exit(0);
+}
+
+/* Reads len bytes from fd into buf before deadline. Returns 0, 1 at the deadline, -1 when the
+ * pipe ends first or fails. */
+static int read_until(int fd, void *buf, size_t len, uint64_t deadline)
+{
+	char *p = buf;
+
+	while (len) {
+		int timeout = -1;
+
+		if (deadline) {
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			uint64_t ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+
+			if (ns >= deadline)
+				return 1;
+			uint64_t ms = (deadline - ns + 999999) / 1000000u;
+
+			timeout = ms > 60000 ? 60000 : (int)ms;
+		}
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int n = poll(&pfd, 1, timeout);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			continue; /* the deadline is checked above */
+		ssize_t got = read(fd, p, len);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		p += got;
+		len -= (size_t)got;
+	}
+	return 0;
+}
+
+/* The child's answer, or why there is none (waits for the child in every case). */
+static enum tr_error collect(int fd, pid_t pid, uint64_t deadline, struct tr_svg_render *out,
+			     char *err, size_t err_size)
+{
+	struct reply r;
+	struct tr_blob *png = NULL;
+	int status = 0, rc = read_until(fd, &r, sizeof(r), deadline);
+
+	if (rc == 0 && r.code == TR_OK) {
+		if (r.png_len == 0 || r.png_len > SIZE_MAX / 2 ||
+		    !(png = tr_blob_new_writable((size_t)r.png_len)))
+			rc = -2;
+		else
+			rc = read_until(fd, png->data, png->len, deadline);
+	}
+	if (rc != 0)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (rc == 1) {
+		tr_blob_unref(png);
+		snprintf(err, err_size, "timeout: the SVG was not rendered within max_render_ms");
+		return TR_E_TIMEOUT;
+	}
+	if (rc == -2) {
+		tr_blob_unref(png);
+		snprintf(err, err_size, "out of memory for the SVG's render");
+		return TR_E_IO;
+	}
+	if (rc < 0) {
+		tr_blob_unref(png);
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+			snprintf(err, err_size, "timeout: the SVG's render used up its CPU time");
+		else if (WIFSIGNALED(status))
+			snprintf(err, err_size,
+				 "the render process stopped on signal %d (%s), most likely at its "
+				 "%llu MiB memory limit",
+				 WTERMSIG(status), strsignal(WTERMSIG(status)),
+				 (unsigned long long)(TR_SVG_RENDER_MEMORY >> 20));
+		else
+			snprintf(err, err_size, "the SVG's render ended without an answer");
+		return WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU ? TR_E_TIMEOUT
+									  : TR_E_TOO_LARGE;
+	}
+	r.err[sizeof(r.err) - 1] = '\0';
+	out->png = png;
+	out->width = r.width;
+	out->height = r.height;
+	out->from_width = r.from_width;
+	out->from_height = r.from_height;
+	if (r.code != TR_OK)
+		snprintf(err, err_size, "%s", r.err);
+	return (enum tr_error)r.code;
+}
+
+enum tr_error tr_svg_render(const unsigned char *svg, size_t len, const struct tr_svg_limits *lim,
+			    uint64_t deadline, struct tr_svg_render *out, char *err,
+			    size_t err_size)
+{
+	pid_t parent = getpid(), pid;
+	enum tr_error code;
+	int fds[2];
+
+	memset(out, 0, sizeof(*out));
+	if (!deadline)
+		deadline = tr_deadline_after_ms(SVG_CPU_SECONDS * 1000);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(err, err_size, "cannot start the SVG's render: %s", strerror(errno));
+		return TR_E_IO;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		child(parent, fds[1], svg, len, lim, deadline);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		snprintf(err, err_size, "cannot start the SVG's render: %s", strerror(errno));
+		close(fds[0]);
+		return TR_E_IO;
+	}
+	code = collect(fds[0], pid, deadline, out, err, err_size);
+	close(fds[0]);
+	return code;
+}
+
+const struct tr_svg_api tr_svg_api = {
+	.abi = TR_SVG_ABI,
+	.render = tr_svg_render,
+};
