@@ -119,8 +119,8 @@ def test_a_page_past_an_image_is_out_of_range(tree, toolfs_read):
 def test_a_region_of_a_text_file_is_out_of_range(tree, toolfs_read):
     r = toolfs_read(tree / "notes.txt", "--select", "10x10+0+0")
     assert r.rc == 1 and r.json["errorCode"] == "out_of_range"
-    assert r.json["error"] == ("Region selectors (10x10+0+0) apply to images and PDF pages "
-                               "only; this file is read by the text reader")
+    assert r.json["error"] == ("Region selectors (10x10+0+0) apply to PNG, JPEG, GIF and WebP "
+                               "images and PDF pages only; this file is read by the text reader")
 
 
 @pytest.mark.parametrize("sel", ["0x10+0+0", "10x0+0+0", "10x10+01+0", "10x10+0", "10x10",
@@ -303,3 +303,13 @@ def test_a_region_at_the_top_of_a_large_png_decodes_only_its_rows(tmp_path, tool
     img = attached(r.json)
     assert img.size == (64, 32)
     assert img.getextrema() == ((0x40, 0x40),) * 3
+
+
+def test_a_region_of_an_svg_names_the_formats_that_take_one(tmp_path, toolfs_read):
+    svg = tmp_path / "a.svg"
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50">'
+                   '<rect width="100" height="50" fill="red"/></svg>\n')
+    r = toolfs_read(svg, "--select", "10x10+0+0")
+    assert r.rc == 1 and r.json["errorCode"] == "out_of_range"
+    assert r.json["error"] == ("Region selectors (10x10+0+0) apply to PNG, JPEG, GIF and WebP "
+                               "images and PDF pages only; this file is read by the svg reader")

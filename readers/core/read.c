@@ -133,11 +133,10 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 		char text[96];
 
 		tr_selector_format(sel, text, sizeof(text));
-		tr_result_fail(
-			res, TR_E_OUT_OF_RANGE,
-			"Region selectors (%s) apply to images and PDF pages only; this file "
-			"is read by the %s reader",
-			text, reader->name);
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Region selectors (%s) apply to PNG, JPEG, GIF and WebP images and "
+			       "PDF pages only; this file is read by the %s reader",
+			       text, reader->name);
 		return 0;
 	}
 	/* Only the text reader weighs its lines in tokens; the others cut at max_output bytes, so
