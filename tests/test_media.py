@@ -161,8 +161,9 @@ def test_metadata_is_ffprobes(read, media, name):
         assert r.json["metadata"]["dimensions"] == {"width": dims[0], "height": dims[1]}
 
 
-def test_rotation_and_chapters_are_there(read):
+def test_rotation_creation_time_and_chapters_are_there(read):
     assert ", rotation " in read("rotated.mp4").json["content"]
+    assert "Creation time: 2024-01-02T03:04:05.000000Z" in read("rotated.mp4").json["content"]
     content = read("chapters.m4a").json["content"]
     assert "Chapter 1: 00:00:00.000 - 00:00:01.500 Opening" in content
     assert "Chapter 2: 00:00:01.500 - 00:00:04.000 Closing" in content
