@@ -9,6 +9,7 @@ import base64
 import io
 import json
 import os
+import re
 import pathlib
 import signal
 import subprocess
@@ -419,3 +420,34 @@ def test_mount_survives_a_decoder_loop(build_dir, media, tmp_path):
     finally:
         del os.environ["TOOLFS_MEDIA_TEST"]
     assert workers(build_dir) == []
+
+
+def test_silent_spans_agree_with_silencedetect(read, media):
+    """The outline's silent spans against ffmpeg's silencedetect filter at the same threshold
+    (-50 dB) and minimum (0.5 s), within the outline's 0.5 s windows; a loud span is marked."""
+    gen_media.ffmpeg("-f", "lavfi", "-i", "sine=frequency=500:duration=1:sample_rate=16000",
+                     "-af", "apad=pad_dur=1.5,volume=7", "-t", 2.5, "-c:a", "pcm_s16le",
+                     media / "gap.wav")
+    gen_media.ffmpeg("-i", media / "gap.wav", "-i", media / "tone.wav", "-filter_complex",
+                     "[0:a]aresample=44100[a];[a][1:a]concat=n=2:v=0:a=1", media / "gaps.wav")
+    log = subprocess.run(["ffmpeg", "-nostdin", "-i", str(media / "gaps.wav"), "-af",
+                          "silencedetect=n=-50dB:d=0.5", "-f", "null", "-"],
+                         capture_output=True, text=True).stderr
+    starts = [float(x) for x in re.findall(r"silence_start: ([0-9.]+)", log)]
+    ends = [float(x) for x in re.findall(r"silence_end: ([0-9.]+)", log)]
+    content = read("gaps.wav").json["content"]
+    spans = [(int(a) * 60 + float(b), int(c) * 60 + float(d), kind) for a, b, c, d, kind in
+             re.findall(r"^  (\d\d):(\d\d\.\d{3})-(\d\d):(\d\d\.\d{3}) (silent|loud)$", content,
+                        re.M)]
+    silent = [(a, b) for a, b, kind in spans if kind == "silent"]
+    assert len(silent) == len(starts) == 2
+    for (a, b), s, e in zip(silent, starts, ends):
+        assert abs(a - s) <= 0.5 and abs(b - e) <= 0.5, (silent, starts, ends)
+    assert any(kind == "loud" and a < 1 for a, b, kind in spans)
+
+
+def test_video_time_window(read):
+    r = read("clip.mp4", "--select", "1-2").json
+    assert r["success"] and r["range"] == {"unit": "second", "start": 1, "end": 2, "total": 3}
+    r = read("clip.mp4", "--select", "0:01.5").json
+    assert r["success"] and r["range"]["start"] == 1
