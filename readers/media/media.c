@@ -287,8 +287,21 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 	return res->content.oom || !res->short_result ? -1 : 0;
 }
 
+/* Audio: the file's bytes and the WAV, each within max_audio_size; video: the worker's RGB
+ * picture and its PNG. */
+static uint64_t media_memory(const struct tr_file *file, const struct tr_options *opts)
+{
+	const char *mime;
+	uint64_t side = opts->image_max_dim > 16384 ? 16384 : opts->image_max_dim;
+
+	if (media_detect(file->head, file->head_len, &mime) == TR_TYPE_AUDIO)
+		return 2 * opts->max_audio_size;
+	return 2 * side * side * 3;
+}
+
 const struct tr_reader tr_reader_media = {
 	.name = "media",
 	.probe = media_probe,
 	.read = media_read,
+	.memory = media_memory,
 };
