@@ -57,16 +57,28 @@ def read(toolfs_read, media):
 
 
 def workers(build_dir) -> list:
-    """PIDs of live toolfs-media-worker processes of this build."""
+    """PIDs of toolfs-media-worker processes of this build, zombies included (a zombie has no
+    exe: it counts when its parent is one of this build's programs)."""
     exe = str(build_dir / "readers" / WORKER)
     found = []
     for entry in pathlib.Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.readlink(entry / "exe") == exe:
-                    found.append(int(entry.name))
-            except OSError:
-                pass
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.readlink(entry / "exe") == exe:
+                found.append(int(entry.name))
+                continue
+        except OSError:
+            pass
+        try:
+            stat = (entry / "stat").read_text()
+            comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:]
+            state, ppid = rest.split()[0], rest.split()[1]
+            if comm == WORKER[:15] and state == "Z" and \
+                    os.readlink(f"/proc/{ppid}/exe").startswith(str(build_dir) + "/"):
+                found.append(int(entry.name))
+        except (OSError, ValueError):
+            pass
     return found
 
 
