@@ -166,6 +166,9 @@ def test_metadata_is_ffprobes(read, media, name):
     probe = ffprobe(media / name)
     has_video = any(s["codec_type"] == "video" for s in probe["streams"])
     assert r.json["contentType"] == ("video" if has_video else "audio")
+    magic = subprocess.run(["file", "--mime-type", "-b", str(media / name)], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    assert r.json["mimeType"] == (magic if magic != "application/octet-stream" else "video/MP2T")
     want = expected_lines(probe)
     got = r.json["content"].splitlines()[:len(want)]
     if probe["format"]["format_name"] == "mpegts":

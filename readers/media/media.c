@@ -186,7 +186,14 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 
 	res->type = type;
 	kind = type == TR_TYPE_AUDIO ? "audio" : "video";
-	res->mime_type = strdup(mime);
+	/* libmagic's answer, as for every type (docs/SPEC.md §2), but where it has none (MPEG-TS) */
+	res->mime_type = tr_magic_mime_fd(file->fd);
+	if (res->mime_type && strcmp(res->mime_type, "application/octet-stream") == 0) {
+		free(res->mime_type);
+		res->mime_type = NULL;
+	}
+	if (!res->mime_type)
+		res->mime_type = strdup(mime);
 	if (!res->mime_type)
 		return -1;
 	if (media_span(sel, res, &req.t0, &req.t1) < 0)
