@@ -57,6 +57,14 @@ void tfs_doc_key_set_stat(struct tfs_doc_key *key, const struct stat *st)
 
 #define FNV_BASIS 0xcbf29ce484222325ULL
 
+static int64_t double_bits(double d)
+{
+	int64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
+
 /* Folds the name a document answers (selector, format, path) into h. */
 static uint64_t fold_name(uint64_t h, const struct tfs_doc_key *key)
 {
@@ -70,6 +78,10 @@ static uint64_t fold_name(uint64_t h, const struct tfs_doc_key *key)
 		key->sel.has_region,
 		(int64_t)((uint64_t)key->sel.region.x << 32 | key->sel.region.y),
 		(int64_t)((uint64_t)key->sel.region.width << 32 | key->sel.region.height),
+		/* a time span: its seconds' bits (0 otherwise) */
+		key->sel.time,
+		double_bits(key->sel.t0),
+		double_bits(key->sel.t1),
 	};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)

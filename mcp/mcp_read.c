@@ -69,7 +69,12 @@ static void call_continuation(const char *name, size_t name_len, const struct tr
 			      enum tr_format fmt, char *buf, size_t size, void *arg)
 {
 	(void)name, (void)name_len, (void)fmt, (void)arg;
-	if (next->column)
+	if (next->time) {
+		char span[80];
+
+		tr_selector_format_time(next, span, sizeof(span));
+		snprintf(buf, size, "call read with time \"%s\"", span);
+	} else if (next->column)
 		snprintf(buf, size,
 			 "call read with offset %" PRIu64 " (line %" PRIu64
 			 " is cut at character %" PRIu64
@@ -132,6 +137,7 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
 	const cJSON *region = cJSON_GetObjectItemCaseSensitive(args, "region");
+	const cJSON *time = cJSON_GetObjectItemCaseSensitive(args, "time");
 	struct tr_selector sel = {.present = false};
 	uint64_t offset, limit, max_tokens;
 	struct tr_options call_opts = *opts;
@@ -171,9 +177,10 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 				     "\"WxH+X+Y\" (pixels of an image, e.g. \"800x600+1200+400\") "
 				     "or \"P@WxH+X+Y\" (of PDF page P's image, e.g. "
 				     "\"3@400x300+100+500\"), W and H at least 1.");
-		if ((pages && !cJSON_IsNull(pages)) || offset || limit)
+		if ((pages && !cJSON_IsNull(pages)) || (time && !cJSON_IsNull(time)) || offset ||
+		    limit)
 			return argument_error(len, "Invalid arguments for read: give region alone, "
-						   "not with pages or offset/limit.");
+						   "not with pages, time or offset/limit.");
 	} else if (pages && !cJSON_IsNull(pages)) {
 		const char *text = cJSON_IsString(pages) ? pages->valuestring : NULL;
 
@@ -186,6 +193,20 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 			return argument_error(len,
 					      "Invalid arguments for read: give either pages or "
 					      "offset/limit, not both.");
+		if (time && !cJSON_IsNull(time))
+			return argument_error(len,
+					      "Invalid arguments for read: give either pages or "
+					      "time, not both.");
+	} else if (time && !cJSON_IsNull(time)) {
+		const char *text = cJSON_IsString(time) ? time->valuestring : NULL;
+
+		if (!text || tr_selector_parse_time(text, strlen(text), &sel) < 0 || offset ||
+		    limit)
+			return argument_error(len,
+					      "Invalid arguments for read: time must be a string "
+					      "\"T\", \"T1-T2\" or \"T1-\" in seconds, MM:SS or "
+					      "HH:MM:SS (e.g. \"0-600\" or \"1:30\"), without "
+					      "offset/limit.");
 	} else if (offset || limit) {
 		sel.present = true;
 		sel.start = offset ? offset : 1;

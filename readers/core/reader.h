@@ -95,6 +95,8 @@ struct tr_reader {
 	/* Takes region selectors (WxH+X+Y, P@WxH+X+Y); the dispatcher fails a region on any
 	 * other reader with out_of_range before read is called. */
 	bool regions;
+	/* Takes time selectors (T, T1-T2: audio and video); others fail them with out_of_range. */
+	bool times;
 };
 
 /* The registered readers in priority order, NULL-terminated (registry.c). */

@@ -9,6 +9,7 @@ extern const struct tr_reader tr_reader_pdf;      /* pdf/ */
 extern const struct tr_reader tr_reader_notebook; /* notebook/ */
 extern const struct tr_reader tr_reader_office;   /* office/: OOXML and ODF, legacy OLE2 */
 extern const struct tr_reader tr_reader_svg;      /* svg/: SVG, SVGZ */
+extern const struct tr_reader tr_reader_media;    /* media/: audio and video (FFmpeg worker) */
 extern const struct tr_reader tr_reader_binary;   /* text/: binary detection */
 extern const struct tr_reader tr_reader_text;     /* text/: any encoding */
 
@@ -22,6 +23,9 @@ const struct tr_reader *const tr_readers[] = {
 #endif
 #if defined(TR_HAVE_SVG)
 	&tr_reader_svg, /* an svg root element in the SVG namespace; gzip holding one */
+#endif
+#if defined(TR_HAVE_MEDIA)
+	&tr_reader_media, /* containers by signature */
 #endif
 	&tr_reader_binary, /* binary and text last: decided from content */
 	&tr_reader_text,   /* the fallback */

@@ -111,7 +111,8 @@ static int selector_parse_region(const char *text, size_t len, struct tr_selecto
 	return 0;
 }
 
-int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
+/* A, A-, A-B, A.C- or a region */
+static int parse_units(const char *text, size_t len, struct tr_selector *sel)
 {
 	size_t pos = 0;
 	struct tr_selector s = {.present = true};
@@ -143,6 +144,13 @@ int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
 	return 0;
 }
 
+int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
+{
+	if (parse_units(text, len, sel) == 0)
+		return 0;
+	return tr_selector_parse_time(text, len, sel);
+}
+
 int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size)
 {
 	unsigned long long a = sel->start, b = sel->end, c = sel->column;
@@ -152,6 +160,8 @@ int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size)
 		return snprintf(buf, size, "%llu@%ux%u+%u+%u", a, r->width, r->height, r->x, r->y);
 	if (sel->has_region)
 		return snprintf(buf, size, "%ux%u+%u+%u", r->width, r->height, r->x, r->y);
+	if (sel->time)
+		return tr_selector_format_time(sel, buf, size);
 	if (c)
 		return snprintf(buf, size, "%llu.%llu-", a, c);
 	if (b == 0)
@@ -168,7 +178,8 @@ bool tr_selector_equal(const struct tr_selector *a, const struct tr_selector *b)
 	return a->present == b->present && a->start == b->start && a->end == b->end &&
 	       a->column == b->column && a->has_region == b->has_region &&
 	       (!a->has_region || (ra->x == rb->x && ra->y == rb->y && ra->width == rb->width &&
-				   ra->height == rb->height));
+				   ra->height == rb->height)) &&
+	       a->time == b->time && (!a->time || (a->t0 == b->t0 && a->t1 == b->t1));
 }
 
 int tr_region_clip(const struct tr_region *r, uint32_t width, uint32_t height,
@@ -210,6 +221,18 @@ int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector
 	/* Optional ":SEL" at the end of the stem. */
 	memset(sel, 0, sizeof(*sel));
 	*base_len = stem;
+	/* A time selector may hold colons itself (clip.mp4:1:30-2:00): the longest tail that is
+	 * one with a colon wins. */
+	for (size_t i = 1; i + 1 < stem; i++) {
+		struct tr_selector parsed;
+
+		if (name[i] == ':' && memchr(name + i + 1, ':', stem - i - 1) &&
+		    tr_selector_parse_time(name + i + 1, stem - i - 1, &parsed) == 0) {
+			*sel = parsed;
+			*base_len = i;
+			return 0;
+		}
+	}
 	for (size_t i = stem; i > 0; i--) {
 		if (name[i - 1] == ':') {
 			struct tr_selector parsed;
