@@ -144,7 +144,7 @@ def test_tools_list(client):
     jsonschema.Draft202012Validator.check_schema(read_tool["inputSchema"])
     assert read_tool["inputSchema"]["required"] == ["file_path"]
     assert set(read_tool["inputSchema"]["properties"]) == {"file_path", "offset", "limit", "pages",
-                                                           "max_tokens"}
+                                                           "max_tokens", "ocr"}
     assert read_tool["annotations"]["readOnlyHint"] is True
     assert read_tool["annotations"]["idempotentHint"] is True
     assert read_tool["annotations"]["openWorldHint"] is False
@@ -157,6 +157,8 @@ def test_tools_list(client):
     assert validator.is_valid({"file_path": "a", "offset": 2, "limit": 3})
     assert not validator.is_valid({"file_path": "a", "offset": 0})
     assert not validator.is_valid({"file_path": "a", "pages": "3-"})
+    assert validator.is_valid({"file_path": "a", "ocr": "on"})
+    assert not validator.is_valid({"file_path": "a", "ocr": "yes"})
 
 
 def test_list_allowed_directories(client, root):
