@@ -10,9 +10,10 @@ that the budget does not cut the window) against the peer (B: for each page in t
 alternately: a warm-up pair, then N pairs A B A B ...; reports both medians, the median of the
 per-pair ratios A/B, and the word accuracy of each side on the same pages (words right / words,
 against the words drawn). The peer runs in the caller's environment as a user's shell would
-(OMP_THREAD_LIMIT removed); toolfs sets its own (docs/SPEC.md §3 "OCR").
+(OMP_THREAD_LIMIT removed); toolfs sets its own (docs/SPEC.md §3 "OCR"). --peer-omp1 gives the
+peer OMP_THREAD_LIMIT=1 too (a tuned peer: one thread per tesseract process).
 
-Usage: bench/ocr.py [--build DIR] [--work DIR] [--pairs N]
+Usage: bench/ocr.py [--build DIR] [--work DIR] [--pairs N] [--peer-omp1]
 """
 import argparse
 import datetime
@@ -33,17 +34,24 @@ VERSION = "1"
 PAGES = 10
 
 
+PEER_OMP1 = False
+
+
 def peer_env() -> dict:
     env = dict(os.environ)
     env.pop("OMP_THREAD_LIMIT", None)
+    if PEER_OMP1:
+        env["OMP_THREAD_LIMIT"] = "1"
     return env
 
 
 def run_toolfs(tool: pathlib.Path, pdf: pathlib.Path) -> tuple:
     """(seconds, content) of toolfs-read's default view of pdf."""
     t0 = time.perf_counter()
+    env = dict(os.environ)
+    env.pop("OMP_THREAD_LIMIT", None)
     out = subprocess.run([str(tool), "--max_render_ms", "600000", str(pdf)], capture_output=True,
-                         check=True, env=peer_env()).stdout
+                         check=True, env=env).stdout
     elapsed = time.perf_counter() - t0
     doc = json.loads(out)
     assert doc["success"] and len(doc["metadata"]["ocr"]["pages"]) == PAGES, doc["shortResult"]
@@ -85,7 +93,10 @@ def main() -> int:
     ap.add_argument("--build", default=os.environ.get("TOOLFS_BUILD_DIR", REPO / "build"))
     ap.add_argument("--work", default=pathlib.Path(tempfile.gettempdir()) / "toolfs-bench-ocr")
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--peer-omp1", action="store_true")
     args = ap.parse_args()
+    global PEER_OMP1
+    PEER_OMP1 = args.peer_omp1
     work = pathlib.Path(args.work) / f"v{VERSION}"
     if not (work / "scans.json").exists():
         gen_scans.generate(work, PAGES)
@@ -104,7 +115,8 @@ def main() -> int:
     b_right, _ = accuracy(truth, b_runs[-1][1])
     print(f"bench/ocr.py on {os.uname().nodename} ({os.cpu_count()} CPUs), "
           f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {args.pairs} pairs; A = toolfs-read "
-          f"(default view), B = pdftoppm -r 300 -gray + tesseract per page\n")
+          f"(default view), B = pdftoppm -r 300 -gray + tesseract per page"
+          f"{' (OMP_THREAD_LIMIT=1)' if PEER_OMP1 else ''}\n")
     print("| workload | A median (s) | B median (s) | A/B (median of pairs) | A words right | "
           "B words right |")
     print("|---|---|---|---|---|---|")

@@ -166,3 +166,16 @@ def test_images_are_ocrd_with_ocr_on_only(read, scans):
     assert len(r.json["images"]) == 1
     auto = read("shot.png")
     assert "--- OCR ---" not in auto.json["content"] and "ocr" not in auto.json["metadata"]
+
+
+def test_oversized_inputs_are_ocrd_within_the_pixel_caps(read):
+    """A 200-inch page renders for OCR at 5000 px (24 MP cap), not 60000; a 10000x10000 image is
+    shrunk on load to the cap."""
+    r = read("huge.pdf", *SLOW)
+    assert r.rc == 0
+    marker = r.json["content"].split("\n")[0]
+    assert marker == "--- Page 1 (OCR) ---", r.json["content"][:300]
+    assert [p["page"] for p in r.json["metadata"]["ocr"]["pages"]] == [1]
+    r = read("big.png", "--ocr", "on", *SLOW)
+    assert r.rc == 0
+    assert recall(["morning garden river bridge"], r.json["content"].partition("--- OCR ---")[2]) == 1
