@@ -65,12 +65,14 @@ int tr_ocr_image(struct tr_result *res, const struct tr_blob *blob, const struct
 	api = tr_ocr_load(err, sizeof(err));
 	if (!api)
 		return tr_buf_printf(&res->content, "\n[OCR unavailable: %s]", err) < 0 ? -1 : 0;
-	if (api->check(lang, err, sizeof(err)) != 0) {
+	tr_ocr_key(st, 0, lang, key, sizeof(key));
+	rc = api->cached(key, &text);
+	if (rc != 0 && api->check(lang, err, sizeof(err)) != 0) {
 		tr_result_fail(res, TR_E_UNSUPPORTED, "%s", err);
 		return 0;
 	}
-	tr_ocr_key(st, 0, lang, key, sizeof(key));
-	rc = api->image(blob, lang, deadline, key, &text, err, sizeof(err));
+	if (rc != 0)
+		rc = api->image(blob, lang, deadline, key, &text, err, sizeof(err));
 	if (rc < 0)
 		return -1;
 	if (rc == 2)

@@ -25,7 +25,8 @@ struct ocr_run {
 	bool oom;
 };
 
-/* OCRs one page: the cached answer, or a render under the lock and a recognition outside it. */
+/* OCRs one page: the cached answer (another read may have just made it), or a render under the
+ * lock and a recognition outside it. */
 static void ocr_one(struct ocr_run *run, struct tr_pdf_ocr_page *job)
 {
 	struct tr_ocr_text text = {0};
@@ -112,21 +113,35 @@ int tr_pdf_ocr_pages(PopplerDocument *doc, const struct tr_file *file,
 	run.api = tr_ocr_load(err, err_size);
 	if (!run.api)
 		return 1;
-	if (run.api->check(run.lang, err, err_size) != 0) {
-		*lang_missing = true;
-		return 1;
-	}
 	run.jobs = calloc(run.n_jobs, sizeof(*run.jobs));
 	if (!run.jobs)
 		return -1;
 	run.n_jobs = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, taken = 0; i < n; i++) {
+		struct tr_ocr_text text;
+		char key[160];
+
 		if (pages[i].status != TR_PDF_OCR_DUE)
 			continue;
-		if (run.n_jobs < opts->max_ocr_pages)
-			run.jobs[run.n_jobs++] = &pages[i];
-		else
+		if (taken++ >= opts->max_ocr_pages) {
 			pages[i].status = TR_PDF_OCR_BUDGET;
+			continue;
+		}
+		/* A page OCR'd before in this process is taken from the cache (it counts in the
+		 * budget all the same, so a window is the same on every read). */
+		tr_ocr_key(&file->st, pages[i].page, run.lang, key, sizeof(key));
+		if (run.api->cached(key, &text) == 0) {
+			pages[i].status = TR_PDF_OCR_DONE;
+			pages[i].text = text.text;
+			pages[i].confidence = text.confidence;
+		} else {
+			run.jobs[run.n_jobs++] = &pages[i];
+		}
+	}
+	if (run.n_jobs && run.api->check(run.lang, err, err_size) != 0) {
+		*lang_missing = true;
+		free(run.jobs);
+		return 1;
 	}
 	run.deadline = ocr_deadline(file->deadline);
 	pthread_mutex_init(&run.lock, NULL);
