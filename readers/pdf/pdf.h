@@ -133,7 +133,7 @@ struct tr_pdf_ocr_page {
 	enum tr_pdf_ocr_status status;
 	char *text; /* malloc'd, when done */
 	int confidence;
-	char err[160];
+	char err[256];
 };
 
 /* OCRs the pages of pages[0..n) marked TR_PDF_OCR_DUE in parallel, one thread per CPU, each rendering under a lock (poppler's
