@@ -189,7 +189,8 @@ def names_seeds() -> dict:
     names = ["12", "3-", "4-9", "7.20-", "1", "main.c.tool.json", "main.c:1-20.tool.json",
              "a:b:3.tool.anthropic.json", "x.tool.mcp.json", "dir:5-.tool.openai.json",
              "max_output=100K", "max-lines=5", "hide_siblings", "hide_siblings=0",
-             "symlinks=none", "max_image_size=20MiB", "openai", "cache_size=1G"]
+             "symlinks=none", "max_image_size=20MiB", "openai", "cache_size=1G", "ocr=on",
+             "ocr_lang=eng+deu", "ocr_lang=../eng", "ocr-lang=chi_sim"]
     return {f"{i:02d}": n.encode() for i, n in enumerate(names)}
 
 
