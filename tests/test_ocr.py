@@ -223,3 +223,15 @@ def test_a_page_read_twice_is_ocrd_once_and_mcp_takes_ocr(build_dir, scans, tmp_
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
+
+
+def test_ocr_stops_at_the_time_budget(read):
+    """max_render_ms 300: OCR (80% of it) cannot finish a page; the page says so, its render
+    (what is left of the budget) is listed as a timeout too, and next goes on after it."""
+    r = read("scan.pdf", "--select", "1-4", "--max_render_ms", "300")
+    assert r.rc == 0
+    assert r.json["content"].startswith(
+        "--- Page 1 ---\n[page 1: no text layer; OCR timeout: not done within 80% of "
+        "max_render_ms (300 ms)")
+    assert "ocr" not in r.json["metadata"]
+    assert r.json["range"]["end"] == 1 and r.json["next"] == "scan.pdf:2-4.tool.json"
