@@ -10,6 +10,14 @@
 
 enum tr_symlink_policy { TR_SYMLINKS_INSIDE, TR_SYMLINKS_NONE };
 
+/* ocr=off|auto|on (docs/SPEC.md §4): auto OCRs PDF pages without a text layer, on images too. */
+enum tr_ocr_mode { TR_OCR_OFF, TR_OCR_AUTO, TR_OCR_ON };
+
+/* A WORD option's value: a short name of [A-Za-z0-9_] runs joined by '+' ("eng+deu"). */
+struct tr_option_word {
+	char text[64];
+};
+
 /* The front ends, as the option table marks which of them an option serves (a bit each). */
 enum tr_front { TR_FRONT_MOUNT = 1, TR_FRONT_CLI = 2, TR_FRONT_MCP = 4 };
 
@@ -18,6 +26,8 @@ enum tr_front { TR_FRONT_MOUNT = 1, TR_FRONT_CLI = 2, TR_FRONT_MCP = 4 };
 #define TR_OPTION_TYPE_SIZE uint64_t
 #define TR_OPTION_TYPE_FLAG bool
 #define TR_OPTION_TYPE_SYMLINKS enum tr_symlink_policy
+#define TR_OPTION_TYPE_OCR enum tr_ocr_mode
+#define TR_OPTION_TYPE_WORD struct tr_option_word
 
 /* One field per row of tr_options.def, named after the option; the row gives its default. */
 struct tr_options {

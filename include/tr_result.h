@@ -86,6 +86,13 @@ struct tr_sheet_meta {
 	bool hidden; /* hidden or very hidden: not shown by default, readable by selector */
 };
 
+/* One entry of metadata.ocr: a page (0: the image) read by OCR and Tesseract's mean word
+ * confidence (0-100). */
+struct tr_ocr_meta {
+	uint32_t page;
+	int confidence;
+};
+
 /* A growable byte string; data is NUL-terminated whenever len > 0. */
 struct tr_buf {
 	char *data;
@@ -120,6 +127,9 @@ struct tr_metadata {
 	double scale;
 	bool has_region; /* region: the rectangle of the source shown (a region selector) */
 	struct tr_region region;
+	struct tr_ocr_meta *ocr; /* owned array of n_ocr (pages read by OCR), or NULL */
+	size_t n_ocr;
+	char ocr_language[64]; /* ocr_lang of those, when n_ocr */
 };
 
 struct tr_result {

@@ -167,6 +167,12 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 					   "integer >= 1 (the most tokens of text to return).");
 	if (max_tokens)
 		call_opts.max_tokens = max_tokens;
+	const cJSON *ocr = cJSON_GetObjectItemCaseSensitive(args, "ocr");
+
+	if (ocr && !cJSON_IsNull(ocr) &&
+	    (!cJSON_IsString(ocr) || tr_options_set(&call_opts, "ocr", ocr->valuestring) != 0))
+		return argument_error(len, "Invalid arguments for read: ocr must be \"off\", "
+					   "\"auto\" or \"on\".");
 	opts = &call_opts;
 	if (region && !cJSON_IsNull(region)) {
 		const char *text = cJSON_IsString(region) ? region->valuestring : NULL;

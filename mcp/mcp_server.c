@@ -211,7 +211,8 @@ static const char read_description[] =
 	"image blocks scaled to fit a model's limits; PDFs as the text of their pages (pages "
 	"\"3-5\" also gives those pages rendered as images; region \"3@400x300+100+500\" zooms "
 	"into a rectangle of page 3's image, region \"800x600+1200+400\" into one of an image, at "
-	"full resolution); Jupyter notebooks as their cells "
+	"full resolution; a scanned page's text is read by OCR, under \"--- Page N (OCR) ---\"); "
+	"Jupyter notebooks as their cells "
 	"with outputs and figures; Word, Excel and PowerPoint files (and their OpenDocument "
 	"cousins) as Markdown-like text, a pipe table per sheet and the text of each slide; "
 	"SVG (and .svgz) files as their numbered source plus the drawing rendered as a PNG "
@@ -389,6 +390,16 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 				 "o200k_base, line numbers included); a longer file "
 				 "ends where they run out, with the offset to read on. "
 				 "Default: the server's max_tokens."));
+	cJSON *ocr = string_property("OCR (Tesseract): \"auto\" reads the text of scanned PDF "
+				     "pages (no text layer), \"on\" also of images (screenshots, "
+				     "photos of documents), \"off\" never. Default: the server's "
+				     "ocr.");
+	cJSON *ocr_values = cJSON_AddArrayToObject(ocr, "enum");
+
+	cJSON_AddItemToArray(ocr_values, cJSON_CreateString("off"));
+	cJSON_AddItemToArray(ocr_values, cJSON_CreateString("auto"));
+	cJSON_AddItemToArray(ocr_values, cJSON_CreateString("on"));
+	cJSON_AddItemToObject(props, "ocr", ocr);
 	required = cJSON_AddArrayToObject(schema, "required");
 	cJSON_AddItemToArray(required, cJSON_CreateString("file_path"));
 	cJSON_AddBoolToObject(schema, "additionalProperties", false);

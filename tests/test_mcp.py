@@ -145,7 +145,7 @@ def test_tools_list(client):
     assert read_tool["inputSchema"]["required"] == ["file_path"]
     assert set(read_tool["inputSchema"]["properties"]) == {"file_path", "offset", "limit", "pages",
                                                            "region", "time",
-                                                           "max_tokens"}
+                                                           "max_tokens", "ocr"}
     assert read_tool["annotations"]["readOnlyHint"] is True
     assert read_tool["annotations"]["idempotentHint"] is True
     assert read_tool["annotations"]["openWorldHint"] is False
@@ -162,6 +162,8 @@ def test_tools_list(client):
     assert validator.is_valid({"file_path": "a", "region": "3@400x300+0+500"})
     assert not validator.is_valid({"file_path": "a", "region": "0x600+1+1"})
     assert not validator.is_valid({"file_path": "a", "region": "8x6+01+1"})
+    assert validator.is_valid({"file_path": "a", "ocr": "on"})
+    assert not validator.is_valid({"file_path": "a", "ocr": "yes"})
 
 
 def test_list_allowed_directories(client, root):

@@ -180,7 +180,8 @@ def test_following_next_covers_the_document(read, pdfs):
 
 def test_scanned_page_is_rendered_in_default_view(read, pdfs, tmp_path):
     path = pdfs / "scan.pdf"
-    j = read("scan.pdf").json
+    # ocr=off: the page as a reader without OCR shows it (tests/test_ocr.py reads it with OCR)
+    j = read("scan.pdf", "--ocr", "off").json
     sections = split_pages(j["content"])
     assert sections[2] == "[page 2: no text layer; see the page image]"
     assert words(pdftotext_page(path, 2)) == []

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Runs toolfs-read under valgrind memcheck over a representative set of generated fixtures (text,
-# image, fitted image, notebook, PDF page render, Office documents, and failures); any memcheck
+# image, fitted image, OCR'd image, notebook, PDF page render, Office documents, and failures); any memcheck
 # error or definite leak fails. Usage: tests/valgrind_cli.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 - "$work" "$repo/tests/fixtures" <<'PY'
 import json, pathlib, sys
 import cairo
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 out = pathlib.Path(sys.argv[1])
 (out / "hello.py").write_text("".join(f"print({i})\n" for i in range(3000)))
 (out / "latin1.txt").write_bytes("caf\xe9 na\xefve\n".encode("latin-1") * 50)
@@ -22,6 +22,11 @@ Image.new("RGB", (3000, 1200), (200, 10, 10)).save(out / "big.png")
 wide = Image.new("RGBA", (4200, 300), (200, 10, 10, 255))
 wide.paste((10, 200, 10, 90), (0, 0, 2000, 100))
 wide.save(out / "wide.png")
+# A line of text for ocr=on (Tesseract under memcheck: seconds for this size)
+text = Image.new("RGB", (400, 80), (255, 255, 255))
+ImageDraw.Draw(text).text((10, 20), "hello valgrind world", fill=(0, 0, 0), font=ImageFont.truetype(
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 28))
+text.save(out / "text.png")
 Image.new("RGB", (300, 200), (9, 9, 9)).save(out / "photo.jpg", quality=80)
 (out / "nb.ipynb").write_text(json.dumps({
     "cells": [{"cell_type": "markdown", "source": "# T", "metadata": {}},
@@ -76,6 +81,7 @@ run big.png
 run wide.png
 run photo.jpg
 run --format anthropic big.png
+run --ocr on text.png
 run nb.ipynb
 run --format mcp nb.ipynb
 run doc.pdf

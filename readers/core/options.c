@@ -9,14 +9,23 @@
 
 #include "tr_options.h"
 
-enum option_kind { KIND_COUNT, KIND_LIMIT, KIND_SIZE, KIND_FLAG, KIND_SYMLINKS };
+enum option_kind {
+	KIND_COUNT,
+	KIND_LIMIT,
+	KIND_SIZE,
+	KIND_FLAG,
+	KIND_SYMLINKS,
+	KIND_OCR,
+	KIND_WORD
+};
 
 struct option_spec {
 	struct tr_option_doc doc;
 	enum option_kind kind;
 	size_t offset;
 	uint64_t default_value;
-	bool mcp_differs; /* toolfs-mcp's default is mcp_value */
+	const char *default_text; /* KIND_WORD's default */
+	bool mcp_differs;         /* toolfs-mcp's default is mcp_value */
 	uint64_t mcp_value;
 };
 
@@ -26,13 +35,21 @@ struct option_spec {
 #define FRONTS_MCP TR_FRONT_MCP
 #define MCP_DEFAULT_SAME false, 0
 #define MCP_DEFAULT_MCP(value) true, (value)
+/* The default column: a number, or a string literal for WORD. */
+#define DEFAULTS_COUNT(def) (uint64_t)(def), NULL
+#define DEFAULTS_LIMIT(def) (uint64_t)(def), NULL
+#define DEFAULTS_SIZE(def) (uint64_t)(def), NULL
+#define DEFAULTS_FLAG(def) (uint64_t)(def), NULL
+#define DEFAULTS_SYMLINKS(def) (uint64_t)(def), NULL
+#define DEFAULTS_OCR(def) (uint64_t)(def), NULL
+#define DEFAULTS_WORD(def) 0, (def)
 
 static const struct option_spec option_specs[] = {
 #define TR_OPTION(name, kind, def, mcp, fronts, value, help, man) \
 	{{#name, value, help, man, FRONTS_##fronts},              \
 	 KIND_##kind,                                             \
 	 offsetof(struct tr_options, name),                       \
-	 (uint64_t)(def),                                         \
+	 DEFAULTS_##kind(def),                                    \
 	 MCP_DEFAULT_##mcp},
 #include "tr_options.def"
 #undef TR_OPTION
@@ -55,12 +72,33 @@ const struct tr_mount_option_doc tr_mount_options[] = {
 
 const size_t tr_mount_options_count = sizeof(tr_mount_options) / sizeof(tr_mount_options[0]);
 
-/* Stores value in spec's field of opts, as the field's type. */
-static void store(struct tr_options *opts, const struct option_spec *spec, uint64_t value)
+/* True when text is a WORD value: [A-Za-z0-9_] runs joined by '+', shorter than the field. */
+static bool word_valid(const char *text)
+{
+	size_t len = text ? strlen(text) : 0;
+
+	if (len == 0 || len >= sizeof(((struct tr_option_word *)0)->text) || text[0] == '+' ||
+	    text[len - 1] == '+' || strstr(text, "++"))
+		return false;
+	return strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+") ==
+	       len;
+}
+
+/* The values of ocr=, by enum tr_ocr_mode. */
+static const char *const ocr_names[] = {"off", "auto", "on"};
+
+/* Stores value (text for KIND_WORD) in spec's field of opts, as the field's type. */
+static void store(struct tr_options *opts, const struct option_spec *spec, uint64_t value,
+		  const char *text)
 {
 	char *field = (char *)opts + spec->offset;
 
 	switch (spec->kind) {
+	case KIND_OCR: *(enum tr_ocr_mode *)field = (enum tr_ocr_mode)value; break;
+	case KIND_WORD:
+		snprintf(((struct tr_option_word *)field)->text, sizeof(struct tr_option_word),
+			 "%s", text);
+		break;
 	case KIND_FLAG: *(bool *)field = value != 0; break;
 	case KIND_SYMLINKS: *(enum tr_symlink_policy *)field = (enum tr_symlink_policy)value; break;
 	case KIND_COUNT:
@@ -77,7 +115,8 @@ void tr_options_init_for(struct tr_options *opts, enum tr_front front)
 
 		store(opts, spec,
 		      front == TR_FRONT_MCP && spec->mcp_differs ? spec->mcp_value
-								 : spec->default_value);
+								 : spec->default_value,
+		      spec->default_text);
 	}
 }
 
@@ -173,11 +212,21 @@ int tr_options_set(struct tr_options *opts, const char *name, const char *value)
 		return 0;
 	case KIND_SYMLINKS:
 		if (value && strcmp(value, "inside") == 0)
-			store(opts, spec, TR_SYMLINKS_INSIDE);
+			store(opts, spec, TR_SYMLINKS_INSIDE, NULL);
 		else if (value && strcmp(value, "none") == 0)
-			store(opts, spec, TR_SYMLINKS_NONE);
+			store(opts, spec, TR_SYMLINKS_NONE, NULL);
 		else
 			return -1;
+		return 0;
+	case KIND_OCR:
+		for (int mode = TR_OCR_OFF; mode <= TR_OCR_ON; mode++)
+			if (value && strcmp(value, ocr_names[mode]) == 0)
+				return store(opts, spec, (uint64_t)mode, NULL), 0;
+		return -1;
+	case KIND_WORD:
+		if (!word_valid(value))
+			return -1;
+		store(opts, spec, 0, value);
 		return 0;
 	case KIND_LIMIT: /* a count, or no limit: 0 or off */
 		if (value && (strcmp(value, "off") == 0 || strcmp(value, "0") == 0))
@@ -219,6 +268,12 @@ int tr_option_format(const struct tr_options *opts, const char *name, char *buf,
 		snprintf(buf, size, "%s",
 			 *(const enum tr_symlink_policy *)field == TR_SYMLINKS_INSIDE ? "inside"
 										      : "none");
+		break;
+	case KIND_OCR:
+		snprintf(buf, size, "%s", ocr_names[*(const enum tr_ocr_mode *)field]);
+		break;
+	case KIND_WORD:
+		snprintf(buf, size, "%s", ((const struct tr_option_word *)field)->text);
 		break;
 	case KIND_LIMIT:
 		if (!*(const uint64_t *)field) {

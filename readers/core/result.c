@@ -118,6 +118,7 @@ void tr_result_destroy(struct tr_result *res)
 		free(res->meta.sheets[i].range);
 	}
 	free(res->meta.sheets);
+	free(res->meta.ocr);
 	tr_digest_unref(res->meta.sha256_later);
 	free(res->error_text);
 	memset(res, 0, sizeof(*res));

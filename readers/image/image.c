@@ -7,6 +7,7 @@
 
 #include "core.h"
 #include "image.h"
+#include "ocr.h"
 #include "util.h"
 
 int tr_image_error(char *err, size_t err_size, const char *fmt, ...)
@@ -90,14 +91,21 @@ int tr_image_read(const struct tr_file *file, const struct tr_selector *sel,
 		.deadline = file->deadline,
 		.region = sel->has_region ? &region : NULL,
 	};
-
 	if (sel->has_region &&
 	    tr_image_region_outside(res, sel, info.width, info.height, &region)) {
 		tr_blob_unref(blob);
 		return 0;
 	}
+	/* ocr=on: the image's text follows its description (docs/SPEC.md §3 "OCR"); a region is
+	 * not read by OCR (its pixels are cropped inside the fit). */
+	struct tr_blob *ocr_src = opts->ocr == TR_OCR_ON && !sel->has_region ? tr_blob_ref(blob)
+									     : NULL;
+	int rc = tr_image_attach(res, blob, &shown, opts);
 
-	return tr_image_attach(res, blob, &shown, opts);
+	if (rc == 0 && ocr_src && res->success)
+		rc = tr_ocr_image(res, ocr_src, &file->st, opts, file->deadline);
+	tr_blob_unref(ocr_src);
+	return rc;
 }
 
 bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_options *opts)

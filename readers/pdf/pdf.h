@@ -117,6 +117,40 @@ int tr_pdf_render_page(PopplerPage *page, uint32_t long_edge, uint64_t max_b64, 
 int tr_pdf_render_region(PopplerPage *page, const struct tr_region *region, uint32_t long_edge,
 			 uint64_t max_b64, uint64_t deadline, struct tr_pdf_render *out, char *err,
 			 size_t err_size);
+
+/* Renders page with its rotation on white at dpi, downscaled to the OCR caps (ocr.h), into 8-bit
+ * grey pixels (*grey malloc'd, rows *width bytes apart). Returns as tr_pdf_render_page. */
+int tr_pdf_render_grey(PopplerPage *page, uint32_t dpi, uint64_t deadline, unsigned char **grey,
+		       uint32_t *width, uint32_t *height, char *err, size_t err_size);
+
+/* --- pdf_ocr --- */
+/* OCR of the pages of a window that have no text layer (docs/SPEC.md §3 "OCR"). */
+
+enum tr_pdf_ocr_status {
+	TR_PDF_OCR_NONE,    /* not due: the page has text, or ocr=off */
+	TR_PDF_OCR_DUE,     /* to be OCR'd (set by the caller) */
+	TR_PDF_OCR_DONE,    /* text holds what OCR read */
+	TR_PDF_OCR_FAILED,  /* err says why */
+	TR_PDF_OCR_TIMEOUT, /* the time ran out first (80% of max_render_ms) */
+	TR_PDF_OCR_BUDGET,  /* past max_ocr_pages */
+};
+
+struct tr_pdf_ocr_page {
+	uint64_t page; /* 1-based */
+	enum tr_pdf_ocr_status status;
+	char *text; /* malloc'd, when done */
+	int confidence;
+	char err[256];
+};
+
+/* OCRs the pages of pages[0..n) marked TR_PDF_OCR_DUE in parallel, one thread per CPU, each rendering under a lock (poppler's
+ * document is not thread-safe) and recognising outside it, in page order, at most
+ * opts->max_ocr_pages of them: later ones get TR_PDF_OCR_BUDGET. Returns 0; 1 with err when
+ * OCR cannot run at all (the module or the language is missing: lang_missing tells which);
+ * -1 when out of memory. */
+int tr_pdf_ocr_pages(PopplerDocument *doc, const struct tr_file *file,
+		     const struct tr_options *opts, struct tr_pdf_ocr_page *pages, size_t n,
+		     bool *lang_missing, char *err, size_t err_size);
 #endif
 
 #endif

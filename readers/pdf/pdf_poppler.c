@@ -11,6 +11,7 @@
 #include <poppler.h>
 
 #include "core.h"
+#include "ocr.h"
 #include "pdf.h"
 #include "util.h"
 
@@ -24,6 +25,11 @@ struct pdf_read {
 	uint64_t rendered; /* images added so far (at most opts->max_pdf_pages) */
 	bool cut;          /* a page's text was cut to fit opts->max_output */
 	uint64_t timeouts; /* renders stopped or skipped at file->deadline (max_render_ms) */
+	/* ocr != off: per page of the window from page ocr_first, its text (g_malloc'd, taken by
+	 * add_page) and its OCR */
+	char **texts;
+	struct tr_pdf_ocr_page *ocr;
+	uint64_t ocr_first, ocr_count;
 };
 
 static pthread_once_t silence_once = PTHREAD_ONCE_INIT;
@@ -155,6 +161,45 @@ static char *page_text(PopplerPage *page)
 	return poppler_page_get_selected_text(page, POPPLER_SELECTION_LINE, &all);
 }
 
+/* The body of a page without a text layer that OCR was due for: what OCR read, or why it read
+ * nothing (docs/SPEC.md §3 "OCR"). Records its confidence in metadata.ocr. */
+static void ocr_body(struct pdf_read *rd, const struct tr_pdf_ocr_page *ocr, bool render,
+		     struct tr_buf *body)
+{
+	unsigned long long p = ocr->page;
+	const char *see = render ? "; see the page image" : "";
+
+	switch (ocr->status) {
+	case TR_PDF_OCR_DONE:
+		if (tr_ocr_note(rd->res, (uint32_t)p, ocr->confidence, rd->opts->ocr_lang.text) < 0)
+			body->oom = true;
+		else if (ocr->text[0])
+			tr_pdf_text_append(body, ocr->text, strlen(ocr->text));
+		else
+			tr_buf_printf(body, "[page %llu: no text layer, and OCR found no text%s]",
+				      p, see);
+		break;
+	case TR_PDF_OCR_TIMEOUT:
+		tr_buf_printf(body,
+			      "[page %llu: no text layer; OCR timeout: not done within 80%% of "
+			      "max_render_ms (%llu ms)%s]",
+			      p, (unsigned long long)rd->opts->max_render_ms, see);
+		break;
+	case TR_PDF_OCR_FAILED:
+		tr_buf_printf(body, "[page %llu: no text layer; OCR failed: %s%s]", p, ocr->err,
+			      see);
+		break;
+	case TR_PDF_OCR_BUDGET:
+		tr_buf_printf(
+			body,
+			"[page %llu: no text layer; not OCR'd: max_ocr_pages (%llu) reached%s]", p,
+			(unsigned long long)rd->opts->max_ocr_pages, see);
+		break;
+	case TR_PDF_OCR_NONE:
+	case TR_PDF_OCR_DUE: break;
+	}
+}
+
 /* Appends page p (its header and text, or a note when it has none) and, when it is due, its
  * render. The first page of a result is always shown, its text cut to fit max_output; a later
  * page that does not fit is left out. Returns 0 when shown, 1 when left out, -1 out of memory. */
@@ -163,17 +208,25 @@ static int add_page(struct pdf_read *rd, uint64_t p, bool first)
 	struct tr_buf *content = &rd->res->content, body = {0};
 	uint64_t max_output = rd->opts->max_output;
 	PopplerPage *page = poppler_document_get_page(rd->doc, (int)(p - 1));
-	char *text = page ? page_text(page) : NULL;
+	bool known = rd->texts && p >= rd->ocr_first && p - rd->ocr_first < rd->ocr_count;
+	char *text = known ? rd->texts[p - rd->ocr_first] : page ? page_text(page) : NULL;
+	struct tr_pdf_ocr_page *ocr = known ? &rd->ocr[p - rd->ocr_first] : NULL;
 	bool blank = tr_pdf_text_is_blank(text);
+	bool ocr_text = ocr && ocr->status == TR_PDF_OCR_DONE && ocr->text[0];
 	bool render = page && (rd->render_all || blank) && rd->rendered < rd->opts->max_pdf_pages;
 	char header[64];
 	size_t header_len, room;
 	int rc = 0;
 
-	header_len = (size_t)snprintf(header, sizeof(header), "%s--- Page %llu ---\n",
-				      first ? "" : "\n", (unsigned long long)p);
+	if (known)
+		rd->texts[p - rd->ocr_first] = NULL; /* ours to free now */
+	header_len = (size_t)snprintf(header, sizeof(header), "%s--- Page %llu%s ---\n",
+				      first ? "" : "\n", (unsigned long long)p,
+				      ocr && ocr->status == TR_PDF_OCR_DONE ? " (OCR)" : "");
 	if (!page)
 		tr_buf_printf(&body, "[page %llu: could not be loaded]", (unsigned long long)p);
+	else if (blank && ocr && ocr->status > TR_PDF_OCR_DUE)
+		ocr_body(rd, ocr, render, &body);
 	else if (blank && render)
 		tr_buf_printf(&body, "[page %llu: no text layer; see the page image]",
 			      (unsigned long long)p);
@@ -194,7 +247,7 @@ static int add_page(struct pdf_read *rd, uint64_t p, bool first)
 		goto out;
 	}
 	tr_buf_append(content, header, header_len);
-	if (header_len + body.len + 1 > room && !blank) {
+	if (header_len + body.len + 1 > room && (!blank || ocr_text)) {
 		size_t shown = tr_utf8_prefix((const unsigned char *)body.data, body.len,
 					      UINT64_MAX,
 					      room > header_len ? room - header_len : 0);
@@ -308,6 +361,77 @@ static int read_region(struct pdf_read *rd, const struct tr_selector *sel, uint6
 	return res->short_result ? 0 : -1;
 }
 
+/* ocr != off: takes the text of every page of win and OCRs those without a text layer (into
+ * rd->texts and rd->ocr). Returns 0; 1 when res failed (the language is missing); -1 when out
+ * of memory. */
+static int ocr_window(struct pdf_read *rd, const struct tr_pdf_window *win)
+{
+	uint64_t n = win->first ? win->last - win->first + 1 : 0;
+	char err[256] = "";
+	bool lang_missing = false;
+	int rc;
+
+	if (rd->opts->ocr == TR_OCR_OFF || n == 0)
+		return 0;
+	rd->texts = calloc(n, sizeof(*rd->texts));
+	rd->ocr = calloc(n, sizeof(*rd->ocr));
+	if (!rd->texts || !rd->ocr)
+		return -1;
+	rd->ocr_first = win->first;
+	rd->ocr_count = n;
+	for (uint64_t i = 0; i < n; i++) {
+		PopplerPage *page = poppler_document_get_page(rd->doc, (int)(win->first + i - 1));
+
+		rd->ocr[i].page = win->first + i;
+		if (!page)
+			continue;
+		rd->texts[i] = page_text(page);
+		g_object_unref(page);
+		if (tr_pdf_text_is_blank(rd->texts[i]))
+			rd->ocr[i].status = TR_PDF_OCR_DUE;
+	}
+	rc = tr_pdf_ocr_pages(rd->doc, rd->file, rd->opts, rd->ocr, (size_t)n, &lang_missing, err,
+			      sizeof(err));
+	if (rc == 1 && lang_missing) {
+		tr_result_fail(rd->res, TR_E_UNSUPPORTED, "%s", err);
+		return 1;
+	}
+	for (uint64_t i = 0; rc == 1 && i < n; i++) {
+		/* No OCR module: auto keeps the pages as they were, on says why. */
+		if (rd->ocr[i].status != TR_PDF_OCR_DUE)
+			continue;
+		rd->ocr[i].status = rd->opts->ocr == TR_OCR_ON ? TR_PDF_OCR_FAILED
+							       : TR_PDF_OCR_NONE;
+		snprintf(rd->ocr[i].err, sizeof(rd->ocr[i].err), "%s", err);
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* True (with a line in content) when page p is one OCR was due for but did not reach (the
+ * max_ocr_pages budget or the time): the result stops before it and next starts at it. */
+static bool ocr_stops_at(struct pdf_read *rd, uint64_t p)
+{
+	const struct tr_pdf_ocr_page *ocr = rd->ocr && p >= rd->ocr_first &&
+							    p - rd->ocr_first < rd->ocr_count
+						    ? &rd->ocr[p - rd->ocr_first]
+						    : NULL;
+
+	if (!ocr || (ocr->status != TR_PDF_OCR_BUDGET && ocr->status != TR_PDF_OCR_TIMEOUT))
+		return false;
+	if (ocr->status == TR_PDF_OCR_BUDGET)
+		tr_buf_printf(&rd->res->content,
+			      "\n[page %llu: not OCR'd in this result: max_ocr_pages (%llu) "
+			      "reached; the next window starts at it]\n",
+			      (unsigned long long)p, (unsigned long long)rd->opts->max_ocr_pages);
+	else
+		tr_buf_printf(
+			&rd->res->content,
+			"\n[page %llu: not OCR'd in this result: timeout (80%% of max_render_ms, "
+			"%llu ms, spent); the next window starts at it]\n",
+			(unsigned long long)p, (unsigned long long)rd->opts->max_render_ms);
+	return true;
+}
+
 /* Fills the successful result: the window's pages, range, truncation, next, short result. */
 static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64_t n_pages,
 		      struct tr_blob *whole)
@@ -335,7 +459,13 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 		return 0;
 	}
 	rd->render_all = sel->present;
+	int ocr_rc = ocr_window(rd, &win);
+
+	if (ocr_rc != 0)
+		return ocr_rc < 0 ? -1 : 0;
 	for (uint64_t p = win.first; p && p <= win.last; p++) {
+		if (p != win.first && ocr_stops_at(rd, p))
+			break;
 		int rc = add_page(rd, p, p == win.first);
 
 		if (rc < 0)
@@ -361,6 +491,9 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 	if (res->n_images)
 		snprintf(extra, sizeof(extra), ", %zu page %s", res->n_images,
 			 plural(res->n_images, "image", "images"));
+	if (res->meta.n_ocr)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), ", %zu %s OCR'd",
+			 res->meta.n_ocr, plural(res->meta.n_ocr, "page", "pages"));
 	if (rd->timeouts)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 ", %llu %s not rendered (timeout)", (unsigned long long)rd->timeouts,
@@ -409,6 +542,12 @@ int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *se
 	else
 		rc = read_pages(&rd, sel, (uint64_t)n_pages, whole);
 out:
+	for (uint64_t i = 0; i < rd.ocr_count; i++) {
+		g_free(rd.texts[i]);
+		free(rd.ocr[i].text);
+	}
+	free(rd.texts);
+	free(rd.ocr);
 	g_clear_error(&error);
 	if (rd.doc)
 		g_object_unref(rd.doc);

@@ -12,6 +12,7 @@
 #include <vips/vips.h>
 #endif
 
+#include "ocr.h"
 #include "pdf.h"
 #include "tr_result.h"
 #include "util.h"
@@ -329,4 +330,90 @@ int tr_pdf_render_region(PopplerPage *page, const struct tr_region *region, uint
 			 size_t err_size)
 {
 	return render_view(page, region, long_edge, max_b64, deadline, out, err, err_size);
+}
+
+/* The OCR size of a page of w x h points at dpi: the long edge at most TR_OCR_MAX_EDGE and the
+ * area at most TR_OCR_MAX_PIXELS. */
+static double grey_scale(double w, double h, uint32_t dpi)
+{
+	double scale = dpi / 72.0;
+
+	if ((w > h ? w : h) * scale > TR_OCR_MAX_EDGE)
+		scale = TR_OCR_MAX_EDGE / (w > h ? w : h);
+	if (w * h * scale * scale > TR_OCR_MAX_PIXELS)
+		scale = sqrt(TR_OCR_MAX_PIXELS / (w * h));
+	return scale;
+}
+
+int tr_pdf_render_grey(PopplerPage *page, uint32_t dpi, uint64_t deadline, unsigned char **grey,
+		       uint32_t *width, uint32_t *height, char *err, size_t err_size)
+{
+	double page_w = 0, page_h = 0, scale;
+	struct render_watch watch = {.deadline = deadline};
+	cairo_surface_t *surface, *drawn;
+	cairo_status_t status;
+	cairo_t *cr;
+	int w, h, stride;
+	const unsigned char *pixels;
+
+	if (tr_deadline_passed(deadline)) {
+		snprintf(err, err_size, "not started, the time went to earlier work");
+		return 2;
+	}
+	poppler_page_get_size(page, &page_w, &page_h);
+	if (!(page_w > 0) || !(page_h > 0) || !isfinite(page_w) || !isfinite(page_h)) {
+		snprintf(err, err_size, "the page has no size");
+		return 1;
+	}
+	scale = grey_scale(page_w, page_h, dpi);
+	w = (int)scaled_side(page_w, scale, TR_OCR_MAX_EDGE);
+	h = (int)scaled_side(page_h, scale, TR_OCR_MAX_EDGE);
+	surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	status = cairo_surface_status(surface);
+	if (status != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(surface);
+		snprintf(err, err_size, "%s", cairo_status_to_string(status));
+		return status == CAIRO_STATUS_NO_MEMORY ? -1 : 1;
+	}
+	drawn = watched(surface, &watch);
+	cr = cairo_create(drawn);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_scale(cr, w / page_w, h / page_h);
+	poppler_page_render(page, cr);
+	status = cairo_status(cr);
+	cairo_destroy(cr);
+	cairo_surface_destroy(drawn);
+	if (watch.stopped || status != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(surface);
+		snprintf(err, err_size, "%s",
+			 watch.stopped ? "drawing stopped" : cairo_status_to_string(status));
+		return watch.stopped ? 2 : status == CAIRO_STATUS_NO_MEMORY ? -1 : 1;
+	}
+	cairo_surface_flush(surface);
+	stride = cairo_image_surface_get_stride(surface);
+	pixels = cairo_image_surface_get_data(surface);
+	*grey = malloc((size_t)w * (size_t)h);
+	if (!*grey) {
+		cairo_surface_destroy(surface);
+		return -1;
+	}
+	/* RGB24 words 0x00RRGGBB to luma (ITU-R BT.601 weights, as Tesseract's own conversion). */
+	for (int y = 0; y < h; y++) {
+		const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * stride);
+		unsigned char *dst = *grey + (size_t)y * (size_t)w;
+
+		for (int x = 0; x < w; x++) {
+			uint32_t px = row[x];
+
+			dst[x] = (unsigned char)((((px >> 16) & 0xff) * 299 +
+						  ((px >> 8) & 0xff) * 587 + (px & 0xff) * 114 +
+						  500) /
+						 1000);
+		}
+	}
+	cairo_surface_destroy(surface);
+	*width = (uint32_t)w;
+	*height = (uint32_t)h;
+	return 0;
 }

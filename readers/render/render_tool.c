@@ -81,6 +81,33 @@ static void write_tokens(struct tr_json *j, const struct tr_result *res)
 	tr_json_end_object(j);
 }
 
+/* metadata.ocr: {"language", "pages": [{"page", "confidence"}]}, or for an image {"language",
+ * "confidence"} (docs/SPEC.md §2). */
+static void write_ocr(struct tr_json *j, const struct tr_metadata *m)
+{
+	tr_json_key(j, "ocr");
+	tr_json_begin_object(j);
+	tr_json_key(j, "language");
+	tr_json_cstring(j, m->ocr_language);
+	if (m->n_ocr == 1 && m->ocr[0].page == 0) {
+		tr_json_key(j, "confidence");
+		tr_json_int(j, m->ocr[0].confidence);
+	} else {
+		tr_json_key(j, "pages");
+		tr_json_begin_array(j);
+		for (size_t i = 0; i < m->n_ocr; i++) {
+			tr_json_begin_object(j);
+			tr_json_key(j, "page");
+			tr_json_uint(j, m->ocr[i].page);
+			tr_json_key(j, "confidence");
+			tr_json_int(j, m->ocr[i].confidence);
+			tr_json_end_object(j);
+		}
+		tr_json_end_array(j);
+	}
+	tr_json_end_object(j);
+}
+
 static void write_metadata(struct tr_json *j, const struct tr_result *res)
 {
 	const struct tr_metadata *m = &res->meta;
@@ -182,6 +209,8 @@ static void write_metadata(struct tr_json *j, const struct tr_result *res)
 	}
 	if (m->has_region)
 		write_region(j, &m->region);
+	if (m->n_ocr)
+		write_ocr(j, m);
 	write_tokens(j, res);
 	tr_json_end_object(j);
 }

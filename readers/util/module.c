@@ -78,6 +78,26 @@ static int module_dirs(char dirs[][PATH_MAX])
 	return count;
 }
 
+/* Tesseract's LSTM (toolfs-ocr.so) asks OpenMP for 4 threads per page in a num_threads clause,
+ * which only OMP_THREAD_LIMIT caps; toolfs already runs one page per CPU, and the two together
+ * oversubscribe the CPUs (a 10-page scan took twice as long). libgomp reads the limit once, when
+ * it is loaded, which the first module does (libvips brings it in through libimagequant): so it
+ * is set before the first dlopen, unless the user set it. */
+static void limit_openmp(void)
+{
+	static bool done;
+	void *gomp;
+
+	if (done)
+		return;
+	done = true;
+	gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (gomp)
+		dlclose(gomp); /* loaded already: too late */
+	else
+		setenv("OMP_THREAD_LIMIT", "1", 0);
+}
+
 static void load(struct tr_module *mod)
 {
 	char dirs[4][PATH_MAX], path[PATH_MAX];
@@ -88,6 +108,7 @@ static void load(struct tr_module *mod)
 	for (int i = 0; i < n_dirs && !handle; i++) {
 		if (!join(path, sizeof(path), dirs[i], mod->file) || access(path, F_OK) != 0)
 			continue;
+		limit_openmp();
 		handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		if (!handle) {
 			const char *why = dlerror();

@@ -202,6 +202,14 @@ static void check_option(const char *text)
 		fuzz_fail("tr_options_set returned %d", rc);
 	if (rc == 1 && memcmp(&opts, &before, sizeof(opts)))
 		fuzz_fail("an unknown option changed the options");
+	/* ocr_lang names traineddata files: nothing but [A-Za-z0-9_] runs joined by + gets in */
+	const char *lang = opts.ocr_lang.text;
+	size_t lang_len = strlen(lang);
+
+	if (lang_len == 0 || lang[0] == '+' || lang[lang_len - 1] == '+' || strstr(lang, "++") ||
+	    strspn(lang, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+") !=
+		    lang_len)
+		fuzz_fail("ocr_lang took \"%s\"", lang);
 	(void)tr_options_is_flag(copy);
 	free(copy);
 }

@@ -195,7 +195,8 @@ def names_seeds() -> dict:
              "max_output=100K", "max-lines=5", "hide_siblings", "hide_siblings=0",
              "symlinks=none", "max_image_size=20MiB", "openai", "cache_size=1G",
              "800x600+1200+400", "3@400x300+100+500", "4294967295x1+0+4294967295",
-             "shot.png:1x1+0+0.tool.json", "r.pdf:12@9x9+10+0.tool.txt"]
+             "shot.png:1x1+0+0.tool.json", "r.pdf:12@9x9+10+0.tool.txt",
+             "ocr=on", "ocr_lang=eng+deu", "ocr_lang=../eng", "ocr-lang=chi_sim"]
     return {f"{i:02d}": n.encode() for i, n in enumerate(names)}
 
 

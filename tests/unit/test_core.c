@@ -463,6 +463,28 @@ static void test_options(void)
 	EXPECT_INT(tr_options_set(&o, "max_tokens", "7"), 0);
 	EXPECT_INT(tr_options_set(&o, "max_tokens", "off"), 0);
 	EXPECT_INT(o.max_tokens, 0);
+	/* ocr: off|auto|on; ocr_lang: [A-Za-z0-9_] runs joined by + */
+	EXPECT_INT(o.ocr, TR_OCR_AUTO);
+	EXPECT_STR(o.ocr_lang.text, "eng");
+	EXPECT_INT(o.max_ocr_pages, 10);
+	EXPECT_INT(tr_options_set(&o, "ocr", "on"), 0);
+	EXPECT_INT(o.ocr, TR_OCR_ON);
+	EXPECT_INT(tr_option_format(&o, "ocr", value, sizeof(value)), 0);
+	EXPECT_STR(value, "on");
+	EXPECT_INT(tr_options_set(&o, "ocr", "yes"), -1);
+	EXPECT_INT(tr_options_set(&o, "ocr", NULL), -1);
+	EXPECT_INT(tr_options_set(&o, "ocr-lang", "eng+deu"), 0);
+	EXPECT_STR(o.ocr_lang.text, "eng+deu");
+	EXPECT_INT(tr_option_format(&o, "ocr_lang", value, sizeof(value)), 0);
+	EXPECT_STR(value, "eng+deu");
+	EXPECT_INT(tr_options_set(&o, "ocr_lang", "chi_sim"), 0);
+	EXPECT_INT(tr_options_set(&o, "ocr_lang", "../eng"), -1);
+	EXPECT_INT(tr_options_set(&o, "ocr_lang", "eng+"), -1);
+	EXPECT_INT(tr_options_set(&o, "ocr_lang", "+eng"), -1);
+	EXPECT_INT(tr_options_set(&o, "ocr_lang", "eng++deu"), -1);
+	EXPECT_INT(tr_options_set(&o, "ocr_lang", ""), -1);
+	EXPECT_INT(tr_options_set(&o, "ocr_lang", NULL), -1);
+	EXPECT_STR(o.ocr_lang.text, "chi_sim");
 	/* toolfs-mcp starts from the table's mcp column where it has one */
 	tr_options_init_for(&o, TR_FRONT_MCP);
 	EXPECT_INT(o.max_output, 100 * 1024);

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* ocr_tess.c - recognition on Tesseract's C API (toolfs-ocr.so): a pool of engines initialised
+ * once per process and language, a cache of answers, and the deadline through Tesseract's
+ * cancel callback. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tesseract/capi.h>
+
+#include "ocr.h"
+#include "util.h"
+
+/* Tesseract's handles are not thread-safe: one engine serves one recognition at a time. The
+ * pool keeps idle engines for reuse and creates at most one per CPU (a caller waits for a free
+ * one beyond that); an idle engine of another language is replaced when the pool is full. */
+struct engine {
+	TessBaseAPI *api;
+	char lang[sizeof(((struct tr_option_word *)0)->text)];
+	struct engine *next;
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_free = PTHREAD_COND_INITIALIZER;
+static struct engine *idle;
+static unsigned n_engines;
+
+static unsigned pool_max(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+}
+
+/* Where the traineddata files are: $TESSDATA_PREFIX (as Tesseract reads it: the folder itself
+ * or its tessdata/), else Debian's folder. */
+static void tessdata_dir(char *buf, size_t size)
+{
+	const char *env = secure_getenv("TESSDATA_PREFIX");
+	int n;
+
+	if (env && *env) {
+		n = snprintf(buf, size, "%s/tessdata", env);
+		if (n < 0 || (size_t)n >= size || access(buf, F_OK) != 0)
+			snprintf(buf, size, "%s", env);
+		return;
+	}
+	snprintf(buf, size, "%s", TR_TESSDATA_DIR);
+}
+
+int tr_ocr_check(const char *lang, char *err, size_t err_size)
+{
+	char dir[2048], path[2048 + 64 + 16];
+	const char *p = lang;
+
+	tessdata_dir(dir, sizeof(dir));
+	while (*p) {
+		size_t len = strcspn(p, "+");
+
+		snprintf(path, sizeof(path), "%s/%.*s.traineddata", dir, (int)len, p);
+		if (access(path, R_OK) != 0) {
+			snprintf(err, err_size,
+				 "OCR language %.*s is not installed (no %.*s.traineddata in %s): "
+				 "install the Debian package tesseract-ocr-%.*s, or set ocr_lang",
+				 (int)len, p, (int)len, p, dir, (int)len, p);
+			return 1;
+		}
+		p += len + (p[len] == '+');
+	}
+	return 0;
+}
+
+/* A new engine for lang, or NULL with err. */
+static struct engine *engine_new(const char *lang, char *err, size_t err_size)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	char dir[2048];
+
+	if (!e) {
+		snprintf(err, err_size, "out of memory");
+		return NULL;
+	}
+	tessdata_dir(dir, sizeof(dir));
+	snprintf(e->lang, sizeof(e->lang), "%s", lang);
+	e->api = TessBaseAPICreate();
+	/* Tesseract writes its warnings to stderr unless told otherwise; the core never prints. */
+	if (e->api)
+		TessBaseAPISetVariable(e->api, "debug_file", "/dev/null");
+	if (!e->api || TessBaseAPIInit3(e->api, dir, lang) != 0) {
+		snprintf(err, err_size, "Tesseract could not load language %s from %s", lang, dir);
+		if (e->api)
+			TessBaseAPIDelete(e->api);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static void engine_free(struct engine *e)
+{
+	TessBaseAPIEnd(e->api);
+	TessBaseAPIDelete(e->api);
+	free(e);
+}
+
+/* An engine for lang for the caller alone (give it back with engine_put), or NULL with err. */
+static struct engine *engine_take(const char *lang, char *err, size_t err_size)
+{
+	struct engine *e = NULL, *other = NULL;
+
+	pthread_mutex_lock(&pool_lock);
+	for (;;) {
+		struct engine **link = &idle;
+
+		for (; *link; link = &(*link)->next)
+			if (strcmp((*link)->lang, lang) == 0)
+				break;
+		if (*link) {
+			e = *link;
+			*link = e->next;
+			break;
+		}
+		if (n_engines < pool_max()) {
+			n_engines++;
+			break;
+		}
+		if (idle) { /* full of other languages: replace one */
+			other = idle;
+			idle = other->next;
+			break;
+		}
+		pthread_cond_wait(&pool_free, &pool_lock);
+	}
+	pthread_mutex_unlock(&pool_lock);
+	if (e)
+		return e;
+	if (other)
+		engine_free(other);
+	e = engine_new(lang, err, err_size);
+	if (!e) {
+		pthread_mutex_lock(&pool_lock);
+		n_engines--;
+		pthread_cond_signal(&pool_free);
+		pthread_mutex_unlock(&pool_lock);
+	}
+	return e;
+}
+
+static void engine_put(struct engine *e)
+{
+	TessBaseAPIClear(e->api);
+	pthread_mutex_lock(&pool_lock);
+	e->next = idle;
+	idle = e;
+	pthread_cond_signal(&pool_free);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* --- the cache: answers by key, the oldest dropped first beyond CACHE_SLOTS or CACHE_BYTES */
+#define CACHE_SLOTS 256
+#define CACHE_BYTES (8u << 20)
+
+struct cached {
+	char *key, *text;
+	int confidence;
+	uint64_t age;
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cached cache[CACHE_SLOTS];
+static size_t cache_bytes;
+static uint64_t cache_clock;
+
+int tr_ocr_cached(const char *key, struct tr_ocr_text *out)
+{
+	int rc = 1;
+
+	if (!key)
+		return 1;
+	pthread_mutex_lock(&cache_lock);
+	for (size_t i = 0; i < CACHE_SLOTS && rc; i++) {
+		if (cache[i].key && strcmp(cache[i].key, key) == 0) {
+			out->text = strdup(cache[i].text);
+			out->confidence = cache[i].confidence;
+			cache[i].age = ++cache_clock;
+			rc = out->text ? 0 : 1;
+		}
+	}
+	pthread_mutex_unlock(&cache_lock);
+	return rc;
+}
+
+static void slot_clear(struct cached *c)
+{
+	if (c->key)
+		cache_bytes -= strlen(c->key) + strlen(c->text);
+	free(c->key);
+	free(c->text);
+	*c = (struct cached){0};
+}
+
+static void cache_store(const char *key, const struct tr_ocr_text *t)
+{
+	size_t bytes = strlen(key) + strlen(t->text);
+	char *k, *text;
+
+	if (bytes > CACHE_BYTES / 4)
+		return;
+	k = strdup(key);
+	text = strdup(t->text);
+	if (!k || !text) {
+		free(k);
+		free(text);
+		return;
+	}
+	pthread_mutex_lock(&cache_lock);
+	for (;;) {
+		struct cached *oldest = &cache[0];
+		bool free_slot = false;
+
+		for (size_t i = 0; i < CACHE_SLOTS; i++) {
+			if (!cache[i].key) {
+				oldest = &cache[i];
+				free_slot = true;
+				break;
+			}
+			if (cache[i].age < oldest->age)
+				oldest = &cache[i];
+		}
+		if (free_slot && cache_bytes + bytes <= CACHE_BYTES) {
+			*oldest = (struct cached){k, text, t->confidence, ++cache_clock};
+			cache_bytes += bytes;
+			break;
+		}
+		slot_clear(oldest);
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* Tesseract asks this between words; true stops the recognition. */
+static bool cancel_past_deadline(void *deadline, int words)
+{
+	(void)words;
+	return tr_deadline_passed(*(const uint64_t *)deadline);
+}
+
+/* Drops trailing whitespace (Tesseract ends with a newline, the CLI's output with a form feed). */
+static void trim_end(char *text)
+{
+	size_t len = strlen(text);
+
+	while (len && strchr(" \t\r\n\f\v", text[len - 1]))
+		text[--len] = '\0';
+}
+
+int tr_ocr_recognize(const char *lang, const unsigned char *grey, uint32_t width, uint32_t height,
+		     size_t stride, uint32_t dpi, uint64_t deadline, const char *key,
+		     struct tr_ocr_text *out, char *err, size_t err_size)
+{
+	struct engine *e;
+	ETEXT_DESC *monitor;
+	char *text;
+	int rc = 0;
+
+	if (tr_ocr_cached(key, out) == 0)
+		return 0;
+	if (tr_deadline_passed(deadline))
+		return 2;
+	if (width > INT32_MAX || height > INT32_MAX || stride > INT32_MAX) {
+		snprintf(err, err_size, "image too large for OCR");
+		return 1;
+	}
+	e = engine_take(lang, err, err_size);
+	if (!e)
+		return 1;
+	monitor = TessMonitorCreate();
+	if (!monitor) {
+		engine_put(e);
+		return -1;
+	}
+	TessMonitorSetCancelFunc(monitor, cancel_past_deadline);
+	TessMonitorSetCancelThis(monitor, &deadline);
+	TessBaseAPISetImage(e->api, grey, (int)width, (int)height, 1, (int)stride);
+	if (dpi) /* else Tesseract estimates it */
+		TessBaseAPISetSourceResolution(e->api, (int)dpi);
+	if (TessBaseAPIRecognize(e->api, monitor) != 0 && !tr_deadline_passed(deadline)) {
+		snprintf(err, err_size, "Tesseract could not recognise the image");
+		rc = 1;
+	} else if (tr_deadline_passed(deadline)) {
+		rc = 2;
+	} else {
+		text = TessBaseAPIGetUTF8Text(e->api);
+		out->text = strdup(text ? text : "");
+		out->confidence = TessBaseAPIMeanTextConf(e->api);
+		TessDeleteText(text);
+		if (!out->text) {
+			rc = -1;
+		} else {
+			trim_end(out->text);
+			if (!out->text[0])
+				out->confidence = 0;
+		}
+	}
+	TessMonitorDelete(monitor);
+	engine_put(e);
+	if (rc == 0 && key)
+		cache_store(key, out);
+	return rc;
+}
