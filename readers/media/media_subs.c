@@ -202,8 +202,7 @@ static int cue_order(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* "MM:SS.mmm", hours as "H:MM:SS.mmm"; negative times as 0. */
-static void format_ms(int64_t ms, char *buf, size_t size)
+void media_time_text(int64_t ms, char *buf, size_t size)
 {
 	ms = ms < 0 ? 0 : ms;
 	if (ms >= 3600000)
@@ -231,8 +230,8 @@ static void track_write(struct track *t, struct text_buf *b, int64_t from, int64
 			continue;
 		if (to > from && c->start >= to)
 			continue;
-		format_ms(c->start, s, sizeof(s));
-		format_ms(c->end, e, sizeof(e));
+		media_time_text(c->start, s, sizeof(s));
+		media_time_text(c->end, e, sizeof(e));
 		buf_add(b, "[%s --> %s] %s\n", s, e, c->text);
 	}
 	if (t->n >= SUBS_MAX_CUES)

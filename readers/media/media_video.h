@@ -99,6 +99,9 @@ void media_sheet_label(struct media_frame *frame, const char *text, int scale, i
 int media_subtitles(AVFormatContext *fmt, double t0, double t1, uint64_t deadline, char **text,
 		    size_t *len);
 
+/* ms as "MM:SS.mmm", from an hour on "H:MM:SS.mmm"; negative as 0. buf: 24 bytes suffice. */
+void media_time_text(int64_t ms, char *buf, size_t size);
+
 /* True when deadline (CLOCK_MONOTONIC ns; 0: none) has come. */
 int media_deadline_passed(uint64_t deadline);
 
