@@ -14,13 +14,12 @@ import argparse
 import datetime
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from office import run  # noqa: E402  (one fresh process: seconds, peak RSS)
+from office import compare  # noqa: E402  (alternating pairs, medians, the table row)
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SECONDS = 600
@@ -70,16 +69,7 @@ def main() -> int:
           "| B peak RSS (MiB) |")
     print("|---|---|---|---|---|---|")
     for name, a_cmd, b_cmd in workloads:
-        run(a_cmd)
-        run(b_cmd)
-        a_runs, b_runs = [], []
-        for _ in range(args.pairs):
-            a_runs.append(run(a_cmd))
-            b_runs.append(run(b_cmd))
-        ratio = statistics.median(a[0] / b[0] for a, b in zip(a_runs, b_runs))
-        print(f"| {name} | {statistics.median(a[0] for a in a_runs):.3f} | "
-              f"{statistics.median(b[0] for b in b_runs):.3f} | {ratio:.4f} | "
-              f"{max(a[1] for a in a_runs):.0f} | {max(b[1] for b in b_runs):.0f} |", flush=True)
+        compare(name, a_cmd, b_cmd, args.pairs, digits=4)
     return 0
 
 

@@ -25,6 +25,8 @@ static void usage(FILE *out)
 	      "Options:\n"
 	      "  --select SEL              A, A-, A-B (lines, cells, pages, sheets or slides)\n"
 	      "                            or A.C- (line A from column C; sheet A from row C)\n"
+	      "                            or T, T1-T2, T1- (audio and video: seconds with\n"
+	      "                            decimals, MM:SS or HH:MM:SS)\n"
 	      "                            (default: the file's default view)\n"
 	      "  --format FMT              tool, anthropic, openai, mcp, or txt: the text a\n"
 	      "                            model reads, with footer lines, no JSON\n"
@@ -69,8 +71,9 @@ static int take_option(const struct tr_args *args, const char *name, const char 
 		const char *text = value[0] == ':' ? value + 1 : value;
 
 		if (tr_selector_parse(text, strlen(text), &req->sel) < 0)
-			return tr_args_error(args, "invalid selector: %s (use A, A-, A-B or A.C-)",
-					     value);
+			return tr_args_error(
+				args, "invalid selector: %s (use A, A-, A-B, A.C- or a time T1-T2)",
+				value);
 		return TR_ARG_TAKEN;
 	}
 	if (strcmp(name, "format") == 0) {

@@ -23,6 +23,8 @@ enum tr_content_type {
 	TR_TYPE_DOCUMENT,     /* word processing: .docx, .odt */
 	TR_TYPE_SPREADSHEET,  /* .xlsx, .ods */
 	TR_TYPE_PRESENTATION, /* .pptx, .odp */
+	TR_TYPE_AUDIO,        /* MP3, WAV, FLAC, Ogg, M4A, AIFF (readers/media) */
+	TR_TYPE_VIDEO,        /* MP4/MOV, WebM/Matroska, AVI, MPEG-TS */
 	TR_TYPE_BINARY,
 };
 
@@ -50,6 +52,7 @@ enum tr_range_unit {
 	TR_UNIT_PAGE,
 	TR_UNIT_SHEET,
 	TR_UNIT_SLIDE,
+	TR_UNIT_SECOND, /* audio and video: whole seconds */
 };
 
 /* One entry of images[]: the blob holds the raw (decoded) image bytes; owned reference. */
@@ -66,6 +69,14 @@ struct tr_image {
 struct tr_document {
 	struct tr_blob *data;
 	const char *media_type; /* static string */
+};
+
+/* One entry of audio[]: the sound of [start, end) seconds of the file, as the file's own bytes
+ * or as a WAV; owned reference. */
+struct tr_audio {
+	struct tr_blob *data;
+	const char *media_type; /* static: "audio/wav", "audio/mpeg", "audio/flac", ... */
+	double start, end;
 };
 
 /* One entry of metadata.sheets (spreadsheets): every sheet in workbook order. */
@@ -126,6 +137,8 @@ struct tr_result {
 	size_t n_images;
 	struct tr_document *documents;
 	size_t n_documents;
+	struct tr_audio *audio;
+	size_t n_audio;
 	struct tr_metadata meta;
 	enum tr_error error;
 	char *error_text; /* owned, iff error != TR_OK */
@@ -201,6 +214,9 @@ int tr_result_add_image(struct tr_result *res, struct tr_blob *blob, const char 
 /* Appends a document (takes ownership of the blob reference). Returns 0 or -1 (blob released). */
 int tr_result_add_document(struct tr_result *res, struct tr_blob *blob, const char *media_type);
 
+/* Appends a sound (takes ownership of the blob reference). Returns 0 or -1 (blob released). */
+int tr_result_add_audio(struct tr_result *res, struct tr_blob *blob, const char *media_type,
+			double start, double end);
 /* Names used in JSON: "text", "image", ...; "not_found", ... ("" for TR_OK). */
 const char *tr_content_type_name(enum tr_content_type type);
 const char *tr_error_name(enum tr_error code);

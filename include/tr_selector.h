@@ -13,6 +13,11 @@ struct tr_selector {
 	uint64_t start;  /* 1-based first line/cell/page */
 	uint64_t end;    /* inclusive last; 0 when open-ended (A- and A.C-) */
 	uint64_t column; /* A.C-: 1-based code point column; 0 otherwise */
+	/* A time selector of audio and video (T, T1-T2, T1-; seconds with decimals, MM:SS or
+	 * HH:MM:SS): time is set, start/end/column are 0, t1 is -1 when open-ended and t0 for a
+	 * single time. A plain A, A-B or A- is also read as seconds by the media reader. */
+	bool time;
+	double t0, t1;
 };
 
 /* The formats of a result (docs/SPEC.md §6): the canonical ToolResult, the provider-ready shapes, and
@@ -25,9 +30,14 @@ enum tr_format {
 	TR_FORMAT_TXT,
 };
 
-/* Parses SEL (without the colon). Returns 0, or -1 when it does not parse (zero, leading '+',
- * B < A, overflow, trailing bytes). */
+/* Parses SEL (without the colon): A, A-, A-B, A.C-, else a time selector. Returns 0, or -1 when
+ * it does not parse (zero, leading '+', B < A, overflow, trailing bytes). */
 int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel);
+
+/* Parses a time selector (selector_time.c): 0, or -1 when text is not one. */
+int tr_selector_parse_time(const char *text, size_t len, struct tr_selector *sel);
+/* Writes a time selector as seconds ("90", "1.5-600", "30-"); snprintf semantics. */
+int tr_selector_format_time(const struct tr_selector *sel, char *buf, size_t size);
 
 /* Writes SEL in canonical form (no colon) into buf; returns its length (snprintf semantics). */
 int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size);

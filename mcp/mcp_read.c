@@ -69,7 +69,12 @@ static void call_continuation(const char *name, size_t name_len, const struct tr
 			      enum tr_format fmt, char *buf, size_t size, void *arg)
 {
 	(void)name, (void)name_len, (void)fmt, (void)arg;
-	if (next->column)
+	if (next->time) {
+		char span[80];
+
+		tr_selector_format_time(next, span, sizeof(span));
+		snprintf(buf, size, "call read with time \"%s\"", span);
+	} else if (next->column)
 		snprintf(buf, size,
 			 "call read with offset %" PRIu64 " (line %" PRIu64
 			 " is cut at character %" PRIu64
@@ -131,6 +136,7 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
+	const cJSON *time = cJSON_GetObjectItemCaseSensitive(args, "time");
 	struct tr_selector sel = {.present = false};
 	uint64_t offset, limit, max_tokens;
 	struct tr_options call_opts = *opts;
@@ -173,6 +179,16 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 			return argument_error(len,
 					      "Invalid arguments for read: give either pages or "
 					      "offset/limit, not both.");
+	} else if (time && !cJSON_IsNull(time)) {
+		const char *text = cJSON_IsString(time) ? time->valuestring : NULL;
+
+		if (!text || tr_selector_parse_time(text, strlen(text), &sel) < 0 || offset ||
+		    limit)
+			return argument_error(len,
+					      "Invalid arguments for read: time must be a string "
+					      "\"T\", \"T1-T2\" or \"T1-\" in seconds, MM:SS or "
+					      "HH:MM:SS (e.g. \"0-600\" or \"1:30\"), without "
+					      "offset/limit.");
 	} else if (offset || limit) {
 		sel.present = true;
 		sel.start = offset ? offset : 1;

@@ -211,7 +211,10 @@ static const char read_description[] =
 	"image blocks scaled to fit a model's limits; PDFs as the text of their pages (pages "
 	"\"3-5\" also gives those pages rendered as images); Jupyter notebooks as their cells "
 	"with outputs and figures; Word, Excel and PowerPoint files (and their OpenDocument "
-	"cousins) as Markdown-like text, a pipe table per sheet and the text of each slide. "
+	"cousins) as Markdown-like text, a pipe table per sheet and the text of each slide; "
+	"audio (MP3, WAV, FLAC, Ogg, M4A, AIFF) as its duration, codec, tags, chapters and "
+	"loudness outline with an audio block (no transcription), and video (MP4/MOV, WebM, "
+	"Matroska, AVI, MPEG-TS) as its streams and metadata; time \"T1-T2\" reads a span. "
 	"Binary files are refused with a description of what they are. "
 	"A result that does not hold the whole file ends with a line saying how to read on, e.g. "
 	"\"call read with offset 2001, limit 2000\": call read again with those arguments. "
@@ -245,12 +248,14 @@ static cJSON *tool_result_schema(void)
 		"\"success\":{\"type\":\"boolean\"},"
 		"\"contentType\":{\"type\":\"string\",\"enum\":[\"text\",\"image\",\"pdf\","
 		"\"notebook\","
-		"\"document\",\"spreadsheet\",\"presentation\",\"binary\",\"unknown\"]},"
+		"\"document\",\"spreadsheet\",\"presentation\",\"audio\",\"video\",\"binary\","
+		"\"unknown\"]},"
 		"\"path\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},"
 		"\"content\":{\"type\":\"string\"},\"shortResult\":{\"type\":\"string\"},"
 		"\"truncated\":{\"type\":\"boolean\"},\"next\":{\"type\":\"string\"},"
 		"\"range\":{\"type\":\"object\"},\"lineCount\":{\"type\":\"integer\"},"
 		"\"images\":{\"type\":\"array\"},\"documents\":{\"type\":\"array\"},"
+		"\"audio\":{\"type\":\"array\"},"
 		"\"metadata\":{\"type\":\"object\"},\"error\":{\"type\":\"string\"},"
 		"\"errorCode\":{\"type\":\"string\"}},"
 		"\"required\":[\"success\",\"contentType\",\"path\",\"content\",\"shortResult\","
@@ -358,6 +363,12 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 				       "\"A-B\", e.g. \"3\" or \"2-5\". Not with offset/limit.");
 	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");
 	cJSON_AddItemToObject(props, "pages", pages);
+	cJSON_AddItemToObject(
+		props, "time",
+		string_property(
+			"Audio and video: the span to read, \"T\" (from T on), \"T1-T2\" "
+			"or \"T1-\", each time in seconds (decimals allowed), MM:SS or "
+			"HH:MM:SS, e.g. \"0-600\" or \"1:30-2:00\". Not with offset/limit."));
 	cJSON_AddItemToObject(
 		props, "max_tokens",
 		integer_property("The most tokens of text to return (estimated in "

@@ -29,7 +29,7 @@ def run_raw(build_dir, *args, cwd=None):
 @pytest.mark.parametrize("args,message", [
     ([], "no FILE given"),
     (["a", "b"], "more than one FILE given: b"),
-    (["--select", "0", "notes.txt"], "invalid selector: 0"),
+    (["--select", "0x", "notes.txt"], "invalid selector: 0x"),
     (["--select", "3-1", "notes.txt"], "invalid selector: 3-1"),
     (["--format", "yaml", "notes.txt"], "unknown format: yaml"),
     (["--max-lines", "ten", "notes.txt"], "invalid value for --max-lines"),

@@ -144,7 +144,7 @@ def test_tools_list(client):
     jsonschema.Draft202012Validator.check_schema(read_tool["inputSchema"])
     assert read_tool["inputSchema"]["required"] == ["file_path"]
     assert set(read_tool["inputSchema"]["properties"]) == {"file_path", "offset", "limit", "pages",
-                                                           "max_tokens"}
+                                                           "time", "max_tokens"}
     assert read_tool["annotations"]["readOnlyHint"] is True
     assert read_tool["annotations"]["idempotentHint"] is True
     assert read_tool["annotations"]["openWorldHint"] is False

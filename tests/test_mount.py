@@ -296,7 +296,7 @@ def test_selector_past_the_end_is_out_of_range(mnt, sel):
 
 
 @pytest.mark.parametrize("name", [
-    "long.txt:0.tool.json", "long.txt:abc.tool.json", "long.txt:3-2.tool.json",
+    "long.txt:0x.tool.json", "long.txt:abc.tool.json", "long.txt:3-2.tool.json",
     "long.txt:.tool.json", "long.txt:+3.tool.json", "long.txt:1-2-3.tool.json",
     "long.txt.tool", "long.txt.json", "long.txt.tool.json.tool", "missing.txt.tool.json",
     "missing.txt:3.tool.json", "missing.txt.tool.anthropic.json", "long.txt:3.tool.mcp.jsn",

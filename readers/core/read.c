@@ -129,6 +129,14 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 		tr_result_fail(res, TR_E_IO, "No reader accepts %s", res->path);
 		return 0;
 	}
+	if (sel && sel->time && strcmp(reader->name, "media") != 0) {
+		tr_result_fail(
+			res, TR_E_OUT_OF_RANGE,
+			"A time selector (seconds with decimals, MM:SS) applies to audio and "
+			"video only: %s",
+			res->path);
+		return 0;
+	}
 	/* Only the text reader weighs its lines in tokens; the others cut at max_output bytes, so
 	 * max_tokens bounds them as 2 bytes a token, dense text's worst (docs/SPEC.md §4). */
 	if (opts->max_tokens && strcmp(reader->name, "text") != 0 &&

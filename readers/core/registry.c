@@ -8,6 +8,7 @@ extern const struct tr_reader tr_reader_raster;   /* image/: BMP, TIFF, ICO, HEI
 extern const struct tr_reader tr_reader_pdf;      /* pdf/ */
 extern const struct tr_reader tr_reader_notebook; /* notebook/ */
 extern const struct tr_reader tr_reader_office;   /* office/: OOXML and ODF, legacy OLE2 */
+extern const struct tr_reader tr_reader_media;    /* media/: audio and video (FFmpeg worker) */
 extern const struct tr_reader tr_reader_binary;   /* text/: binary detection */
 extern const struct tr_reader tr_reader_text;     /* text/: any encoding */
 
@@ -18,6 +19,9 @@ const struct tr_reader *const tr_readers[] = {
 	&tr_reader_notebook, /* .ipynb */
 #if defined(TR_HAVE_OFFICE)
 	&tr_reader_office, /* zip with Office or ODF parts; OLE2 */
+#endif
+#if defined(TR_HAVE_MEDIA)
+	&tr_reader_media, /* containers by signature */
 #endif
 	&tr_reader_binary, /* binary and text last: decided from content */
 	&tr_reader_text,   /* the fallback */

@@ -107,6 +107,9 @@ void tr_result_destroy(struct tr_result *res)
 	for (size_t i = 0; i < res->n_documents; i++)
 		tr_blob_unref(res->documents[i].data);
 	free(res->documents);
+	for (size_t i = 0; i < res->n_audio; i++)
+		tr_blob_unref(res->audio[i].data);
+	free(res->audio);
 	free(res->meta.description);
 	free(res->meta.language);
 	free(res->meta.nbformat);
@@ -230,6 +233,21 @@ int tr_result_add_document(struct tr_result *res, struct tr_blob *blob, const ch
 	return 0;
 }
 
+int tr_result_add_audio(struct tr_result *res, struct tr_blob *blob, const char *media_type,
+			double start, double end)
+{
+	struct tr_audio *audio = realloc(res->audio, (res->n_audio + 1) * sizeof(*audio));
+
+	if (!audio) {
+		tr_blob_unref(blob);
+		return -1;
+	}
+	res->audio = audio;
+	audio[res->n_audio++] = (struct tr_audio){
+		.data = blob, .media_type = media_type, .start = start, .end = end};
+	return 0;
+}
+
 const char *tr_content_type_name(enum tr_content_type type)
 {
 	switch (type) {
@@ -240,6 +258,8 @@ const char *tr_content_type_name(enum tr_content_type type)
 	case TR_TYPE_DOCUMENT: return "document";
 	case TR_TYPE_SPREADSHEET: return "spreadsheet";
 	case TR_TYPE_PRESENTATION: return "presentation";
+	case TR_TYPE_AUDIO: return "audio";
+	case TR_TYPE_VIDEO: return "video";
 	case TR_TYPE_BINARY: return "binary";
 	case TR_TYPE_UNKNOWN: break;
 	}

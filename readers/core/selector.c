@@ -60,7 +60,8 @@ static int parse_positive(const char *text, size_t len, size_t *pos, uint64_t *o
 	return 0;
 }
 
-int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
+/* A, A-, A-B or A.C- */
+static int parse_units(const char *text, size_t len, struct tr_selector *sel)
 {
 	size_t pos = 0;
 	struct tr_selector s = {.present = true};
@@ -90,10 +91,19 @@ int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
 	return 0;
 }
 
+int tr_selector_parse(const char *text, size_t len, struct tr_selector *sel)
+{
+	if (parse_units(text, len, sel) == 0)
+		return 0;
+	return tr_selector_parse_time(text, len, sel);
+}
+
 int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size)
 {
 	unsigned long long a = sel->start, b = sel->end, c = sel->column;
 
+	if (sel->time)
+		return tr_selector_format_time(sel, buf, size);
 	if (c)
 		return snprintf(buf, size, "%llu.%llu-", a, c);
 	if (b == 0)
@@ -128,6 +138,18 @@ int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector
 	/* Optional ":SEL" at the end of the stem. */
 	memset(sel, 0, sizeof(*sel));
 	*base_len = stem;
+	/* A time selector may hold colons itself (clip.mp4:1:30-2:00): the longest tail that is
+	 * one with a colon wins. */
+	for (size_t i = 1; i + 1 < stem; i++) {
+		struct tr_selector parsed;
+
+		if (name[i] == ':' && memchr(name + i + 1, ':', stem - i - 1) &&
+		    tr_selector_parse_time(name + i + 1, stem - i - 1, &parsed) == 0) {
+			*sel = parsed;
+			*base_len = i;
+			return 0;
+		}
+	}
 	for (size_t i = stem; i > 0; i--) {
 		if (name[i - 1] == ':') {
 			struct tr_selector parsed;

@@ -127,17 +127,24 @@ static void file_uri(struct tr_json *j, const struct tr_result *res)
 	tr_json_string_end(j);
 }
 
+/* {"type":TYPE,"data":BASE64,"mimeType":...}: MCP's image and audio blocks */
+static void mcp_data_block(struct tr_json *j, const char *type, struct tr_blob *data,
+			   const char *media_type)
+{
+	tr_json_begin_object(j);
+	tr_json_key(j, "type");
+	tr_json_cstring(j, type);
+	tr_json_key(j, "data");
+	tr_json_base64(j, data);
+	tr_json_key(j, "mimeType");
+	tr_json_cstring(j, media_type);
+	tr_json_end_object(j);
+}
+
 static void mcp_image(struct tr_json *j, const struct tr_result *res, const struct tr_image *img)
 {
 	(void)res;
-	tr_json_begin_object(j);
-	tr_json_key(j, "type");
-	tr_json_cstring(j, "image");
-	tr_json_key(j, "data");
-	tr_json_base64(j, img->data);
-	tr_json_key(j, "mimeType");
-	tr_json_cstring(j, img->media_type);
-	tr_json_end_object(j);
+	mcp_data_block(j, "image", img->data, img->media_type);
 }
 
 static void mcp_document(struct tr_json *j, const struct tr_result *res,
@@ -156,6 +163,63 @@ static void mcp_document(struct tr_json *j, const struct tr_result *res,
 	tr_json_base64(j, doc->data);
 	tr_json_end_object(j);
 	tr_json_end_object(j);
+}
+
+/* The first entry of audio[] whose type is in types (NULL-terminated), or NULL. */
+static const struct tr_audio *audio_of(const struct tr_result *res, const char *const *types)
+{
+	for (size_t i = 0; i < res->n_audio; i++)
+		for (const char *const *t = types; *t; t++)
+			if (strcmp(res->audio[i].media_type, *t) == 0)
+				return &res->audio[i];
+	return NULL;
+}
+
+/* Anthropic's API takes no audio: the model is told where it is. */
+static void anthropic_audio(struct tr_json *j, const struct tr_result *res)
+{
+	static const char note[] =
+		"[Audio is not accepted by Anthropic's API, so it is not attached here; the "
+		"MCP and OpenAI formats (.tool.mcp.json, .tool.openai.json) carry it.]";
+
+	if (res->n_audio)
+		text_item(j, "text", "text", note, sizeof(note) - 1);
+}
+
+/* MCP: {"type":"audio","data":...,"mimeType":...}, the type Gemini takes (docs/SPEC.md §6). */
+static void mcp_audio(struct tr_json *j, const struct tr_result *res)
+{
+	static const char *const gemini[] = {"audio/wav", "audio/mp3",  "audio/aiff", "audio/aac",
+					     "audio/ogg", "audio/flac", NULL};
+	const struct tr_audio *a = audio_of(res, gemini);
+
+	if (a)
+		mcp_data_block(j, "audio", a->data, a->media_type);
+}
+
+/* OpenAI: after "output", "input_audio": [a Chat Completions input_audio part], which the
+ * harness puts in a user message (function outputs take no audio). */
+static void openai_audio(struct tr_json *j, const struct tr_result *res)
+{
+	static const char *const openai[] = {"audio/wav", "audio/mp3", NULL};
+	const struct tr_audio *a = audio_of(res, openai);
+
+	if (!a)
+		return;
+	tr_json_key(j, "input_audio");
+	tr_json_begin_array(j);
+	tr_json_begin_object(j);
+	tr_json_key(j, "type");
+	tr_json_cstring(j, "input_audio");
+	tr_json_key(j, "input_audio");
+	tr_json_begin_object(j);
+	tr_json_key(j, "data");
+	tr_json_base64(j, a->data);
+	tr_json_key(j, "format");
+	tr_json_cstring(j, strcmp(a->media_type, "audio/wav") == 0 ? "wav" : "mp3");
+	tr_json_end_object(j);
+	tr_json_end_object(j);
+	tr_json_end_array(j);
 }
 
 /* How one provider shapes a result: the list of blocks under list_key, each block written by
@@ -207,9 +271,15 @@ void tr_render_provider(struct tr_json *j, const struct tr_result *res, enum tr_
 		shape->image(j, res, &res->images[i]);
 	for (size_t i = 0; i < res->n_documents && (!shape->mcp || style->mcp_documents); i++)
 		shape->document(j, res, &res->documents[i]);
+	if (fmt == TR_FORMAT_MCP)
+		mcp_audio(j, res);
+	else if (fmt == TR_FORMAT_ANTHROPIC)
+		anthropic_audio(j, res);
 	if (*hint)
 		text_item(j, shape->text_type, "text", hint, strlen(hint));
 	tr_json_end_array(j);
+	if (fmt == TR_FORMAT_OPENAI)
+		openai_audio(j, res);
 	if (shape->error_key) {
 		tr_json_key(j, shape->error_key);
 		tr_json_bool(j, !res->success);

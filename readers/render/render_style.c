@@ -39,6 +39,13 @@ void tr_render_continuation(const struct tr_result *res, enum tr_format fmt,
 		return;
 	if (tr_virtual_name_parse(res->next, &base_len, &next, &next_fmt) < 0 || !next.present)
 		snprintf(buf, size, "read %s", res->next); /* not a reader's name: shown as it is */
-	else
+	else {
+		/* audio and video read A-B as seconds: their continuation is a time */
+		if (res->range_unit == TR_UNIT_SECOND && !next.time)
+			next = (struct tr_selector){.present = true,
+						    .time = true,
+						    .t0 = (double)next.start,
+						    .t1 = next.end ? (double)next.end : -1};
 		fn(res->next, base_len, &next, fmt, buf, size, style->continuation_arg);
+	}
 }

@@ -15,6 +15,7 @@ static const char *range_unit_name(enum tr_range_unit unit)
 	case TR_UNIT_PAGE: return "page";
 	case TR_UNIT_SHEET: return "sheet";
 	case TR_UNIT_SLIDE: return "slide";
+	case TR_UNIT_SECOND: return "second";
 	case TR_UNIT_NONE: break;
 	}
 	return NULL;
@@ -220,6 +221,28 @@ static void write_documents(struct tr_json *j, const struct tr_result *res, bool
 	tr_json_end_array(j);
 }
 
+/* "audio": [{"data":BASE64,"mediaType":...,"start":S,"end":E}] (seconds, 3 decimals) */
+static void write_audio(struct tr_json *j, const struct tr_result *res, bool with_payloads)
+{
+	tr_json_key(j, "audio");
+	tr_json_begin_array(j);
+	for (size_t i = 0; i < res->n_audio; i++) {
+		tr_json_begin_object(j);
+		if (with_payloads) {
+			tr_json_key(j, "data");
+			tr_json_base64(j, res->audio[i].data);
+		}
+		tr_json_key(j, "mediaType");
+		tr_json_cstring(j, res->audio[i].media_type);
+		tr_json_key(j, "start");
+		tr_json_fixed(j, res->audio[i].start, 3);
+		tr_json_key(j, "end");
+		tr_json_fixed(j, res->audio[i].end, 3);
+		tr_json_end_object(j);
+	}
+	tr_json_end_array(j);
+}
+
 void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, unsigned flags)
 {
 	const char *short_result = res->short_result ? res->short_result : "";
@@ -268,6 +291,8 @@ void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, unsig
 		write_images(j, res, flags & TR_OBJECT_PAYLOADS);
 	if (res->n_documents)
 		write_documents(j, res, flags & TR_OBJECT_PAYLOADS);
+	if (res->n_audio)
+		write_audio(j, res, flags & TR_OBJECT_PAYLOADS);
 	write_metadata(j, res);
 	if (!res->success) {
 		tr_json_key(j, "error");

@@ -37,7 +37,7 @@ void tr_render_txt(struct tr_doc *doc, const struct tr_result *res,
 		snprintf(name, sizeof(name), "%s", base);
 	}
 	tr_render_continuation(res, TR_FORMAT_TXT, style, more, sizeof(more));
-	if (!*more && !res->n_images && !res->n_documents)
+	if (!*more && !res->n_images && !res->n_documents && !res->n_audio)
 		return;
 	tr_doc_append(doc, "\n", 1);
 	if (*more) {
@@ -65,6 +65,15 @@ void tr_render_txt(struct tr_doc *doc, const struct tr_result *res,
 		tr_format_size(d->data ? d->data->len : 0, size, sizeof(size));
 		snprintf(line, sizeof(line), "[document %zu: %s %s, in %s.tool.json]\n", i + 1,
 			 d->media_type, size, name);
+		append_str(doc, line);
+	}
+	for (size_t i = 0; i < res->n_audio; i++) {
+		const struct tr_audio *a = &res->audio[i];
+
+		tr_format_size(a->data ? a->data->len : 0, size, sizeof(size));
+		snprintf(line, sizeof(line),
+			 "[audio %zu: %s %.3f-%.3f s %s, in %s.tool.json or the MCP read tool]\n",
+			 i + 1, a->media_type, a->start, a->end, size, name);
 		append_str(doc, line);
 	}
 }

@@ -117,6 +117,18 @@ static void load(struct tr_module *mod)
 	mod->api = table;
 }
 
+int tr_module_find(const char *file, char *path, size_t size)
+{
+	char dirs[4][PATH_MAX];
+	int n_dirs = module_dirs(dirs);
+
+	for (int i = 0; i < n_dirs; i++)
+		if (join(path, size, dirs[i], file) && access(path, X_OK) == 0)
+			return 0;
+	snprintf(path, size, "%s", dirs[n_dirs - 1]);
+	return -1;
+}
+
 const void *tr_module_api(struct tr_module *mod)
 {
 	if (mod->linked)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_core.c - unit tests of the core's plumbing: documents, base64, the JSON writer, selectors,
  * virtual names and options. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,17 +230,50 @@ static void test_selectors(void)
 	expect_selector("5-", 0, 5, 0, 0);
 	expect_selector("5-9", 0, 5, 9, 0);
 	expect_selector("12.2001-", 0, 12, 0, 2001);
-	expect_selector("0", -1, 0, 0, 0);
-	expect_selector("05", -1, 0, 0, 0);
 	expect_selector("9-5", -1, 0, 0, 0);
 	expect_selector("5-x", -1, 0, 0, 0);
-	expect_selector("5.3", -1, 0, 0, 0);
 	expect_selector("+5", -1, 0, 0, 0);
 	expect_selector("", -1, 0, 0, 0);
 	expect_selector("99999999999999999999999", -1, 0, 0, 0);
 	/* fuzz_names: the largest number that fits was refused (the check stopped 9 short). */
 	expect_selector("18446744073709551615", 0, UINT64_MAX, UINT64_MAX, 0);
 	expect_selector("18446744073709551616", -1, 0, 0, 0);
+}
+
+/* A time selector of audio and video (selector_time.c): t0, t1 and its canonical form. */
+static void expect_time(const char *text, int rc, double t0, double t1, const char *canonical)
+{
+	struct tr_selector sel = {0};
+	char back[64];
+
+	EXPECT_INT(tr_selector_parse(text, strlen(text), &sel), rc);
+	if (rc != 0)
+		return;
+	EXPECT(sel.time && sel.present && !sel.start && !sel.column);
+	EXPECT(fabs(sel.t0 - t0) < 1e-9 && fabs(sel.t1 - t1) < 1e-9);
+	tr_selector_format(&sel, back, sizeof(back));
+	EXPECT_STR(back, canonical);
+}
+
+static void test_time_selectors(void)
+{
+	/* what A, A-B and A.C- refuse is a time: zero, leading zeros, decimals */
+	expect_time("0", 0, 0, 0, "0");
+	expect_time("05", 0, 5, 5, "5");
+	expect_time("5.3", 0, 5.3, 5.3, "5.3");
+	expect_time("0-600", 0, 0, 600, "0-600");
+	expect_time("1:30-2:00", 0, 90, 120, "90-120");
+	expect_time("01:02:03.5-", 0, 3723.5, -1, "3723.5-");
+	expect_time("1.25-2.5", 0, 1.25, 2.5, "1.25-2.5");
+	expect_time("1:60", -1, 0, 0, "");    /* seconds under 60 */
+	expect_time("1:5", -1, 0, 0, "");     /* two digits */
+	expect_time("1:2:3:4", -1, 0, 0, ""); /* three fields at most */
+	expect_time("5.5-5.5", -1, 0, 0, ""); /* T2 after T1 */
+	expect_time("3-1", -1, 0, 0, "");
+	expect_time("1.", -1, 0, 0, "");
+	expect_time(".5", -1, 0, 0, "");
+	expect_time("1.5:00", -1, 0, 0, "");      /* decimals on the last field only */
+	expect_time("999999999.5", -1, 0, 0, ""); /* past 100 days */
 }
 
 static void expect_name(const char *name, int rc, const char *base, const char *sel,
@@ -270,7 +304,11 @@ static void test_virtual_names(void)
 	expect_name("a.pdf:2-3.tool.mcp.json", 0, "a.pdf", "2-3", TR_FORMAT_MCP);
 	expect_name("x:y:4.tool.json", 0, "x:y", "4", TR_FORMAT_TOOL);
 	/* An unparseable selector leaves it in the name (which will not exist). */
-	expect_name("a:0.tool.json", 0, "a:0", "", TR_FORMAT_TOOL);
+	expect_name("a:x.tool.json", 0, "a:x", "", TR_FORMAT_TOOL);
+	/* A time selector may hold colons: the longest tail that is one. */
+	expect_name("clip.mp4:1:30-2:00.tool.json", 0, "clip.mp4", "90-120", TR_FORMAT_TOOL);
+	expect_name("talk.mp3:0-600.tool.mcp.json", 0, "talk.mp3", "0-600", TR_FORMAT_MCP);
+	expect_name("a:1:60.tool.json", 0, "a:1", "60", TR_FORMAT_TOOL);
 	expect_name("a.tool.tool.json", 0, "a.tool", "", TR_FORMAT_TOOL);
 	expect_name("a.tool.xml.json", -1, "", "", TR_FORMAT_TOOL);
 	expect_name(".tool.json", -1, "", "", TR_FORMAT_TOOL);
@@ -553,8 +591,8 @@ static void test_content_types_list(void)
 	char buf[160], small[12];
 
 	tr_content_types_list(buf, sizeof(buf));
-	EXPECT_STR(buf, "text, image, pdf, notebook, document, spreadsheet, presentation, binary, "
-			"unknown");
+	EXPECT_STR(buf, "text, image, pdf, notebook, document, spreadsheet, presentation, audio, "
+			"video, binary, unknown");
 	tr_content_types_list(small, sizeof(small));
 	EXPECT_STR(small, "text, image");
 }
@@ -1006,6 +1044,7 @@ int main(void)
 	test_json_strings();
 	test_json_structure();
 	test_selectors();
+	test_time_selectors();
 	test_virtual_names();
 	test_options();
 	test_result_window();

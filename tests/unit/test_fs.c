@@ -194,7 +194,8 @@ static void test_names(int root_fd)
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing.tool.json", &opts, &n), -ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir.tool.json", &opts, &n), -ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "fifo.tool.json", &opts, &n), -ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0x.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:1:60.tool.json", &opts, &n), -ENOENT);
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:5-2.tool.json", &opts, &n), -ENOENT);
 	/* Provider formats resolve; unknown ones do not. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.anthropic.json", &opts, &n), 0);

@@ -1164,7 +1164,11 @@ static void test_read(void)
 		  "\0\0\0\x18"
 		  "ftypisom\0\0\0\0isomavc1",
 		  24, &opts, NULL, &res);
+#if defined(TR_HAVE_MEDIA)
+	EXPECT(res.type == TR_TYPE_VIDEO); /* the media reader's; FFmpeg finds no moov */
+#else
 	EXPECT(res.error != TR_E_UNSUPPORTED && res.error != TR_E_CORRUPT);
+#endif
 	EXPECT(res.type != TR_TYPE_IMAGE);
 	tr_result_destroy(&res);
 	read_file("notes.TIFF", "hello\n", 6, &opts, NULL, &res);

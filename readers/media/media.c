@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* media.c - the audio and video reader: detection by content, the time window, and the result
+ * built from what a sandboxed worker (media_pool.c) tells of the file. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "media.h"
+#include "reader.h"
+#include "util.h"
+
+static enum tr_probe media_probe(const struct tr_file *file)
+{
+	const char *mime;
+
+	return media_detect(file->head, file->head_len, &mime) ? TR_PROBE_CONTENT : TR_PROBE_NO;
+}
+
+/* The span of seconds asked for: [t0, t1), t1 < 0 to the end; a single time T is T onwards. */
+static int media_span(const struct tr_selector *sel, struct tr_result *res, double *t0, double *t1)
+{
+	*t0 = 0;
+	*t1 = -1;
+	if (!sel->present)
+		return 0;
+	if (sel->column) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Audio and video take a time selector (T, T1-T2, MM:SS), not a "
+			       "column: %s",
+			       res->path);
+		return -1;
+	}
+	*t0 = sel->time ? sel->t0 : (double)sel->start;
+	*t1 = sel->time ? sel->t1 : sel->end ? (double)sel->end : -1;
+	if (*t1 == *t0)
+		*t1 = -1;
+	return 0;
+}
+
+/* The type Gemini takes inline for a file detected as mime, or NULL (docs/SPEC.md §6). */
+static const char *gemini_type(const char *mime)
+{
+	static const char *const map[][2] = {
+		{"audio/mpeg", "audio/mp3"},    {"audio/x-wav", "audio/wav"},
+		{"audio/flac", "audio/flac"},   {"audio/ogg", "audio/ogg"},
+		{"audio/x-aiff", "audio/aiff"},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(mime, map[i][0]) == 0)
+			return map[i][1];
+	return NULL;
+}
+
+static void fail_worker(struct tr_result *res, int code, const char *kind, const char *why)
+{
+	tr_result_fail(res, (enum tr_error)code, "Failed to read %s file: %s: %s", kind, why,
+		       res->path);
+}
+
+/* Attaches the file itself when it is whole, a type Gemini takes and within max_audio_size. */
+static int attach_original(const struct tr_file *file, const struct tr_options *opts,
+			   struct tr_result *res, const char *type, double duration)
+{
+	struct tr_blob *blob = NULL;
+
+	if ((uint64_t)file->st.st_size > opts->max_audio_size)
+		return 0;
+	if (tr_load_file(file->fd, (uint64_t)file->st.st_size, &blob, &res->meta) < 0)
+		return errno == ENOMEM ? -1 : 0;
+	return tr_result_add_audio(res, blob, type, 0, duration);
+}
+
+static void put_clock(struct tr_buf *buf, double s)
+{
+	long long ms = llround(s * 1000.0);
+
+	tr_buf_printf(buf, "%02lld:%02lld:%02lld.%03lld", ms / 3600000, ms / 60000 % 60,
+		      ms / 1000 % 60, ms % 1000);
+}
+
+/* The audio of [t0, t1) attached, with the range, truncated and next. */
+static int media_audio(const struct tr_file *file, const struct tr_options *opts,
+		       struct tr_result *res, const char *mime, struct media_answer *ans, double t0,
+		       double t1)
+{
+	const struct media_reply *rep = &ans->rep;
+	double duration = rep->duration, end = rep->blob_t1;
+	const char *original = gemini_type(mime);
+	bool whole = t0 == 0 && duration >= 0 && duration <= t1;
+	char sel[80];
+
+	if (whole && original && attach_original(file, opts, res, original, duration) < 0)
+		return -1;
+	bool kept = res->n_audio > 0;
+
+	if (!res->n_audio && !rep->blob_len)
+		end = t0;
+	if (duration >= 0 && end > duration)
+		end = duration;
+	if (rep->blob_len) {
+		struct tr_blob *blob = tr_blob_adopt(ans->blob, rep->blob_len);
+
+		if (!blob)
+			return -1;
+		ans->blob = NULL;
+		if (tr_result_add_audio(res, blob, "audio/wav", t0, end) < 0)
+			return -1;
+	}
+	tr_buf_printf(&res->content, "Attached: ");
+	if (res->n_audio) {
+		put_clock(&res->content, t0);
+		tr_buf_printf(&res->content, " - ");
+		put_clock(&res->content, end);
+		for (size_t i = 0; i < res->n_audio; i++) /* the file's own bytes come first */
+			tr_buf_printf(&res->content, "%s%s", i ? " and " : " as ",
+				      i == 0 && kept ? res->audio[i].media_type
+						     : "16 kHz mono WAV");
+		tr_buf_printf(&res->content, ", for models that hear audio (the MCP and OpenAI "
+					     "formats).\n");
+	} else {
+		tr_buf_printf(&res->content, "nothing (max_audio_size is too small).\n");
+	}
+	tr_buf_printf(&res->content,
+		      "Speech is not transcribed: toolfs has no speech model (none ships in Debian "
+		      "12).\n");
+	res->range_unit = TR_UNIT_SECOND;
+	res->range_start = (uint64_t)floor(t0);
+	res->range_end = (uint64_t)ceil(end);
+	res->range_total = duration >= 0 ? (uint64_t)ceil(duration) : res->range_end;
+	if (duration >= 0 && end > t0 && end + 0.001 < duration) {
+		struct tr_selector next = {.present = true,
+					   .time = true,
+					   .t0 = end,
+					   .t1 = fmin(duration, end + (end - t0))};
+
+		res->truncated = true;
+		tr_selector_format(&next, sel, sizeof(sel));
+		tr_result_set_next(res, file->src->name, sel);
+		if (!res->next)
+			return -1;
+	}
+	return 0;
+}
+
+static int media_read(const struct tr_file *file, const struct tr_selector *sel,
+		      const struct tr_options *opts, struct tr_result *res)
+{
+	const char *mime = "application/octet-stream";
+	enum tr_content_type type = media_detect(file->head, file->head_len, &mime);
+	struct media_request req = {
+		.magic = MEDIA_MAGIC, .op = MEDIA_OP_PROBE, .size = (uint64_t)file->st.st_size};
+	struct media_answer ans;
+	const char *kind;
+	char err[256] = "", size_text[32];
+	int rc;
+
+	res->type = type;
+	kind = type == TR_TYPE_AUDIO ? "audio" : "video";
+	res->mime_type = strdup(mime);
+	if (!res->mime_type)
+		return -1;
+	if (media_span(sel, res, &req.t0, &req.t1) < 0)
+		return 0;
+	if (type == TR_TYPE_AUDIO) {
+		req.op = MEDIA_OP_AUDIO;
+		if (req.t1 < 0 || req.t1 - req.t0 > (double)opts->max_audio_seconds)
+			req.t1 = req.t0 + (double)opts->max_audio_seconds;
+		req.max_blob = opts->max_audio_size;
+		/* WAV and MP3 go as they are (OpenAI and Gemini take both) */
+		req.skip_whole = req.t0 == 0 &&
+				 (uint64_t)file->st.st_size <= opts->max_audio_size &&
+				 (strcmp(mime, "audio/x-wav") == 0 ||
+				  strcmp(mime, "audio/mpeg") == 0);
+	}
+	if (secure_getenv("TOOLFS_MEDIA_TEST")) /* docs/SPEC.md §6: the sandbox's test hooks */
+		req.op = strcmp(secure_getenv("TOOLFS_MEDIA_TEST"), "open") == 0
+				 ? MEDIA_OP_TEST_OPEN
+				 : MEDIA_OP_TEST_LOOP;
+	rc = media_call(file->fd, &req, file->deadline, &ans, err, sizeof(err));
+	if (rc < 0)
+		return -1;
+	if (rc == TR_E_TIMEOUT) {
+		tr_result_fail(
+			res, TR_E_TIMEOUT,
+			"Timeout: the %s file was not read within max_render_ms (%llu ms): %s",
+			kind, (unsigned long long)opts->max_render_ms, res->path);
+		return 0;
+	}
+	if (rc > 0) {
+		fail_worker(res, rc, kind, err);
+		return 0;
+	}
+	if (ans.rep.status != MEDIA_OK) {
+		fail_worker(res,
+			    ans.rep.status == MEDIA_UNSUPPORTED ? TR_E_UNSUPPORTED : TR_E_CORRUPT,
+			    kind, ans.text);
+		media_answer_free(&ans);
+		return 0;
+	}
+	if (ans.rep.kind == MEDIA_KIND_AUDIO && type == TR_TYPE_VIDEO) {
+		/* a video container holding sound alone (WebM, Matroska, MP4) */
+		res->type = type = TR_TYPE_AUDIO;
+		kind = "audio";
+	}
+	if (ans.rep.duration >= 0 && req.t0 > 0 && req.t0 >= ans.rep.duration) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Second %.3f is past the end of the %s (%.3f s): %s", req.t0, kind,
+			       ans.rep.duration, res->path);
+		media_answer_free(&ans);
+		return 0;
+	}
+	res->success = true;
+	tr_buf_append(&res->content, ans.text, ans.rep.text_len);
+	if (type == TR_TYPE_VIDEO) {
+		res->meta.has_dimensions = ans.rep.width && ans.rep.height;
+		res->meta.width = ans.rep.width;
+		res->meta.height = ans.rep.height;
+		res->range_unit = TR_UNIT_SECOND;
+		res->range_total = ans.rep.duration >= 0 ? (uint64_t)ceil(ans.rep.duration) : 0;
+		res->range_end = res->range_total;
+		tr_buf_printf(&res->content,
+			      "Pictures of the video (contact sheet, frames) are not "
+			      "made by this build of toolfs.\n");
+	} else if (media_audio(file, opts, res, mime, &ans, req.t0, req.t1) < 0) {
+		media_answer_free(&ans);
+		return -1;
+	}
+	media_answer_free(&ans);
+	tr_format_size((uint64_t)file->st.st_size, size_text, sizeof(size_text));
+	if (type == TR_TYPE_VIDEO)
+		tr_result_set_short(res, "Read %s video %ux%u, %.1f s (%s)", ans.rep.format,
+				    ans.rep.width, ans.rep.height, fmax(ans.rep.duration, 0),
+				    size_text);
+	else
+		tr_result_set_short(res, "Read %s audio, %.1f s (%s)", ans.rep.format,
+				    fmax(ans.rep.duration, 0), size_text);
+	return res->content.oom || !res->short_result ? -1 : 0;
+}
+
+const struct tr_reader tr_reader_media = {
+	.name = "media",
+	.probe = media_probe,
+	.read = media_read,
+};

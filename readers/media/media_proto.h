@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* media_proto.h - the messages between the reader (media_pool.c) and toolfs-media-worker over
+ * their socketpair: one request with the file's descriptor (SCM_RIGHTS), one reply. */
+#ifndef TR_MEDIA_PROTO_H
+#define TR_MEDIA_PROTO_H
+
+#include <stdint.h>
+
+#define MEDIA_MAGIC 0x746d6431u /* "tmd1" */
+/* The worker's end of the socketpair in the worker. */
+#define MEDIA_WORKER_FD 3
+/* Caps on a reply's parts, checked by both sides. */
+#define MEDIA_MAX_TEXT (1u << 20)
+#define MEDIA_MAX_BLOB (512u << 20)
+
+enum media_op {
+	MEDIA_OP_PROBE = 1,     /* metadata, the loudness outline, pictures of a video */
+	MEDIA_OP_AUDIO = 2,     /* MEDIA_OP_PROBE and the audio of [t0, t1) as WAV */
+	MEDIA_OP_TEST_OPEN = 3, /* test hook: the worker calls open(2) (seccomp kills it) */
+	MEDIA_OP_TEST_LOOP = 4, /* test hook: the worker spins (the deadline kills it) */
+};
+
+struct media_request {
+	uint32_t magic;
+	uint32_t op;
+	uint64_t size;    /* the file's size (the worker makes no fstat) */
+	double t0, t1;    /* seconds; t1 < 0: to the end */
+	uint32_t picture; /* 0 none, 1 sheet of [t0,t1], 2 one frame at t0 */
+	uint32_t max_w, max_h;
+	uint32_t skip_whole; /* no WAV when t0 is 0 and the file ends by t1 (the file is sent) */
+	uint64_t max_blob;   /* bytes of WAV the worker may make */
+};
+
+enum media_status {
+	MEDIA_OK = 0,
+	MEDIA_CORRUPT = 1,     /* FFmpeg could not read it: text says why */
+	MEDIA_UNSUPPORTED = 2, /* no stream FFmpeg decodes */
+	MEDIA_TOO_LARGE = 3,   /* the WAV would pass max_blob */
+	MEDIA_NOMEM = 4,
+};
+
+enum media_kind {
+	MEDIA_KIND_AUDIO = 1,
+	MEDIA_KIND_VIDEO = 2,
+};
+
+/* The reply's header; text_len bytes of content text (UTF-8) and then blob_len bytes follow:
+ * the WAV of MEDIA_OP_AUDIO, or the picture (raw RGB, pic_w x pic_h x 3). */
+struct media_reply {
+	uint32_t magic;
+	uint32_t status;        /* enum media_status */
+	uint32_t kind;          /* enum media_kind */
+	uint32_t width, height; /* the video's display size (rotation applied); 0 for audio */
+	uint32_t text_len;
+	uint64_t blob_len;
+	uint32_t pic_w, pic_h;
+	double duration;         /* seconds; < 0 unknown */
+	double blob_t0, blob_t1; /* the span the blob holds */
+	uint32_t cpu_ms; /* the worker's CPU time so far (the pool retires it past a budget) */
+	uint32_t pad;
+	char format[32]; /* FFmpeg's demuxer name's first entry: "mp3", "mov", "matroska" ... */
+	char audio_codec[16]; /* the first audio stream's codec name, or "" */
+};
+
+#endif

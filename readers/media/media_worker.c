@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* media_worker.c - toolfs-media-worker: FFmpeg in a sandboxed process. Started by the reader's
+ * pool (media_pool.c) with its socket as descriptor 3; answers one request (with the file's
+ * descriptor) after another until the socket closes. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <libavutil/log.h>
+
+#include "media_worker.h"
+
+/* Receives a request and its descriptor. Returns 1, 0 at the socket's end, -1 on a bad one. */
+static int receive(struct media_request *req, int *fd)
+{
+	char control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {req, sizeof(*req)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control,
+			     .msg_controllen = sizeof(control)};
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(MEDIA_WORKER_FD, &msg, MSG_CMSG_CLOEXEC);
+
+	*fd = -1;
+	if (n <= 0)
+		return n == 0 ? 0 : -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (n != sizeof(*req) || req->magic != MEDIA_MAGIC || *fd < 0)
+		return -1;
+	return 1;
+}
+
+static int send_all(const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(MEDIA_WORKER_FD, p, len);
+
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static uint32_t cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint32_t)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			  (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
+}
+
+/* Runs one request into rep, text (open_memstream) and *blob. */
+static void answer(const struct media_request *req, int fd, struct media_reply *rep, FILE *text,
+		   unsigned char **blob, size_t *blob_len, char *err, size_t err_size)
+{
+	struct media_input in = {0};
+	int rc;
+
+	if (req->op == MEDIA_OP_TEST_OPEN) /* docs/SPEC.md §6: seccomp kills the worker here */
+		rc = open("/etc/hostname", O_RDONLY);
+	if (req->op == MEDIA_OP_TEST_LOOP)
+		for (volatile unsigned long spin = 0;; spin++)
+			;
+	rc = media_open(&in, fd, req->size, err, err_size);
+	if (rc == MEDIA_OK) {
+		rc = media_describe(&in, rep, text);
+		if (rc == MEDIA_UNSUPPORTED)
+			snprintf(err, err_size, "it holds no audio or video stream");
+	}
+	if (rc == MEDIA_OK && rep->kind == MEDIA_KIND_AUDIO)
+		media_loudness(&in, req->t0, req->t1, 0, text);
+	if (rc == MEDIA_OK && rep->kind == MEDIA_KIND_VIDEO)
+		rc = media_video_reply(&in, req, rep, text, blob, blob_len);
+	if (rc == MEDIA_OK && req->op == MEDIA_OP_AUDIO && req->skip_whole && req->t0 == 0 &&
+	    rep->duration >= 0 && rep->duration <= req->t1) {
+		rep->blob_t1 = rep->duration;
+	} else if (rc == MEDIA_OK && req->op == MEDIA_OP_AUDIO) {
+		rc = media_wav(&in, req->t0, req->t1, req->max_blob, blob, blob_len, &rep->blob_t1,
+			       err, err_size);
+		rep->blob_t0 = req->t0;
+	}
+	if (in.fmt || in.io)
+		media_close(&in);
+	rep->status = (uint32_t)rc;
+}
+
+static int serve(void)
+{
+	struct media_request req;
+	int fd, got;
+
+	while ((got = receive(&req, &fd)) > 0) {
+		struct media_reply rep = {.magic = MEDIA_MAGIC, .duration = -1.0};
+		unsigned char *blob = NULL;
+		size_t blob_len = 0, text_len = 0;
+		char *text = NULL, err[256] = "";
+		FILE *out = open_memstream(&text, &text_len);
+
+		if (!out)
+			return 1;
+		answer(&req, fd, &rep, out, &blob, &blob_len, err, sizeof(err));
+		close(fd);
+		if (fclose(out))
+			return 1;
+		if (rep.status != MEDIA_OK) { /* the sentence alone */
+			text_len = strlen(err);
+			free(text);
+			text = strdup(err);
+			if (!text)
+				return 1;
+		}
+		if (text_len > MEDIA_MAX_TEXT)
+			text_len = MEDIA_MAX_TEXT;
+		rep.text_len = (uint32_t)text_len;
+		rep.blob_len = blob_len;
+		rep.cpu_ms = cpu_ms();
+		if (send_all(&rep, sizeof(rep)) || send_all(text, text_len) ||
+		    send_all(blob, blob_len))
+			return 1;
+		free(text);
+		free(blob);
+	}
+	return got == 0 ? 0 : 1;
+}
+
+int main(void)
+{
+	/* only 0-2 and the socket: nothing of the parent's leaks in */
+	close_range(MEDIA_WORKER_FD + 1, ~0u, 0);
+	av_log_set_level(AV_LOG_QUIET);
+	if (media_sandbox_limits() || media_sandbox_seccomp())
+		return 1;
+	return serve();
+}

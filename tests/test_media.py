@@ -1,0 +1,384 @@
+# SPDX-License-Identifier: MIT
+"""Audio and video (docs/SPEC.md §3 "Audio and video", §6 "The media sandbox") through
+toolfs-read and toolfs-mcp, against ffprobe -of json (every metadata field), Python's wave
+module (the attached WAV), the fixture files' own bytes, and the providers' SDKs. Hostile
+files, the seccomp filter, the deadline and a worker killed with SIGSEGV mid-read: a clear
+error, the server keeps answering, no worker is left behind. Fixtures: tests/fixtures/gen_media.py
+(Debian's ffmpeg CLI)."""
+import base64
+import io
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+import wave
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "fixtures"))
+import gen_media  # noqa: E402
+import test_formats  # noqa: E402
+
+AUDIO = sorted(gen_media.AUDIO) + ["chapters.m4a", "long.mp3"]
+VIDEO = sorted(gen_media.VIDEO) + ["rotated.mp4"]
+HOSTILE = ["truncated.mp4", "truncated.mp3", "lying_moov.mp4", "huge.mp4", "huge.avi",
+           "header_only.wav", "zero.wav", "streams.mkv", "many_streams.mkv"]
+WORKER = "toolfs-media-worker"
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory):
+    out = tmp_path_factory.mktemp("media")
+    gen_media.generate(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def read(toolfs_read, media):
+    def run(name, *args, env=None):
+        if env:
+            old = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)
+        try:
+            return toolfs_read(name, *args, cwd=media)
+        finally:
+            if env:
+                for k, v in old.items():
+                    if v is None:
+                        del os.environ[k]
+                    else:
+                        os.environ[k] = v
+    return run
+
+
+def workers(build_dir) -> list:
+    """PIDs of live toolfs-media-worker processes of this build."""
+    exe = str(build_dir / "readers" / WORKER)
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.readlink(entry / "exe") == exe:
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def ffprobe(path) -> dict:
+    out = subprocess.run(["ffprobe", "-v", "error", "-of", "json", "-show_format",
+                          "-show_streams", "-show_chapters", str(path)],
+                         capture_output=True, check=True)
+    return json.loads(out.stdout)
+
+
+def clock(seconds: float) -> str:
+    ms = round(seconds * 1000)
+    return f"{ms // 3600000:02d}:{ms // 60000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+
+def rate(text: str) -> str:
+    num, den = (int(x) for x in text.split("/"))
+    return f"{num / den:.3f}".rstrip("0").rstrip(".")
+
+
+def expected_lines(probe: dict) -> list:
+    """The description docs/SPEC.md §3 gives, from ffprobe's answer."""
+    fmt = probe["format"]
+    lines = [f"Container: {fmt['format_name']} ({fmt['format_long_name']})"]
+    if "duration" in fmt:
+        d = float(fmt["duration"])
+        lines.append(f"Duration: {clock(d)} ({d:.3f} s)")
+    else:
+        lines.append("Duration: unknown")
+    if "bit_rate" in fmt:
+        lines.append(f"Bit rate: {fmt['bit_rate']} b/s")
+    audio = [s for s in probe["streams"] if s["codec_type"] == "audio"]
+    for key, label in (("title", "Title"), ("artist", "Artist"), ("album", "Album"),
+                       ("comment", "Comment"), ("creation_time", "Creation time")):
+        tags = {k.lower(): v for k, v in fmt.get("tags", {}).items()}
+        if key not in tags and audio:
+            tags = {k.lower(): v for k, v in audio[0].get("tags", {}).items()}
+        if tags.get(key):
+            lines.append(f"{label}: {tags[key]}")
+    for s in probe["streams"]:
+        line = f"Stream {s['index']}: {s['codec_type']} {s['codec_name']}"
+        if s["codec_type"] == "video":
+            line += f", {s['width']}x{s['height']}"
+            if s.get("avg_frame_rate", "0/0").split("/")[0] != "0" and \
+                    s["avg_frame_rate"].split("/")[1] != "0":
+                line += f", {rate(s['avg_frame_rate'])} fps"
+            rot = [sd.get("rotation") for sd in s.get("side_data_list", []) if "rotation" in sd]
+            if rot and rot[0]:
+                line += f", rotation {rot[0]}"
+        elif s["codec_type"] == "audio":
+            ch = s["channels"]
+            line += f", {s['sample_rate']} Hz, {ch} channel{'' if ch == 1 else 's'}"
+            if s.get("channel_layout"):
+                line += f" ({s['channel_layout']})"
+        if "bit_rate" in s:
+            line += f", {s['bit_rate']} b/s"
+        lang = s.get("tags", {}).get("language")
+        if lang and lang != "und":
+            line += f", language {lang}"
+        lines.append(line)
+    for i, c in enumerate(probe.get("chapters", [])):
+        line = f"Chapter {i + 1}: {clock(float(c['start_time']))} - {clock(float(c['end_time']))}"
+        if c.get("tags", {}).get("title"):
+            line += " " + c["tags"]["title"]
+        lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("name", AUDIO + VIDEO)
+def test_metadata_is_ffprobes(read, media, name):
+    r = read(name)
+    assert r.json["success"], r.json
+    probe = ffprobe(media / name)
+    has_video = any(s["codec_type"] == "video" for s in probe["streams"])
+    assert r.json["contentType"] == ("video" if has_video else "audio")
+    want = expected_lines(probe)
+    got = r.json["content"].splitlines()[:len(want)]
+    if probe["format"]["format_name"] == "mpegts":
+        # a stream's bit rate in MPEG-TS is the decoder's estimate over the frames probed,
+        # which the probe's read sizes move: within 1%
+        for i, (g, w) in enumerate(zip(got, want)):
+            gb, wb = g.rsplit(", ", 1), w.rsplit(", ", 1)
+            if g.startswith("Stream ") and gb[1].endswith(" b/s") and wb[1].endswith(" b/s"):
+                assert abs(int(gb[1][:-4]) - int(wb[1][:-4])) <= int(wb[1][:-4]) // 100
+                got[i], want[i] = gb[0], wb[0]
+    assert got == want
+    assert r.json["range"]["unit"] == "second"
+    assert r.json["range"]["total"] == -(-float(probe["format"]["duration"]) // 1)
+    if has_video:
+        v = next(s for s in probe["streams"] if s["codec_type"] == "video")
+        turned = any(abs(sd.get("rotation", 0)) == 90 for sd in v.get("side_data_list", []))
+        dims = (v["height"], v["width"]) if turned else (v["width"], v["height"])
+        assert r.json["metadata"]["dimensions"] == {"width": dims[0], "height": dims[1]}
+
+
+def test_rotation_and_chapters_are_there(read):
+    assert ", rotation " in read("rotated.mp4").json["content"]
+    content = read("chapters.m4a").json["content"]
+    assert "Chapter 1: 00:00:00.000 - 00:00:01.500 Opening" in content
+    assert "Chapter 2: 00:00:01.500 - 00:00:04.000 Closing" in content
+
+
+def test_detected_by_content_not_name(read, media):
+    (media / "renamed.txt").write_bytes((media / "tone.flac").read_bytes())
+    (media / "fake.mp3").write_text("not audio at all\n")
+    assert read("renamed.txt").json["contentType"] == "audio"
+    assert read("fake.mp3").json["contentType"] == "text"
+
+
+def wav_of(entry: dict) -> wave.Wave_read:
+    return wave.open(io.BytesIO(base64.b64decode(entry["data"])))
+
+
+@pytest.mark.parametrize("name,kept", [("tone.mp3", "audio/mp3"), ("tone.wav", "audio/wav"),
+                                       ("tone.flac", "audio/flac"), ("tone.ogg", "audio/ogg"),
+                                       ("tone.aiff", "audio/aiff"), ("tone.m4a", None),
+                                       ("tone.opus", "audio/ogg")])
+def test_audio_is_attached(read, media, name, kept):
+    """WAV and MP3 as they are; FLAC, Ogg, AIFF as they are and as WAV; M4A as WAV."""
+    r = read(name).json
+    audio = r["audio"]
+    if kept:
+        assert audio[0]["mediaType"] == kept
+        assert base64.b64decode(audio[0]["data"]) == (media / name).read_bytes()
+    if kept in ("audio/mp3", "audio/wav"):
+        assert len(audio) == 1
+        return
+    wav = wav_of(audio[-1])
+    assert audio[-1]["mediaType"] == "audio/wav"
+    assert (wav.getframerate(), wav.getnchannels(), wav.getsampwidth()) == (16000, 1, 2)
+    duration = float(ffprobe(media / name)["format"]["duration"])
+    assert abs(wav.getnframes() / 16000 - duration) < 0.1
+    assert "Speech is not transcribed" in r["content"]
+
+
+def test_loudness_outline_finds_the_silent_half(read):
+    content = read("tone.wav").json["content"]
+    assert "  00:02.000-00:04.000 silent" in content
+
+
+@pytest.mark.parametrize("sel,start,end", [("0-10", 0, 10), ("0:05-0:07", 5, 7),
+                                           ("00:00:05-00:00:07", 5, 7), ("1.5-3.5", 1.5, 3.5)])
+def test_time_window(read, media, sel, start, end):
+    r = read("long.mp3", "--select", sel).json
+    total = float(ffprobe(media / "long.mp3")["format"]["duration"])
+    assert r["range"] == {"unit": "second", "start": int(start), "end": -(-end // 1),
+                          "total": -(-total // 1)}
+    assert r["truncated"] and r["next"].startswith("long.mp3:")
+    wav = wav_of(r["audio"][0])
+    assert (r["audio"][0]["start"], r["audio"][0]["end"]) == (start, end)
+    assert abs(wav.getnframes() / 16000 - (end - start)) < 0.05
+
+
+def test_long_file_is_attached_by_range_with_next(read):
+    r = read("long.mp3", "--max-audio-seconds", "10").json
+    assert r["truncated"] and r["next"] == "long.mp3:10-20.tool.json"
+    last = read("long.mp3", "--select", "20-").json
+    assert not last["truncated"] and "next" not in last
+    past = read("long.mp3", "--select", "45-50").json
+    assert past["errorCode"] == "out_of_range"
+
+
+def test_time_selector_on_text_is_out_of_range(read, media):
+    (media / "notes.txt").write_text("hello\n")
+    r = read("notes.txt", "--select", "0:05")
+    assert r.json["errorCode"] == "out_of_range"
+
+
+def test_provider_formats_carry_audio(read):
+    mcp = read("tone.flac", "--format", "mcp").json
+    assert [b["type"] for b in mcp["content"]] == ["text", "audio"]
+    assert mcp["content"][1]["mimeType"] == "audio/flac"
+    openai = read("tone.flac", "--format", "openai").json
+    assert openai["input_audio"][0]["input_audio"]["format"] == "wav"
+    anthropic = read("tone.flac", "--format", "anthropic").json
+    assert "Audio is not accepted by Anthropic" in anthropic["content"][-1]["text"]
+    txt = read("tone.flac", "--format", "txt").text
+    assert "[audio 2: audio/wav 0.000-4.000 s" in txt
+
+
+def test_provider_formats_satisfy_the_sdks(read, tmp_path):
+    test_formats.sdk_installed()
+    lines = ["import type { ChatCompletionContentPartInputAudio } from "
+             "'openai/resources/chat/completions';\n"]
+    mcp_results = []
+    for name in ("tone.mp3", "tone.flac", "tone.m4a", "clip.mp4"):
+        anthropic = read(name, "--format", "anthropic").json
+        openai = read(name, "--format", "openai").json
+        mcp_results.append(read(name, "--format", "mcp").json)
+        key = name.replace(".", "_")
+        lines.append(test_formats.ts_line(f"a_{key}", test_formats.anthropic_block(anthropic),
+                                          "ToolResultBlockParam"))
+        parts = openai.pop("input_audio", [])
+        lines.append(test_formats.ts_line(f"o_{key}", test_formats.openai_item(openai),
+                                          "ResponseInputItem.FunctionCallOutput"))
+        for i, part in enumerate(parts):
+            lines.append(test_formats.ts_line(f"p_{key}_{i}", part,
+                                              "ChatCompletionContentPartInputAudio"))
+    proc = test_formats.run_tsc(lines)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+    (tmp_path / "results.json").write_text(json.dumps(mcp_results))
+    out = subprocess.run(["node", str(test_formats.SDK / "check_mcp.mjs"),
+                          str(tmp_path / "results.json")], capture_output=True, check=True)
+    verdicts = json.loads(out.stdout)
+    assert all(v["ok"] for v in verdicts), verdicts
+    assert any(b["type"] == "audio" for v in verdicts for b in v["parsed"]["content"])
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_files_give_a_clear_answer(read, build_dir, name):
+    started = time.monotonic()
+    r = read(f"hostile/{name}", "--max-render-ms", "20000").json
+    assert time.monotonic() - started < 30
+    if not r["success"]:
+        assert r["errorCode"] in ("corrupt", "unsupported", "timeout")
+        assert r["error"].startswith(("Failed to read", "Timeout")) and r["error"].endswith(name)
+    assert workers(build_dir) == []
+
+
+def test_thousands_of_streams_is_corrupt(read):
+    r = read("hostile/streams.mkv").json
+    assert r["errorCode"] == "corrupt"
+
+
+def test_seccomp_kills_a_worker_that_opens_a_file(read, build_dir):
+    r = read("tone.wav", env={"TOOLFS_MEDIA_TEST": "open"}).json
+    assert r["errorCode"] == "corrupt"
+    assert "(SIGSYS)" in r["error"]
+    assert workers(build_dir) == []
+
+
+def test_a_decoder_loop_is_stopped_by_the_deadline(read, build_dir):
+    started = time.monotonic()
+    r = read("tone.wav", "--max-render-ms", "300", env={"TOOLFS_MEDIA_TEST": "loop"}).json
+    assert time.monotonic() - started < 10
+    assert r["errorCode"] == "timeout"
+    assert r["error"] == ("Timeout: the audio file was not read within max_render_ms (300 ms): "
+                          "tone.wav")
+    assert workers(build_dir) == []
+
+
+class Server:
+    """toolfs-mcp over stdio, newline-delimited JSON-RPC."""
+
+    def __init__(self, build_dir, root, env):
+        self.proc = subprocess.Popen([str(build_dir / "mcp" / "toolfs-mcp"), str(root)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env={**os.environ, **env})
+        self.next_id = 0
+        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "test", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def call(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return json.loads(self.proc.stdout.readline())["result"]
+
+    def read(self, **args):
+        return self.call("tools/call", {"name": "read", "arguments": args})
+
+    def read_in_worker(self, build_dir, name, request_id) -> int:
+        """Sends a read of name without waiting for it; returns the worker's pid once one
+        runs."""
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                   "params": {"name": "read", "arguments": {"file_path": name}}})
+        deadline = time.monotonic() + 20
+        while not workers(build_dir) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        found = workers(build_dir)
+        assert len(found) == 1
+        return found[0]
+
+    def close(self):
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=30) == 0
+
+
+def test_mcp_server_survives_a_worker_killed_with_sigsegv(build_dir, media):
+    """A worker spinning on a file is sent SIGSEGV mid-read: the read says corrupt, the server
+    answers the next calls, a fresh worker takes the next media read, and none is left."""
+    server = Server(build_dir, media, {"TOOLFS_MEDIA_TEST": "loop"})
+    try:
+        first = server.read_in_worker(build_dir, "tone.wav", 100)
+        time.sleep(0.2)
+        os.kill(first, signal.SIGSEGV)
+        answer = json.loads(server.proc.stdout.readline())["result"]
+        assert answer["isError"]
+        assert answer["content"][0]["text"] == (
+            "Failed to read audio file: the media decoder crashed on it (SIGSEGV): tone.wav")
+        (media / "hello.txt").write_text("hello\n")
+        assert server.read(file_path="hello.txt")["content"][0]["text"] == "     1\thello\n"
+        second = server.read_in_worker(build_dir, "tone.wav", 101)
+        assert second != first
+        os.kill(second, signal.SIGSEGV)
+        assert json.loads(server.proc.stdout.readline())["result"]["isError"]
+    finally:
+        server.close()
+    assert workers(build_dir) == []
+
+
+def test_mcp_time_argument_and_audio_block(build_dir, media):
+    server = Server(build_dir, media, {})
+    try:
+        got = server.read(file_path="long.mp3", time="0:05-0:08")
+        assert [b["type"] for b in got["content"]][:2] == ["text", "audio"]
+        assert got["content"][-1]["text"].endswith('More: call read with time "8-11"]')
+        bad = server.read(file_path="long.mp3", time="soon")
+        assert bad["isError"]
+    finally:
+        server.close()
+    assert workers(build_dir) == []
