@@ -7,7 +7,10 @@ media_video_driver, on videos made by tests/fixtures/gen_video.py with the ffmpe
   the display matrix and the sample aspect applied;
 - a contact sheet's grid, cell times and cells; its labels drawn in pure black and white;
 - subtitle text and times exact against the SRT muxed in (mov_text, SubRip, ASS, WebVTT);
-- hostile files and arguments give a clear error under a 1 GiB address-space limit."""
+- hostile files and arguments give a clear error under a 1 GiB address-space limit;
+- through toolfs-read and the sandboxed worker: the default view's sheet, a frame, a span, the
+  content's times and subtitles, a refused picture keeping the metadata."""
+import base64
 import io
 import json
 import pathlib
@@ -256,3 +259,57 @@ def test_truncated_and_single_frame(videos, driver):
     assert (pts, im.size) == (0.0, (320, 240))
     _, n, _ = sheet(driver, videos / "one_frame.mkv", 0, 0.04, 1, 1, 400, 400)
     assert n == 1
+
+
+# Through the reader: toolfs-read asks the sandboxed worker (readers/media/media_video_reply.c)
+# for the pictures; they come back as PNGs in images[], their times and the subtitles in content.
+
+def png_of(result) -> Image.Image:
+    images = result.json["images"]
+    assert len(images) == 1 and images[0]["mediaType"] == "image/png"
+    im = Image.open(io.BytesIO(base64.b64decode(images[0]["data"]))).convert("RGB")
+    assert im.size == (images[0]["width"], images[0]["height"])
+    return im
+
+
+def test_read_default_view_is_a_sheet_with_subtitles(videos, toolfs_read):
+    r = toolfs_read(videos / "subs.mkv")
+    assert r.rc == 0 and r.json["contentType"] == "video"
+    im = png_of(r)
+    cw, ch = 320, 240  # within image_max_dim / 3: cells are never enlarged
+    assert im.size == (3 * cw, 3 * ch)
+    times = [i * 10 / 9 for i in range(9)]
+    stamps = ", ".join(f"00:{int(t):02d}.{round(t * 1000) % 1000:03d}" for t in times)
+    content = r.json["content"]
+    assert f"Frames shown (a 3x3 contact sheet, row by row, each time drawn in its " \
+           f"bottom-right corner): {stamps}\n" in content
+    assert content.endswith(expected_subtitles("subrip"))
+    # the middle cell is ffmpeg's frame at its time, outside the label
+    cell = im.crop((cw, ch, 2 * cw, 2 * ch))
+    oracle = ffmpeg_frame(videos / "subs.mkv", times[4])
+    bw, bh = label_box(ch, "00:04.4")
+    black = Image.new("RGB", (bw, bh))
+    cell.paste(black, (cw - bw, ch - bh))
+    oracle.paste(black, (cw - bw, ch - bh))
+    assert mean_diff(cell, oracle) <= 1.0
+
+
+def test_read_frame_and_span(videos, toolfs_read):
+    r = toolfs_read(videos / "clip.ts", "--select", "3.5")
+    assert r.rc == 0
+    assert "Frame shown: 00:03.520\n" in r.json["content"]
+    assert mean_diff(png_of(r), ffmpeg_frame(videos / "clip.ts", 3.5)) <= 1.0
+    r = toolfs_read(videos / "clip.mp4", "--select", "2-5")
+    assert r.rc == 0
+    assert ("contact sheet, row by row, each time drawn in its bottom-right corner): "
+            "00:02.000, 00:02.333, 00:02.667, 00:03.000, 00:03.333, 00:03.667, 00:04.000, "
+            "00:04.333, 00:04.667\n") in r.json["content"]
+    r = toolfs_read(videos / "rotated.mp4", "--select", "1")
+    assert png_of(r).size == (240, 320)
+
+
+def test_read_picture_refused_keeps_metadata(videos, toolfs_read):
+    r = toolfs_read(videos / "big.avi")
+    assert r.rc == 0 and not r.json.get("images")
+    assert r.json["content"].endswith(
+        "[pictures: its pictures are larger than 8192x4320 pixels]\n")

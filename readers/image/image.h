@@ -229,7 +229,7 @@ int tr_png_shrink(const unsigned char *data, size_t len, uint32_t factor,
 /* Encodes height rows of width x bands 8-bit samples (rows stride bytes apart; bands 1 grey,
  * 2 grey + alpha, 3 RGB, 4 RGBA) as a PNG with IHDR, one IDAT and IEND only: filter type 0,
  * deflated by libdeflate at level 6. Returns a new blob (caller owns), or NULL when out of
- * memory or the arguments are out of range. Part of toolfs-vips.so. */
+ * memory or the arguments are out of range. In the core (libdeflate only). */
 struct tr_blob *tr_png_encode(const unsigned char *pixels, size_t stride, uint32_t width,
 			      uint32_t height, int bands);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "image.h"
 #include "media.h"
 #include "reader.h"
 #include "util.h"
@@ -145,6 +146,29 @@ static int media_audio(const struct tr_file *file, const struct tr_options *opts
 	return 0;
 }
 
+/* The worker's picture of a video (raw RGB: a contact sheet or a frame) as a PNG, fitted like
+ * any image when it passes image_max_dim or image_max_b64. A picture that cannot be made is a
+ * line of content; the metadata stays. */
+static int media_picture(struct tr_result *res, const struct tr_options *opts, uint64_t deadline,
+			 const struct media_reply *rep, const unsigned char *rgb)
+{
+	struct tr_blob *png = tr_png_encode(rgb, (size_t)rep->pic_w * 3, rep->pic_w, rep->pic_h, 3);
+	struct tr_fit fit = {0};
+	char err[256];
+
+	if (!png)
+		return -1;
+	if (!tr_fit_needed(rep->pic_w, rep->pic_h, png->len, opts))
+		return tr_result_add_image(res, png, "image/png", rep->pic_w, rep->pic_h, 0, 0);
+	if (tr_fit_image(png, opts, deadline, &fit, err, sizeof(err)) != TR_OK) {
+		tr_blob_unref(png);
+		return tr_buf_printf(&res->content, "[picture not attached: %s]\n", err) < 0 ? -1
+											     : 0;
+	}
+	tr_blob_unref(png);
+	return tr_result_add_image(res, fit.data, fit.media_type, fit.width, fit.height, 0, 0);
+}
+
 static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 		      const struct tr_options *opts, struct tr_result *res)
 {
@@ -164,6 +188,16 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 		return -1;
 	if (media_span(sel, res, &req.t0, &req.t1) < 0)
 		return 0;
+	req.deadline = file->deadline;
+	if (type == TR_TYPE_VIDEO) {
+		bool single = sel->present &&
+			      (sel->time ? sel->t1 == sel->t0 : sel->end == sel->start);
+
+		req.picture = single ? 2 : 1;
+		req.max_w = req.max_h = (uint32_t)(opts->image_max_dim > 16384
+							   ? 16384
+							   : opts->image_max_dim);
+	}
 	if (type == TR_TYPE_AUDIO) {
 		req.op = MEDIA_OP_AUDIO;
 		if (req.t1 < 0 || req.t1 - req.t0 > (double)opts->max_audio_seconds)
@@ -220,10 +254,16 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 		res->meta.height = ans.rep.height;
 		res->range_unit = TR_UNIT_SECOND;
 		res->range_total = ans.rep.duration >= 0 ? (uint64_t)ceil(ans.rep.duration) : 0;
-		res->range_end = res->range_total;
-		tr_buf_printf(&res->content,
-			      "Pictures of the video (contact sheet, frames) are not "
-			      "made by this build of toolfs.\n");
+		res->range_start = (uint64_t)floor(req.t0);
+		res->range_end = req.t1 >= 0 ? (uint64_t)ceil(fmin(req.t1, ans.rep.duration))
+					     : res->range_total;
+		if (ans.rep.pic_w && ans.rep.pic_h &&
+		    ans.rep.blob_len == (uint64_t)ans.rep.pic_w * ans.rep.pic_h * 3) {
+			if (media_picture(res, opts, file->deadline, &ans.rep, ans.blob) < 0) {
+				media_answer_free(&ans);
+				return -1;
+			}
+		}
 	} else if (media_audio(file, opts, res, mime, &ans, req.t0, req.t1) < 0) {
 		media_answer_free(&ans);
 		return -1;

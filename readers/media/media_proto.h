@@ -25,10 +25,12 @@ struct media_request {
 	uint32_t op;
 	uint64_t size;    /* the file's size (the worker makes no fstat) */
 	double t0, t1;    /* seconds; t1 < 0: to the end */
-	uint32_t picture; /* 0 none, 1 sheet of [t0,t1], 2 one frame at t0 */
+	uint32_t picture; /* video: 0 none, 1 sheet of [t0,t1) (t1 < 0: to the end), 2 one frame
+			   * at t0; max_w x max_h the picture's bounds */
 	uint32_t max_w, max_h;
 	uint32_t skip_whole; /* no WAV when t0 is 0 and the file ends by t1 (the file is sent) */
 	uint64_t max_blob;   /* bytes of WAV the worker may make */
+	uint64_t deadline;   /* CLOCK_MONOTONIC ns (the same clock in both processes), 0 none */
 };
 
 enum media_status {

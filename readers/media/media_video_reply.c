@@ -84,8 +84,7 @@ int media_video_reply(struct media_input *in, const struct media_request *req,
 		      struct media_reply *rep, FILE *text, unsigned char **blob, size_t *blob_len)
 {
 	int stream = av_find_best_stream(in->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
-	/* none of our own: the pool kills the worker at max_render_ms (a timeout result) */
-	uint64_t deadline = 0;
+	uint64_t deadline = req->deadline;
 	struct media_frame pic = {0};
 	char *subs = NULL;
 	size_t subs_len = 0;
@@ -96,7 +95,7 @@ int media_video_reply(struct media_input *in, const struct media_request *req,
 		if (r == -ENOMEM)
 			return MEDIA_NOMEM;
 		if (r < 0)
-			fprintf(text, "[no picture: %s]\n", why(r));
+			fprintf(text, "[pictures: %s]\n", why(r));
 	}
 	r = media_subtitles(in->fmt, req->t0, req->t1 < 0 ? 0 : req->t1, deadline, &subs,
 			    &subs_len);

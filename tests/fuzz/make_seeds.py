@@ -16,6 +16,8 @@ kind, one folder per target (OUTDIR/fuzz_png, OUTDIR/fuzz_notebook, ...).
     mcp                    toolfs-mcp sessions: JSON-RPC lines (handshake, tools/list, read
                            calls with every argument, errors, cancellation, roots answers)
     office                 tests/fixtures/gen_office.py's OOXML and ODF documents as entry lists
+    media                  short tones and clips in every container of the media reader, made
+                           with the ffmpeg CLI (fuzz_media: the file alone)
 
 Targets with parameters take a fixed header of FUZZ_PARAMS (12) bytes first (see fuzz_util.h);
 an all-zero header means the default view with the default limits.
@@ -402,6 +404,34 @@ def office_seeds() -> list:
     return seeds
 
 
+def media_seeds(tmp: pathlib.Path) -> dict:
+    """0.3 s tones and 0.2 s 32x24 clips, each under fuzz_media's 32 KiB."""
+    def ffmpeg(*args):
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", *map(str, args)], check=True)
+    tone = ["-f", "lavfi", "-i", "sine=frequency=440:duration=0.3:sample_rate=8000",
+            "-metadata", "title=seed"]
+    clip = ["-f", "lavfi", "-i", "testsrc2=duration=0.2:size=32x24:rate=10"]
+    made = {
+        "tone.mp3": tone + ["-c:a", "libmp3lame", "-b:a", "32k"],
+        "tone.wav": tone + ["-c:a", "pcm_u8"],
+        "tone.flac": tone + ["-c:a", "flac"],
+        "tone.ogg": tone + ["-c:a", "libvorbis"],
+        "tone.opus": tone + ["-c:a", "libopus"],
+        "tone.m4a": tone + ["-c:a", "aac", "-b:a", "16k"],
+        "tone.aiff": tone + ["-c:a", "pcm_s8"],
+        "clip.mp4": clip + ["-c:v", "libx264", "-pix_fmt", "yuv420p"],
+        "clip.webm": clip + ["-c:v", "libvpx"],
+        "clip.mkv": clip + ["-c:v", "mpeg4"],
+        "clip.avi": clip + ["-c:v", "mpeg4"],
+        "clip.ts": clip + ["-c:v", "mpeg2video"],
+    }
+    seeds = {}
+    for name, args in made.items():
+        ffmpeg(*args, tmp / name)
+        seeds[name] = (tmp / name).read_bytes()
+    return seeds
+
+
 def write(folder: pathlib.Path, files: dict, headers=None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
@@ -438,6 +468,9 @@ def generate(outdir: pathlib.Path) -> None:
     pdfs = pdf_seeds(tmp)
     shutil.rmtree(tmp)
     write(outdir / "fuzz_pdf", pdfs, HEADERS)
+    tmp.mkdir(parents=True, exist_ok=True)
+    write(outdir / "fuzz_media", media_seeds(tmp))
+    shutil.rmtree(tmp)
     # fuzz_read: the first header byte picks the name (fuzz_read.c's names[]).
     read = outdir / "fuzz_read"
     read.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,8 @@ trap 'rm -rf "$scratch"' EXIT
 export TMPDIR=$scratch
 
 all_targets=(fuzz_png fuzz_jpeg fuzz_gif fuzz_webp fuzz_names fuzz_render fuzz_text
-  fuzz_tokens fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office fuzz_png_shrink fuzz_confine)
+  fuzz_tokens fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office fuzz_png_shrink fuzz_confine
+  fuzz_media)
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
@@ -36,7 +37,7 @@ max_len() {
   case $1 in
     fuzz_pdf) echo 8192 ;;
     fuzz_read | fuzz_notebook) echo 16384 ;;
-    fuzz_office) echo 32768 ;;
+    fuzz_office | fuzz_media) echo 32768 ;;
     fuzz_names) echo 256 ;;
     fuzz_confine) echo 1024 ;;
     fuzz_mcp) echo 8192 ;;
