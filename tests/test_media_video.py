@@ -313,3 +313,11 @@ def test_read_picture_refused_keeps_metadata(videos, toolfs_read):
     assert r.rc == 0 and not r.json.get("images")
     assert r.json["content"].endswith(
         "[pictures: its pictures are larger than 8192x4320 pixels]\n")
+
+
+def test_ass_tags_and_drawings_removed(videos, driver):
+    """An ASS track as written: override blocks and a {\\p1} drawing are not text, \\N breaks a
+    line and \\h is a space; times to the centisecond ASS has."""
+    rc, out, err = run(driver, "subs", videos / "styled_ass.mkv")
+    assert rc == 0, err
+    assert out.decode() == "Subtitle track 1 (und, ass):\n" + "\n".join(gen_video.ASS_LINES) + "\n"

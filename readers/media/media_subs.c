@@ -80,14 +80,29 @@ static int is_text_subtitle(enum AVCodecID id)
 	       id == AV_CODEC_ID_TEXT;
 }
 
+/* Whether an override block (len bytes from '{') leaves ASS drawing mode on: its last \pN
+ * says (N > 0: on); none keeps `drawing`. */
+static int drawing_mode(const char *block, size_t len, int drawing)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < len; i++)
+		if (block[i] == '\\' && block[i + 1] == 'p' && block[i + 2] >= '0' &&
+		    block[i + 2] <= '9')
+			drawing = block[i + 2] != '0' ||
+				  (i + 3 < len && block[i + 3] >= '1' && block[i + 3] <= '9');
+	return drawing;
+}
+
 /* The text of an ASS event ("ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text"
- * or, from a plain-text decoder, the text alone) without override tags ({...}), its lines
+ * or, from a plain-text decoder, the text alone) without override tags ({...}) and drawings
+ * ({\p1}...{\p0}), its lines
  * (\N, \n, line breaks) joined with " / ", control characters as spaces. Owned; NULL when no
  * text is left or memory ran out. */
 static char *clean_text(const char *event, int is_ass)
 {
 	size_t n = strlen(event), o = 0, i;
-	int commas = 0, pending_break = 0;
+	int commas = 0, pending_break = 0, drawing = 0;
 	char *out;
 
 	if (is_ass) {
@@ -107,9 +122,14 @@ static char *clean_text(const char *event, int is_ass)
 		char c = event[i];
 
 		if (c == '{' && memchr(event + i, '}', n - i)) {
-			i = (const char *)memchr(event + i, '}', n - i) - event;
+			size_t end = (size_t)((const char *)memchr(event + i, '}', n - i) - event);
+
+			drawing = drawing_mode(event + i, end - i, drawing);
+			i = end;
 			continue;
 		}
+		if (drawing) /* the vector commands of {\p1}...{\p0} are not text */
+			continue;
 		if (c == '\\' && i + 1 < n && (event[i + 1] == 'N' || event[i + 1] == 'n')) {
 			i++;
 			pending_break = o > 0;
