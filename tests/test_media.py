@@ -161,8 +161,9 @@ def test_metadata_is_ffprobes(read, media, name):
         assert r.json["metadata"]["dimensions"] == {"width": dims[0], "height": dims[1]}
 
 
-def test_rotation_and_chapters_are_there(read):
+def test_rotation_creation_time_and_chapters_are_there(read):
     assert ", rotation " in read("rotated.mp4").json["content"]
+    assert "Creation time: 2024-01-02T03:04:05.000000Z" in read("rotated.mp4").json["content"]
     content = read("chapters.m4a").json["content"]
     assert "Chapter 1: 00:00:00.000 - 00:00:01.500 Opening" in content
     assert "Chapter 2: 00:00:01.500 - 00:00:04.000 Closing" in content
@@ -381,4 +382,40 @@ def test_mcp_time_argument_and_audio_block(build_dir, media):
         assert bad["isError"]
     finally:
         server.close()
+    assert workers(build_dir) == []
+
+
+def test_mount_reads_media_and_keeps_answering(build_dir, media, tmp_path, toolfs_read):
+    """The mount gives the CLI's bytes, parses a time with colons in a name, answers every
+    hostile file and a text file after them, and leaves no worker behind at unmount."""
+    from mount_util import mounted
+    (media / "hello.txt").write_text("hello\n")
+    with mounted(build_dir / "fs" / "toolfs", media, tmp_path / "mnt") as m:
+        assert (m.path / "tone.flac.tool.json").read_bytes() == \
+            toolfs_read("tone.flac", cwd=media).out
+        window = json.loads((m.path / "long.mp3:0:05-0:07.tool.json").read_bytes())
+        assert (window["range"]["start"], window["range"]["end"]) == (5, 7)
+        for name in HOSTILE:
+            doc = json.loads((m.path / "hostile" / f"{name}.tool.json").read_bytes())
+            assert doc["success"] or doc["errorCode"] in ("corrupt", "unsupported", "timeout")
+        assert json.loads((m.path / "hello.txt.tool.json").read_bytes())["content"] == \
+            "     1\thello\n"
+    assert workers(build_dir) == []
+
+
+def test_mount_survives_a_decoder_loop(build_dir, media, tmp_path):
+    from mount_util import mounted
+    (media / "hello.txt").write_text("hello\n")
+    os.environ["TOOLFS_MEDIA_TEST"] = "loop"
+    try:
+        with mounted(build_dir / "fs" / "toolfs", media, tmp_path / "mnt",
+                     "-o", "max_render_ms=500") as m:
+            started = time.monotonic()
+            doc = json.loads((m.path / "tone.wav.tool.json").read_bytes())
+            assert doc["errorCode"] == "timeout" and time.monotonic() - started < 10
+            assert json.loads((m.path / "hello.txt.tool.json").read_bytes())["success"]
+            doc = json.loads((m.path / "tone.mp3.tool.json").read_bytes())
+            assert doc["errorCode"] == "timeout"
+    finally:
+        del os.environ["TOOLFS_MEDIA_TEST"]
     assert workers(build_dir) == []

@@ -101,7 +101,7 @@ static int media_audio(const struct tr_file *file, const struct tr_options *opts
 		end = t0;
 	if (duration >= 0 && end > duration)
 		end = duration;
-	if (rep->blob_len) {
+	if (rep->blob_len > 44) { /* a WAV with no samples is not attached */
 		struct tr_blob *blob = tr_blob_adopt(ans->blob, rep->blob_len);
 
 		if (!blob)
@@ -122,7 +122,10 @@ static int media_audio(const struct tr_file *file, const struct tr_options *opts
 		tr_buf_printf(&res->content, ", for models that hear audio (the MCP and OpenAI "
 					     "formats).\n");
 	} else {
-		tr_buf_printf(&res->content, "nothing (max_audio_size is too small).\n");
+		tr_buf_printf(&res->content, "%s",
+			      opts->max_audio_size < 46
+				      ? "nothing (max_audio_size is too small).\n"
+				      : "nothing: no sound decodes in this span.\n");
 	}
 	tr_buf_printf(&res->content,
 		      "Speech is not transcribed: toolfs has no speech model (none ships in Debian "

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libavutil/log.h>
@@ -140,6 +141,10 @@ int main(void)
 	/* only 0-2 and the socket: nothing of the parent's leaks in */
 	close_range(MEDIA_WORKER_FD + 1, ~0u, 0);
 	av_log_set_level(AV_LOG_QUIET);
+	/* FFmpeg formats creation times with localtime_r: the zone is read now, not later under
+	 * seccomp (/etc/localtime), and it is UTC */
+	setenv("TZ", "UTC", 1);
+	tzset();
 	if (media_sandbox_limits() || media_sandbox_seccomp())
 		return 1;
 	return serve();
