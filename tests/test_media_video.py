@@ -321,3 +321,19 @@ def test_ass_tags_and_drawings_removed(videos, driver):
     rc, out, err = run(driver, "subs", videos / "styled_ass.mkv")
     assert rc == 0, err
     assert out.decode() == "Subtitle track 1 (und, ass):\n" + "\n".join(gen_video.ASS_LINES) + "\n"
+
+
+def test_subtitles_bounded(videos, driver):
+    """A cue of 10,000 characters is cut at 4096 bytes; of 20 text tracks the first 16 are read."""
+    rc, out, err = run(driver, "subs", videos / "long_cue.mkv")
+    assert rc == 0, err
+    head, line = out.decode().splitlines()
+    assert head == "Subtitle track 1 (und, subrip):"
+    assert line.startswith("[00:01.000 --> 00:02.000] ")
+    # FFmpeg's SubRip decoder breaks the line every 4095 bytes (" / " here); the cut keeps 4096
+    text = line[len("[00:01.000 --> 00:02.000] "):]
+    assert text == "a" * 4095
+    rc, out, err = run(driver, "subs", videos / "many_tracks.mkv")
+    assert rc == 0, err
+    headers = re.findall(r"^Subtitle track (\d+) ", out.decode(), re.M)
+    assert headers == [str(i) for i in range(1, 17)]

@@ -13,9 +13,12 @@
 
 #include "media_video.h"
 
-/* Cues kept per track at most, and bytes of one cue's text. */
+/* Cues kept per track at most, bytes of one cue's text, and text tracks read (a file may claim
+ * thousands of streams). A track also stops taking cues once it holds MEDIA_SUBS_MAX_TEXT bytes
+ * of text, more than the output can show. */
 #define SUBS_MAX_CUES 100000
 #define SUBS_MAX_CUE_TEXT 4096
+#define SUBS_MAX_TRACKS 16
 
 struct cue {
 	int64_t start, end; /* ms from the file's start */
@@ -28,6 +31,8 @@ struct track {
 	AVCodecContext *ctx;
 	struct cue *cues;
 	size_t n, cap;
+	size_t text_bytes; /* of the cues kept */
+	int full;          /* a cap was reached: cues were left out */
 };
 
 /* The output being built; full is set once limit is reached. */
@@ -113,8 +118,8 @@ static char *clean_text(const char *event, int is_ass)
 		event += i;
 		n -= i;
 	}
-	if (n > SUBS_MAX_CUE_TEXT)
-		n = SUBS_MAX_CUE_TEXT;
+	if (n > 4 * SUBS_MAX_CUE_TEXT) /* enough for the text kept below, with its tags */
+		n = 4 * SUBS_MAX_CUE_TEXT;
 	out = malloc(n * 3 + 1); /* a break becomes " / " */
 	if (!out)
 		return NULL;
@@ -156,6 +161,11 @@ static char *clean_text(const char *event, int is_ass)
 		}
 		out[o++] = c;
 	}
+	if (o > SUBS_MAX_CUE_TEXT) { /* cut on a character's first byte */
+		o = SUBS_MAX_CUE_TEXT;
+		while (o > 0 && ((unsigned char)out[o] & 0xc0) == 0x80)
+			o--;
+	}
 	while (o > 0 && out[o - 1] == ' ')
 		o--;
 	if (o == 0) {
@@ -179,6 +189,7 @@ static int track_add(struct track *t, int64_t start, int64_t end, char *text)
 	}
 	t->cues[t->n] = (struct cue){start, end, t->n, text};
 	t->n++;
+	t->text_bytes += strlen(text);
 	return 0;
 }
 
@@ -191,7 +202,9 @@ static int track_packet(struct track *t, AVPacket *pkt, int64_t start_ms)
 	int got = 0, r = 0;
 	unsigned i;
 
-	if (pkt->pts == AV_NOPTS_VALUE || t->n >= SUBS_MAX_CUES)
+	if (t->n >= SUBS_MAX_CUES || t->text_bytes >= MEDIA_SUBS_MAX_TEXT)
+		t->full = 1;
+	if (pkt->pts == AV_NOPTS_VALUE || t->full)
 		return 0;
 	if (avcodec_decode_subtitle2(t->ctx, &sub, &got, pkt) < 0 || !got)
 		return 0;
@@ -254,8 +267,8 @@ static void track_write(struct track *t, struct text_buf *b, int64_t from, int64
 		media_time_text(c->end, e, sizeof(e));
 		buf_add(b, "[%s --> %s] %s\n", s, e, c->text);
 	}
-	if (t->n >= SUBS_MAX_CUES)
-		buf_add(b, "(only the first %d cues are shown)\n", SUBS_MAX_CUES);
+	if (t->full)
+		buf_add(b, "(only the first %zu cues of this track are shown)\n", t->n);
 }
 
 static int track_open(struct track *t, AVStream *st)
@@ -347,7 +360,7 @@ int media_subtitles(AVFormatContext *fmt, double t0, double t1, uint64_t deadlin
 
 		by_stream[i] = -1;
 		discard[i] = st->discard;
-		if (st->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE &&
+		if (st->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE && n < SUBS_MAX_TRACKS &&
 		    is_text_subtitle(st->codecpar->codec_id) && track_open(&tracks[n], st) == 0)
 			by_stream[i] = n++;
 		else

@@ -89,7 +89,8 @@ int media_video_sheet(AVFormatContext *fmt, int stream, double t0, double t1, in
 void media_sheet_label(struct media_frame *frame, const char *text, int scale, int right,
 		       int bottom);
 
-/* The text subtitle tracks (mov_text, SubRip, WebVTT, ASS/SSA) of fmt as timed lines: for each
+/* The text subtitle tracks (mov_text, SubRip, WebVTT, ASS/SSA; the first 16) of fmt as timed
+ * lines (a cue's text cut at 4096 bytes, a track's at MEDIA_SUBS_MAX_TEXT): for each
  * track a line "Subtitle track N (language, codec):", then one line per cue overlapping
  * [t0, t1) (t1 <= t0: to the end), "[MM:SS.mmm --> MM:SS.mmm] text\n" (hours as H:MM:SS.mmm),
  * sorted by start, the cue's lines joined with " / ", ASS override tags removed. Times are the
