@@ -337,3 +337,16 @@ def test_subtitles_bounded(videos, driver):
     assert rc == 0, err
     headers = re.findall(r"^Subtitle track (\d+) ", out.decode(), re.M)
     assert headers == [str(i) for i in range(1, 17)]
+
+
+def test_mount_gives_the_frame_and_the_sheet(build_dir, videos, tmp_path, toolfs_read):
+    """Through the FUSE mount: clip.mp4:00:03.5.tool.json is the frame at 3.5 s and
+    clip.mp4.tool.json the sheet, the same bytes as toolfs-read's."""
+    from mount_util import mounted
+    with mounted(build_dir / "fs" / "toolfs", videos, tmp_path / "mnt") as m:
+        frame_doc = (m.path / "clip.mp4:00:03.5.tool.json").read_bytes()
+        sheet_doc = (m.path / "subs.mp4.tool.json").read_bytes()
+    assert frame_doc == toolfs_read("clip.mp4", "--select", "3.5", cwd=videos).out
+    assert "Frame shown: 00:03.520\n" in json.loads(frame_doc)["content"]
+    assert sheet_doc == toolfs_read("subs.mp4", cwd=videos).out
+    assert json.loads(sheet_doc)["images"][0]["width"] == 960
