@@ -7,8 +7,10 @@ from seeking to the keyframe before each cell's time) against the ffmpeg CLI mak
 tile (B: `-vf fps=9/600,scale=W:H,tile=3x3 -frames:v 1`, which decodes the whole file), both
 writing a PPM to stdout, each a fresh process, alternately: a warm-up pair, then N pairs
 A B A B ...; reports both medians, the median of the per-pair ratios A/B and each side's peak RSS.
+With --reader toolfs-read, A is the whole read instead: `toolfs-read --image_max_dim 1200
+--select T0-600` (the sandboxed worker, the sheet PNG-encoded and base64'd in the ToolResult).
 
-Usage: bench/video.py [--build DIR] [--work DIR] [--pairs N]
+Usage: bench/video.py [--build DIR] [--work DIR] [--pairs N] [--reader driver|toolfs-read]
 """
 import argparse
 import datetime
@@ -41,6 +43,7 @@ def main() -> int:
     ap.add_argument("--build", default=os.environ.get("TOOLFS_BUILD_DIR", REPO / "build"))
     ap.add_argument("--work", default=pathlib.Path(tempfile.gettempdir()) / "toolfs-bench-video")
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--reader", choices=("driver", "toolfs-read"), default="driver")
     args = ap.parse_args()
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -48,6 +51,7 @@ def main() -> int:
     if not video.exists():
         make_video(video)
     driver = pathlib.Path(args.build) / "tests" / "unit" / "media_video_driver"
+    tool = pathlib.Path(args.build) / "cli" / "toolfs-read"
     n = COLS * ROWS
     size = str(COLS * CELL_W)
     workloads = []
@@ -57,14 +61,18 @@ def main() -> int:
         span = SECONDS - t0
         a_cmd = [str(driver), "sheet", str(video), str(t0), str(SECONDS), str(COLS), str(ROWS),
                  size, size]
+        if args.reader == "toolfs-read":
+            a_cmd = [str(tool), "--image_max_dim", size, "--select", f"{t0}-{SECONDS}",
+                     str(video)]
         b_cmd = ["ffmpeg", "-nostdin", "-v", "error", "-ss", str(t0), "-i", str(video), "-vf",
                  f"fps={n}/{span},scale={CELL_W}:{CELL_H},tile={COLS}x{ROWS}", "-frames:v", "1",
                  "-f", "image2pipe", "-c:v", "ppm", "-"]
         workloads.append((f"3x3 sheet of [{t0}, {SECONDS}) s, 1080p H.264 "
                           f"({video.stat().st_size / 2**20:.0f} MiB)", a_cmd, b_cmd))
     print(f"bench/video.py on {os.uname().nodename}, {datetime.datetime.utcnow():%Y-%m-%d %H:%M} "
-          f"UTC, {args.pairs} pairs; A = media_video_sheet (media_video_driver), B = ffmpeg CLI "
-          f"fps+scale+tile\n")
+          f"UTC, {args.pairs} pairs; A = "
+          f"{'toolfs-read' if args.reader == 'toolfs-read' else 'media_video_sheet (driver)'}, "
+          f"B = ffmpeg CLI fps+scale+tile\n")
     print("| workload | A median (s) | B median (s) | A/B (median of pairs) | A peak RSS (MiB) "
           "| B peak RSS (MiB) |")
     print("|---|---|---|---|---|---|")
