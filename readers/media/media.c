@@ -186,7 +186,14 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 
 	res->type = type;
 	kind = type == TR_TYPE_AUDIO ? "audio" : "video";
-	res->mime_type = strdup(mime);
+	/* libmagic's answer, as for every type (docs/SPEC.md §2), but where it has none (MPEG-TS) */
+	res->mime_type = tr_magic_mime_fd(file->fd);
+	if (res->mime_type && strcmp(res->mime_type, "application/octet-stream") == 0) {
+		free(res->mime_type);
+		res->mime_type = NULL;
+	}
+	if (!res->mime_type)
+		res->mime_type = strdup(mime);
 	if (!res->mime_type)
 		return -1;
 	if (media_span(sel, res, &req.t0, &req.t1) < 0)
@@ -283,8 +290,21 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 	return res->content.oom || !res->short_result ? -1 : 0;
 }
 
+/* Audio: the file's bytes and the WAV, each within max_audio_size; video: the worker's RGB
+ * picture and its PNG. */
+static uint64_t media_memory(const struct tr_file *file, const struct tr_options *opts)
+{
+	const char *mime;
+	uint64_t side = opts->image_max_dim > 16384 ? 16384 : opts->image_max_dim;
+
+	if (media_detect(file->head, file->head_len, &mime) == TR_TYPE_AUDIO)
+		return 2 * opts->max_audio_size;
+	return 2 * side * side * 3;
+}
+
 const struct tr_reader tr_reader_media = {
 	.name = "media",
 	.probe = media_probe,
 	.read = media_read,
+	.memory = media_memory,
 };

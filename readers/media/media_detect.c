@@ -74,7 +74,7 @@ enum tr_content_type media_detect(const unsigned char *head, size_t len, const c
 	if (at(head, len, 4, "ftyp") && len >= 12 && !picture_brand(head + 8)) {
 		if (at(head, len, 8, "M4A ") || at(head, len, 8, "M4B ") ||
 		    at(head, len, 8, "M4P ")) {
-			*mime = "audio/mp4";
+			*mime = "audio/x-m4a"; /* libmagic's name */
 			return TR_TYPE_AUDIO;
 		}
 		*mime = at(head, len, 8, "qt  ") ? "video/quicktime" : "video/mp4";

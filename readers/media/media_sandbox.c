@@ -24,8 +24,11 @@ static int limit(int resource, rlim_t soft, rlim_t hard)
 
 int media_sandbox_limits(void)
 {
-	if (limit(RLIMIT_AS, MEDIA_AS_LIMIT, MEDIA_AS_LIMIT) || limit(RLIMIT_CORE, 0, 0) ||
-	    limit(RLIMIT_CPU, MEDIA_CPU_SOFT, MEDIA_CPU_SOFT + 10) ||
+#if !defined(__SANITIZE_ADDRESS__) /* ASan's shadow memory is terabytes of address space */
+	if (limit(RLIMIT_AS, MEDIA_AS_LIMIT, MEDIA_AS_LIMIT))
+		return -1;
+#endif
+	if (limit(RLIMIT_CORE, 0, 0) || limit(RLIMIT_CPU, MEDIA_CPU_SOFT, MEDIA_CPU_SOFT + 10) ||
 	    limit(RLIMIT_NOFILE, MEDIA_NOFILE, MEDIA_NOFILE) || limit(RLIMIT_FSIZE, 0, 0))
 		return -1;
 	/* no new processes (not enforced for root; seccomp forbids fork and clone anyway) */
