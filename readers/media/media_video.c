@@ -21,6 +21,7 @@ struct media_video_decoder {
 	AVFrame *frame; /* being decoded */
 	AVFrame *best;  /* the last frame decoded, the one shown */
 	int64_t first;  /* pts of the first frame decoded since the seek (AV_NOPTS_VALUE: none) */
+	int drained;    /* the end was reached: only a seek goes on */
 	int rotation;   /* clockwise degrees to apply: 0, 90, 180, 270 */
 	int64_t start;  /* the file's start, in the stream's time base */
 };
@@ -168,6 +169,23 @@ static void seek_before(struct media_video_decoder *d, int64_t ts)
 	avcodec_flush_buffers(d->ctx);
 	av_frame_unref(d->best);
 	d->first = AV_NOPTS_VALUE;
+	d->drained = 0;
+}
+
+/* Whether decoding on from the frame last shown reaches target at least as soon as a seek: it
+ * is before target, and the keyframe a seek would land on (the demuxer's index) is not after
+ * it. A sheet's cells within one GOP are then decoded once, not once each. */
+static int can_continue(struct media_video_decoder *d, int64_t target)
+{
+	int64_t at = d->best->data[0] ? d->best->best_effort_timestamp : AV_NOPTS_VALUE;
+	const AVIndexEntry *key;
+	int idx;
+
+	if (d->drained || at == AV_NOPTS_VALUE || at >= target)
+		return 0;
+	idx = av_index_search_timestamp(d->st, target, AVSEEK_FLAG_BACKWARD);
+	key = idx < 0 ? NULL : avformat_index_get_entry(d->st, idx);
+	return key && key->timestamp <= at;
 }
 
 /* Decodes forward to the first frame with pts >= target, left in d->best: 1 found, 0 the end
@@ -203,7 +221,7 @@ static int decode_until(struct media_video_decoder *d, int64_t target, uint64_t 
 		if (r == AVERROR(ENOMEM))
 			return -ENOMEM;
 		if (r < 0) {
-			draining = 1;
+			draining = d->drained = 1;
 			avcodec_send_packet(d->ctx, NULL);
 			continue;
 		}
@@ -329,17 +347,21 @@ int media_video_decode_at(struct media_video_decoder *dec, double t, int max_w, 
 		return -ERANGE;
 	/* the first tick at or after t (t = 4.02 s at 1/25 s is tick 101, not 100) */
 	target = dec->start + (int64_t)ceil(t / tb - 1e-6);
-	/* A demuxer that seeks by timestamps alone (MPEG-TS) may land past target, or past the
-	 * last keyframe: then seek again from earlier, 1 s back, then 2, 4, ... */
-	for (back = 0;; back = back ? back * 2 : (int64_t)lrint(1 / tb)) {
-		seek_before(dec, target - back);
+	if (can_continue(dec, target)) {
 		r = decode_until(dec, target, deadline);
-		if (r < 0)
-			return r;
-		if ((dec->first != AV_NOPTS_VALUE && dec->first <= target) ||
-		    target - back <= dec->start || back > (int64_t)lrint(16 / tb))
-			break;
+	} else {
+		/* A demuxer that seeks by timestamps alone (MPEG-TS) may land past target, or past
+		 * the last keyframe: then seek again from earlier, 1 s back, then 2, 4, ... */
+		for (back = 0;; back = back ? back * 2 : (int64_t)lrint(1 / tb)) {
+			seek_before(dec, target - back);
+			r = decode_until(dec, target, deadline);
+			if (r < 0 || (dec->first != AV_NOPTS_VALUE && dec->first <= target) ||
+			    target - back <= dec->start || back > (int64_t)lrint(16 / tb))
+				break;
+		}
 	}
+	if (r < 0)
+		return r;
 	if (!dec->best->data[0])
 		return -ENODATA;
 	shown = dec->best->best_effort_timestamp == AV_NOPTS_VALUE
