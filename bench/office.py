@@ -83,6 +83,21 @@ def run(cmd) -> tuple:
     return elapsed, usage.ru_maxrss / 1024
 
 
+def compare(name: str, a_cmd, b_cmd, pairs: int, digits: int = 3) -> None:
+    """A warm-up pair, then `pairs` pairs A B A B ...; prints the table row: both medians, the
+    median of the per-pair ratios A/B (to `digits` places) and each side's peak RSS."""
+    run(a_cmd)
+    run(b_cmd)
+    a_runs, b_runs = [], []
+    for _ in range(pairs):
+        a_runs.append(run(a_cmd))
+        b_runs.append(run(b_cmd))
+    ratio = statistics.median(a[0] / b[0] for a, b in zip(a_runs, b_runs))
+    print(f"| {name} | {statistics.median(a[0] for a in a_runs):.3f} | "
+          f"{statistics.median(b[0] for b in b_runs):.3f} | {ratio:.{digits}f} | "
+          f"{max(a[1] for a in a_runs):.0f} | {max(b[1] for b in b_runs):.0f} |", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.environ.get("TOOLFS_BUILD_DIR", REPO / "build"))
@@ -116,16 +131,7 @@ def main() -> int:
           "| B peak RSS (MiB) |")
     print("|---|---|---|---|---|---|")
     for name, a_cmd, b_cmd in workloads:
-        run(a_cmd)
-        run(b_cmd)
-        a_runs, b_runs = [], []
-        for _ in range(args.pairs):
-            a_runs.append(run(a_cmd))
-            b_runs.append(run(b_cmd))
-        ratio = statistics.median(a[0] / b[0] for a, b in zip(a_runs, b_runs))
-        print(f"| {name} | {statistics.median(a[0] for a in a_runs):.3f} | "
-              f"{statistics.median(b[0] for b in b_runs):.3f} | {ratio:.3f} | "
-              f"{max(a[1] for a in a_runs):.0f} | {max(b[1] for b in b_runs):.0f} |", flush=True)
+        compare(name, a_cmd, b_cmd, args.pairs)
     return 0
 
 

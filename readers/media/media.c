@@ -273,10 +273,6 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 				media_answer_free(&ans);
 				return -1;
 			}
-		} else {
-			tr_buf_printf(&res->content,
-				      "Pictures of the video (contact sheet, frames) "
-				      "are not made by this build of toolfs.\n");
 		}
 	} else if (media_audio(file, opts, res, mime, &ans, req.t0, req.t1) < 0) {
 		media_answer_free(&ans);

@@ -82,6 +82,8 @@ static void answer(const struct media_request *req, int fd, struct media_reply *
 	}
 	if (rc == MEDIA_OK && rep->kind == MEDIA_KIND_AUDIO)
 		media_loudness(&in, req->t0, req->t1, req->deadline, text);
+	if (rc == MEDIA_OK && rep->kind == MEDIA_KIND_VIDEO)
+		rc = media_video_reply(&in, req, rep, text, blob, blob_len);
 	if (rc == MEDIA_OK && req->op == MEDIA_OP_AUDIO && req->skip_whole && req->t0 == 0 &&
 	    rep->duration >= 0 && rep->duration <= req->t1) {
 		rep->blob_t1 = rep->duration;

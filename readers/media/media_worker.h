@@ -30,6 +30,13 @@ void media_close(struct media_input *in);
  * (docs/SPEC.md §3 "Audio and video") to out. Returns a media_status. */
 int media_describe(struct media_input *in, struct media_reply *rep, FILE *out);
 
+/* A video's pictures (media_video_reply.c): the contact sheet of [t0, t1) or the frame at t0
+ * that req->picture asks for, fitted to req->max_w x max_h, as raw RGB in *blob (malloc'd) with
+ * rep->pic_w/pic_h; the frames' times and the subtitle tracks' text written to text (a picture
+ * that cannot be made is a line there). Returns a media_status (MEDIA_NOMEM alone fails). */
+int media_video_reply(struct media_input *in, const struct media_request *req,
+		      struct media_reply *rep, FILE *text, unsigned char **blob, size_t *blob_len);
+
 /* The loudness outline of the best audio stream's [t0, t1) (t1 < 0: to the end; or until
  * deadline, CLOCK_MONOTONIC ns, 0 none): a few lines of silent and loud spans written to out.
  * Nothing is written when the file has no audio that decodes. */
