@@ -921,6 +921,41 @@ static char *libmagic_mime(const void *data, size_t len)
 	return out;
 }
 
+/* The subset path answers plain text with libmagic's answer, and leaves to the full database
+ * the heads whose bytes libmagic's text pass would not see unchanged. */
+static void test_magic_subset(void)
+{
+	static const char *const plain[] = {
+		"#include <stdio.h>\nint main(void)\n{\n\treturn 0;\n}\n",
+		"#!/usr/bin/env python3\nimport sys\nprint(sys.argv)\n",
+		"<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n",
+		"{\"a\": [1, 2]}\n",
+		"Gr\xc3\xbc\xc3\x9f"
+		"e, plain UTF-8\n",
+		"x",
+	};
+	static const char *const not_plain[] = {
+		"\xef\xbb\xbf"
+		"a UTF-8 BOM\n",
+		"caf\xe9, Latin-1\n",
+		"a \x01 control\n",
+		"cut \xc3",
+	};
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		char *want = libmagic_mime(plain[i], strlen(plain[i]));
+		char *got = tr_magic_subset_mime(plain[i], strlen(plain[i]));
+
+		EXPECT_STR(got, want);
+		free(got);
+		free(want);
+	}
+	for (size_t i = 0; i < sizeof(not_plain) / sizeof(not_plain[0]); i++)
+		EXPECT(tr_magic_subset_mime(not_plain[i], strlen(not_plain[i])) == NULL);
+	EXPECT(tr_magic_subset_mime("", 0) == NULL);
+	tr_magic_subset_close();
+}
+
 static void test_mime_memo(void)
 {
 	static const char c_source[] = "#include <stdio.h>\nint main(void)\n{\n\treturn 0;\n}\n";
@@ -991,6 +1026,7 @@ static void test_read_budget(void)
 int main(void)
 {
 	test_read_budget();
+	test_magic_subset();
 	test_mime_memo();
 	test_sealed_doc();
 	test_base64_segments();
