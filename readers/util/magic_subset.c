@@ -104,9 +104,21 @@ struct rule {
 	uint64_t number, number_mask; /* RULE_NUMBER: the value and the mask (all ones: none) */
 	uint8_t width, reln;
 	bool big_endian, is_unsigned;
-	/* RULE_SEARCH: heads that held the string, and set once it is common (kept without a look) */
-	uint32_t found;
-	bool common;
+	uint32_t found; /* RULE_SEARCH: heads that held the string (atomic) */
+};
+
+/* The first look at a decided rule, packed for the pass over all of them that each head makes
+ * (a few thousand; most fail on one byte without reaching their struct rule). */
+struct probe {
+	uint32_t offset;
+	uint32_t rule;
+	uint8_t kind;
+	uint8_t len;        /* the bytes the test reads at offset (a search: at least) */
+	uint8_t first;      /* the head's byte at offset, & first_mask, must be this ... */
+	uint8_t first_mask; /* ... unless 0; for a search, the string's first byte */
+	bool reaches_indirect;
+	bool padded; /* a quad, which libmagic reads past the head's end as zeros */
+	bool common; /* a search whose string is common: kept without a look (atomic) */
 };
 
 /* One cookie on a subset, and the decisions that made it. */
@@ -125,6 +137,7 @@ static size_t mgc_len;
 static struct rule *rules;
 static uint32_t n_rules, n_decided; /* decided rules are numbered 0 .. n_decided - 1 */
 static uint32_t *decided_index;     /* per rule: its number among the decided ones */
+static struct probe *probes;        /* per decided rule, by its number */
 static uint32_t *used, n_used;      /* rule numbers of the named rules each rule uses */
 static size_t kept_words;
 static uint32_t heads_decided; /* atomic */
@@ -451,6 +464,43 @@ static bool link_uses(void)
 	return true;
 }
 
+/* Fills probes; false when a rule kept on every head can reach `indirect` (no head would be
+ * sure) or out of memory. */
+static bool make_probes(void)
+{
+	if (!(probes = calloc(n_decided ? n_decided : 1, sizeof(*probes))))
+		return false;
+	for (uint32_t r = 0; r < n_rules; r++) {
+		const struct rule *rule = &rules[r];
+		struct probe *p = &probes[decided_index[r]];
+
+		if (rule->kind == RULE_KEEP) {
+			if (rule->reaches_indirect && !is_named(rule))
+				return false;
+			continue;
+		}
+		*p = (struct probe){.offset = rule->offset,
+				    .rule = r,
+				    .kind = rule->kind,
+				    .reaches_indirect = rule->reaches_indirect};
+		if (rule->kind == RULE_NUMBER) {
+			unsigned int shift = rule->big_endian ? 8 * (rule->width - 1U) : 0;
+
+			p->len = rule->width;
+			p->padded = rule->width > 4;
+			if (rule->reln == '=') {
+				p->first_mask = (uint8_t)(rule->number_mask >> shift);
+				p->first = (uint8_t)(rule->number >> shift) & p->first_mask;
+			}
+		} else {
+			p->len = rule->len;
+			p->first = rule->value[0];
+			p->first_mask = rule->kind == RULE_EXACT ? 0xff : 0;
+		}
+	}
+	return true;
+}
+
 /* Splits the mapped database into its top-level rules; false when it is not the layout read. */
 static bool index_rules(void)
 {
@@ -483,7 +533,7 @@ static bool index_rules(void)
 		}
 	}
 	kept_words = (n_decided + 63) / 64;
-	return link_uses();
+	return link_uses() && make_probes();
 }
 
 static void subset_init(void)
@@ -492,6 +542,7 @@ static void subset_init(void)
 		free(rules);
 		free(decided_index);
 		free(used);
+		free(probes);
 		rules = NULL;
 		if (mgc)
 			munmap((void *)mgc, mgc_len);
@@ -614,6 +665,26 @@ static bool may_match(const struct rule *r, const unsigned char *s, size_t len,
 	       memcmp(s + r->offset, r->value, r->len) == 0;
 }
 
+/* True when the probe alone shows its rule's first test fails on the head s[0..len). */
+static bool first_look_fails(const struct probe *p, const unsigned char *s, size_t len,
+			     const struct byte_set *bytes)
+{
+	if (p->kind == RULE_SEARCH)
+		return !byte_in(bytes, p->first);
+	if (out_of_bounds(p->offset, p->len, len))
+		return !p->padded;
+	return (s[p->offset] & p->first_mask) != p->first;
+}
+
+/* Counts a head that holds the string of the search p; marks it common past COMMON_SHARE. */
+static void note_found(struct probe *p, uint32_t seen)
+{
+	uint32_t found = __atomic_add_fetch(&rules[p->rule].found, 1, __ATOMIC_RELAXED);
+
+	if (seen > COMMON_AFTER && found * COMMON_SHARE > seen)
+		__atomic_store_n(&p->common, true, __ATOMIC_RELAXED);
+}
+
 /* Fills kept with the decided rules that may match; false when a kept rule reaches `indirect`. */
 static bool decide(const unsigned char *s, size_t len, uint64_t *kept, uint64_t *hash)
 {
@@ -629,23 +700,19 @@ static bool decide(const unsigned char *s, size_t len, uint64_t *kept, uint64_t 
 		pairs_fill(pairs, s, len);
 	memset(kept, 0, kept_words * sizeof(*kept));
 	seen = __atomic_add_fetch(&heads_decided, 1, __ATOMIC_RELAXED);
-	for (uint32_t r = 0; r < n_rules && sure; r++) {
-		struct rule *rule = &rules[r];
-		bool keep = rule->kind == RULE_KEEP ||
-			    __atomic_load_n(&rule->common, __ATOMIC_RELAXED) ||
-			    may_match(rule, s, len, &bytes, pairs);
+	for (uint32_t d = 0; d < n_decided && sure; d++) {
+		struct probe *p = &probes[d];
 
-		if (keep && rule->kind == RULE_SEARCH && !rule->common &&
-		    __atomic_add_fetch(&rule->found, 1, __ATOMIC_RELAXED) * COMMON_SHARE > seen &&
-		    seen > COMMON_AFTER)
-			__atomic_store_n(&rule->common, true, __ATOMIC_RELAXED);
-		if (keep && rules[r].reaches_indirect && !is_named(&rules[r]))
-			sure = false;
-		if (keep && rules[r].kind != RULE_KEEP) {
-			uint32_t d = decided_index[r];
-
-			kept[d / 64] |= 1ULL << (d % 64);
+		if (!__atomic_load_n(&p->common, __ATOMIC_RELAXED)) {
+			if (first_look_fails(p, s, len, &bytes) ||
+			    !may_match(&rules[p->rule], s, len, &bytes, pairs))
+				continue;
+			if (p->kind == RULE_SEARCH)
+				note_found(p, seen);
 		}
+		if (p->reaches_indirect)
+			sure = false;
+		kept[d / 64] |= 1ULL << (d % 64);
 	}
 	free(pairs);
 	for (size_t w = 0; w < kept_words; w++)
