@@ -81,7 +81,7 @@ enum {
 	 * were decided, is kept from then on without a look: the sets of rules kept then vary only
 	 * by the rare strings, and heads of one tree share a few subsets instead of one each. */
 	COMMON_AFTER = 32,
-	COMMON_SHARE = 8,
+	COMMON_SHARE = 16,
 };
 
 enum rule_kind {
