@@ -295,13 +295,40 @@ static size_t skip_bracket(const unsigned char *re, size_t len, size_t i)
 	return j < len ? j + 1 : len;
 }
 
+/* The index of the ')' closing the group that opens at re[i]; len when it is not closed. */
+static size_t group_end(const unsigned char *re, size_t len, size_t i)
+{
+	size_t depth = 0;
+
+	while (i < len) {
+		if (re[i] == '[') {
+			i = skip_bracket(re, len, i);
+			continue;
+		}
+		if (re[i] == '(')
+			depth++;
+		else if (re[i] == ')' && --depth == 0)
+			return i;
+		i += re[i] == '\\' ? 2 : 1;
+	}
+	return len;
+}
+
+/* True when the quantifier at re[i] lets what it follows be absent: *, ?, {0...}. */
+static bool optional_after(const unsigned char *re, size_t len, size_t i)
+{
+	return i < len &&
+	       (re[i] == '*' || re[i] == '?' || (re[i] == '{' && i + 1 < len && re[i + 1] == '0'));
+}
+
 /* The longest run of characters that every match of the POSIX extended regex re[0..len) holds
  * (libmagic compiles with REG_EXTENDED | REG_NEWLINE); its length into out, 0 when there is
- * none for sure: an alternation at the top, an unclosed bracket, groups (skipped whole). */
+ * none for sure: an alternation at the top, an unclosed bracket or group. A group counts when
+ * it must occur (no *, ? or {0 after it) and is not an alternation itself. */
 static size_t required_literal(const unsigned char *re, size_t len, unsigned char *out)
 {
-	unsigned char run[VALUE_SIZE];
-	size_t n = 0, n_best = 0, depth = 0, i = 0;
+	unsigned char run[VALUE_SIZE], inner[VALUE_SIZE];
+	size_t n = 0, n_best = 0, i = 0;
 
 	while (i < len) {
 		unsigned char c = re[i];
@@ -310,15 +337,18 @@ static size_t required_literal(const unsigned char *re, size_t len, unsigned cha
 			end_run(run, &n, out, &n_best);
 			if ((i = skip_bracket(re, len, i)) == len && re[len - 1] != ']')
 				return 0;
-		} else if (c == '(' || c == ')') {
-			if (c == ')' && depth == 0)
+		} else if (c == '(') {
+			size_t close = group_end(re, len, i), n_inner;
+
+			if (close >= len)
 				return 0;
-			depth += c == '(' ? 1 : (size_t)-1;
 			end_run(run, &n, out, &n_best);
-			i++;
-		} else if (depth > 0) {
-			i += c == '\\' ? 2 : 1;
-		} else if (c == '|') {
+			n_inner = optional_after(re, len, close + 1)
+					  ? 0
+					  : required_literal(re + i + 1, close - i - 1, inner);
+			end_run(inner, &n_inner, out, &n_best);
+			i = close + 1;
+		} else if (c == ')' || c == '|') {
 			return 0;
 		} else if (c == '*' || c == '?' || c == '{' || c == '+') {
 			if (c != '+' && n > 0)
@@ -346,8 +376,6 @@ static size_t required_literal(const unsigned char *re, size_t len, unsigned cha
 			i++;
 		}
 	}
-	if (depth)
-		return 0;
 	end_run(run, &n, out, &n_best);
 	return n_best;
 }
@@ -403,53 +431,70 @@ static const char *entry_name(const unsigned char *e)
 	return *name == '^' ? name + 1 : name;
 }
 
-struct name_ref {
-	const char *name;
-	uint32_t rule;
-};
+/* The named rules by name: an open-addressing table of rule numbers + 1 (0: empty). */
+enum { NAME_SLOTS = 2048 }; /* a power of two, at least twice the names (263 in file 5.44) */
 
-static int by_name(const void *a, const void *b)
+static uint32_t name_hash(const char *name)
 {
-	return strncmp(((const struct name_ref *)a)->name, ((const struct name_ref *)b)->name,
-		       VALUE_SIZE);
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < VALUE_SIZE && name[i]; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h;
 }
+
+/* The slot of name in table: where it is, or the empty one where it would go. */
+static uint32_t *name_slot(uint32_t *table, const char *name);
 
 static bool is_named(const struct rule *r)
 {
 	return entry(r->first)[AT_TYPE] == T_NAME;
 }
 
+static uint32_t *name_slot(uint32_t *table, const char *name)
+{
+	uint32_t at = name_hash(name) & (NAME_SLOTS - 1);
+
+	while (table[at] &&
+	       strncmp(entry_name(entry(rules[table[at] - 1].first)), name, VALUE_SIZE) != 0)
+		at = (at + 1) & (NAME_SLOTS - 1);
+	return &table[at];
+}
+
 /* Fills each rule's list of the named rules it uses, and marks every rule that holds an
  * `indirect` test or uses, through any chain of `use`, a named rule that does. */
 static bool link_uses(void)
 {
-	struct name_ref *names = calloc(n_rules, sizeof(*names));
+	uint32_t *names = calloc(NAME_SLOTS, sizeof(*names));
 	size_t n_names = 0, n_use_entries = 0;
 	bool changed = true;
 
 	if (!names)
 		return false;
 	for (uint32_t r = 0; r < n_rules; r++) {
-		if (is_named(&rules[r]))
-			names[n_names++] = (struct name_ref){entry_name(entry(rules[r].first)), r};
+		if (is_named(&rules[r]) && ++n_names < NAME_SLOTS / 2) {
+			uint32_t *slot = name_slot(names, entry_name(entry(rules[r].first)));
+
+			if (!*slot)
+				*slot = r + 1; /* the first of a name is the one libmagic finds */
+		}
 		for (uint32_t i = rules[r].first; i < rules[r].first + rules[r].count; i++) {
 			n_use_entries += entry(i)[AT_TYPE] == T_USE;
 			rules[r].reaches_indirect |= entry(i)[AT_TYPE] == T_INDIRECT;
 		}
 	}
-	qsort(names, n_names, sizeof(*names), by_name);
-	if (!(used = calloc(n_use_entries + 1, sizeof(*used)))) {
+	if (n_names >= NAME_SLOTS / 2 || !(used = calloc(n_use_entries + 1, sizeof(*used)))) {
 		free(names);
 		return false;
 	}
 	for (uint32_t r = 0; r < n_rules; r++) {
 		rules[r].uses = n_used;
 		for (uint32_t i = rules[r].first; i < rules[r].first + rules[r].count; i++) {
-			struct name_ref key = {entry_name(entry(i)), 0}, *found;
+			uint32_t named;
 
 			if (entry(i)[AT_TYPE] == T_USE &&
-			    (found = bsearch(&key, names, n_names, sizeof(*names), by_name)))
-				used[n_used++] = found->rule;
+			    (named = *name_slot(names, entry_name(entry(i)))))
+				used[n_used++] = named - 1;
 		}
 		rules[r].n_uses = n_used - rules[r].uses;
 	}

@@ -27,8 +27,13 @@ struct memo_slot {
 	uint32_t mime; /* index + 1 into mimes; 0: empty */
 };
 
+enum { LOGGED_SLOTS = 64 };
+
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct memo_slot memo[TR_MIME_MEMO_SLOTS];
+/* The first slots written, so that forgetting a few answers (a toolfs-read of one file) clears
+ * those instead of writing the whole table's 640 KiB, pages never touched included. */
+static uint32_t logged[LOGGED_SLOTS], n_written;
 static char *mimes[MAX_MIMES]; /* interned; owned until tr_mime_memo_forget */
 static uint32_t n_mimes;
 
@@ -153,6 +158,9 @@ void tr_mime_memo_put(const unsigned char key[TR_MIME_MEMO_KEY_LEN], const char 
 	if (index) {
 		memcpy(slot->key, key, TR_MIME_MEMO_KEY_LEN);
 		slot->mime = index;
+		if (n_written < LOGGED_SLOTS)
+			logged[n_written] = (uint32_t)(slot - memo);
+		n_written += n_written <= LOGGED_SLOTS;
 	}
 	pthread_mutex_unlock(&memo_lock);
 }
@@ -160,7 +168,11 @@ void tr_mime_memo_put(const unsigned char key[TR_MIME_MEMO_KEY_LEN], const char 
 void tr_mime_memo_forget(void)
 {
 	pthread_mutex_lock(&memo_lock);
-	memset(memo, 0, sizeof(memo));
+	if (n_written > LOGGED_SLOTS)
+		memset(memo, 0, sizeof(memo));
+	for (uint32_t i = 0; i < n_written && i < LOGGED_SLOTS; i++)
+		memset(&memo[logged[i]], 0, sizeof(memo[0]));
+	n_written = 0;
 	for (uint32_t i = 0; i < n_mimes; i++) {
 		free(mimes[i]);
 		mimes[i] = NULL;
