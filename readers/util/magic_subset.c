@@ -138,7 +138,11 @@ static struct rule *rules;
 static uint32_t n_rules, n_decided; /* decided rules are numbered 0 .. n_decided - 1 */
 static uint32_t *decided_index;     /* per rule: its number among the decided ones */
 static struct probe *probes;        /* per decided rule, by its number */
-static uint32_t *used, n_used;      /* rule numbers of the named rules each rule uses */
+/* Decided rules are numbered so that those comparing the head's first byte with a value (most
+ * of them: 2,756 of 3,225 fixed tests in file 5.44) come in runs by that byte:
+ * [first_runs[b], first_runs[b + 1]) for byte b; the others from first_runs[256] on. */
+static uint32_t first_runs[258];
+static uint32_t *used, n_used; /* rule numbers of the named rules each rule uses */
 static size_t kept_words;
 static uint32_t heads_decided; /* atomic */
 static struct subset cache[CACHED_SUBSETS];
@@ -509,6 +513,39 @@ static bool link_uses(void)
 	return true;
 }
 
+/* The run of probe p: its first byte when it compares the head's first byte with one, else 256. */
+static unsigned int run_of(const struct probe *p)
+{
+	return p->offset == 0 && p->first_mask == 0xff && !p->padded ? p->first : 256;
+}
+
+/* Numbers the decided rules again in the order of first_runs (stable within a run), moving
+ * their probes and decided_index along; false when out of memory. */
+static bool number_by_first_byte(void)
+{
+	struct probe *sorted = malloc((n_decided ? n_decided : 1) * sizeof(*sorted));
+	uint32_t count[257] = {0}, next[257];
+
+	if (!sorted)
+		return false;
+	for (uint32_t d = 0; d < n_decided; d++)
+		count[run_of(&probes[d])]++;
+	first_runs[0] = 0;
+	for (int b = 0; b < 257; b++) {
+		first_runs[b + 1] = first_runs[b] + count[b];
+		next[b] = first_runs[b];
+	}
+	for (uint32_t d = 0; d < n_decided; d++) {
+		uint32_t to = next[run_of(&probes[d])]++;
+
+		sorted[to] = probes[d];
+		decided_index[probes[d].rule] = to;
+	}
+	free(probes);
+	probes = sorted;
+	return true;
+}
+
 /* Fills probes; false when a rule kept on every head can reach `indirect` (no head would be
  * sure) or out of memory. */
 static bool make_probes(void)
@@ -543,7 +580,7 @@ static bool make_probes(void)
 			p->first_mask = rule->kind == RULE_EXACT ? 0xff : 0;
 		}
 	}
-	return true;
+	return number_by_first_byte();
 }
 
 /* Splits the mapped database into its top-level rules; false when it is not the layout read. */
@@ -730,6 +767,24 @@ static void note_found(struct probe *p, uint32_t seen)
 		__atomic_store_n(&p->common, true, __ATOMIC_RELAXED);
 }
 
+/* Sets the bit of decided rule d in kept when it may match the head; false when it does and
+ * can reach `indirect`. */
+static bool decide_one(uint32_t d, const unsigned char *s, size_t len, const struct byte_set *bytes,
+		       const struct byte_pairs *pairs, uint32_t seen, uint64_t *kept)
+{
+	struct probe *p = &probes[d];
+
+	if (!__atomic_load_n(&p->common, __ATOMIC_RELAXED)) {
+		if (first_look_fails(p, s, len, bytes) ||
+		    !may_match(&rules[p->rule], s, len, bytes, pairs))
+			return true;
+		if (p->kind == RULE_SEARCH)
+			note_found(p, seen);
+	}
+	kept[d / 64] |= 1ULL << (d % 64);
+	return !p->reaches_indirect;
+}
+
 /* Fills kept with the decided rules that may match; false when a kept rule reaches `indirect`. */
 static bool decide(const unsigned char *s, size_t len, uint64_t *kept, uint64_t *hash)
 {
@@ -745,19 +800,13 @@ static bool decide(const unsigned char *s, size_t len, uint64_t *kept, uint64_t 
 		pairs_fill(pairs, s, len);
 	memset(kept, 0, kept_words * sizeof(*kept));
 	seen = __atomic_add_fetch(&heads_decided, 1, __ATOMIC_RELAXED);
-	for (uint32_t d = 0; d < n_decided && sure; d++) {
-		struct probe *p = &probes[d];
+	/* The head's first byte's run, then the probes of no run; the other runs fail on it. */
+	for (int part = 0; part < 2 && sure; part++) {
+		uint32_t from = part ? first_runs[256] : first_runs[s[0]];
+		uint32_t to = part ? first_runs[257] : first_runs[s[0] + 1];
 
-		if (!__atomic_load_n(&p->common, __ATOMIC_RELAXED)) {
-			if (first_look_fails(p, s, len, &bytes) ||
-			    !may_match(&rules[p->rule], s, len, &bytes, pairs))
-				continue;
-			if (p->kind == RULE_SEARCH)
-				note_found(p, seen);
-		}
-		if (p->reaches_indirect)
-			sure = false;
-		kept[d / 64] |= 1ULL << (d % 64);
+		for (uint32_t d = from; d < to && sure; d++)
+			sure = decide_one(d, s, len, &bytes, pairs, seen, kept);
 	}
 	free(pairs);
 	for (size_t w = 0; w < kept_words; w++)
