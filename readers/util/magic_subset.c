@@ -75,7 +75,7 @@ enum {
 	/* str_flags of a regex that keep it case-sensitive: REGEX_OFFSET_START, the text/binary
 	 * marks, REGEX_LINE_COUNT */
 	PLAIN_REGEX_FLAGS = 0x10 | 0x20 | 0x40 | 0x800,
-	CACHED_SUBSETS = 16,
+	CACHED_SUBSETS = 8,
 	PAIRS_SPAN = 256, /* searches of a longer span look at the byte pairs first */
 	/* A search whose string more than one head in COMMON_SHARE held, once COMMON_AFTER heads
 	 * were decided, is kept from then on without a look: the sets of rules kept then vary only
