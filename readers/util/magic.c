@@ -131,6 +131,11 @@ char *tr_magic_mime_buffer(const void *data, size_t len)
 
 	if (keyed && (out = tr_mime_memo_get(key)))
 		return out;
+	if ((out = tr_magic_subset_mime(data, len))) {
+		if (keyed)
+			tr_mime_memo_put(key, out);
+		return out;
+	}
 	i = borrow(&mime_pool);
 	if (i < 0)
 		return NULL;
@@ -154,4 +159,5 @@ void tr_magic_close_all(void)
 	close_pool(&description_pool, (struct cookie_pool)DESCRIPTION_POOL);
 	close_pool(&mime_pool, (struct cookie_pool)MIME_POOL);
 	pthread_mutex_unlock(&magic_lock);
+	tr_magic_subset_close();
 }

@@ -13,7 +13,9 @@
 #include <pthread.h>
 
 #include <magic.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 #include <zlib.h>
 
 #include "core.h"
@@ -871,6 +873,50 @@ static void test_sha256(void)
 /* A digest still being computed: the document's size is known at once, and a read that reaches
  * it gets the hex of the bytes, the same as hashing inline. */
 /* The digest memo answers for the exact version it was given, and not for a fresh one. */
+/* tr_siphash128 (the mime memo's key) is OpenSSL's SipHash-2-4 with a 16-byte output, at every
+ * length to 300 under the reference key 00..0f and under another, and the reference's first
+ * vector. */
+static void test_siphash(void)
+{
+	static const unsigned char first[16] = {0xa3, 0x81, 0x7f, 0x04, 0xba, 0x25, 0xa8, 0xe6,
+						0x6d, 0xf6, 0x72, 0x14, 0xc7, 0x55, 0x02, 0x93};
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, "SIPHASH", NULL);
+	unsigned char key[16], buf[300], want[16], got[16];
+	size_t size = 16, out_len = 0;
+	OSSL_PARAM params[] = {OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size),
+			       OSSL_PARAM_construct_end()};
+	uint64_t k[2] = {0, 0};
+
+	for (int i = 0; i < 16; i++) {
+		key[i] = (unsigned char)i;
+		k[i / 8] |= (uint64_t)i << (8 * (i % 8));
+	}
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 7 + 3);
+	tr_siphash128("", 0, k, got);
+	EXPECT(memcmp(got, first, 16) == 0);
+	EXPECT(mac != NULL);
+	for (int round = 0; mac && round < 2; round++) {
+		for (size_t len = 0; len <= sizeof(buf); len++) {
+			EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(mac);
+
+			EXPECT(ctx && EVP_MAC_init(ctx, key, 16, params) == 1 &&
+			       EVP_MAC_update(ctx, buf, len) == 1 &&
+			       EVP_MAC_final(ctx, want, &out_len, sizeof(want)) == 1 &&
+			       out_len == 16);
+			tr_siphash128(buf, len, k, got);
+			EXPECT(memcmp(got, want, 16) == 0);
+			EVP_MAC_CTX_free(ctx);
+		}
+		for (int i = 0; i < 16; i++)
+			key[i] = (unsigned char)(0xf0 ^ i * 37);
+		k[0] = k[1] = 0;
+		for (int i = 0; i < 16; i++)
+			k[i / 8] |= (uint64_t)key[i] << (8 * (i % 8));
+	}
+	EVP_MAC_free(mac);
+}
+
 static void test_sha_memo(void)
 {
 	static const char hex_a[] =
@@ -1072,6 +1118,41 @@ static char *libmagic_mime(const void *data, size_t len)
 	return out;
 }
 
+/* The subset path answers plain text with libmagic's answer, and leaves to the full database
+ * the heads whose bytes libmagic's text pass would not see unchanged. */
+static void test_magic_subset(void)
+{
+	static const char *const plain[] = {
+		"#include <stdio.h>\nint main(void)\n{\n\treturn 0;\n}\n",
+		"#!/usr/bin/env python3\nimport sys\nprint(sys.argv)\n",
+		"<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n",
+		"{\"a\": [1, 2]}\n",
+		"Gr\xc3\xbc\xc3\x9f"
+		"e, plain UTF-8\n",
+		"x",
+	};
+	static const char *const not_plain[] = {
+		"\xef\xbb\xbf"
+		"a UTF-8 BOM\n",
+		"caf\xe9, Latin-1\n",
+		"a \x01 control\n",
+		"cut \xc3",
+	};
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		char *want = libmagic_mime(plain[i], strlen(plain[i]));
+		char *got = tr_magic_subset_mime(plain[i], strlen(plain[i]));
+
+		EXPECT_STR(got, want);
+		free(got);
+		free(want);
+	}
+	for (size_t i = 0; i < sizeof(not_plain) / sizeof(not_plain[0]); i++)
+		EXPECT(tr_magic_subset_mime(not_plain[i], strlen(not_plain[i])) == NULL);
+	EXPECT(tr_magic_subset_mime("", 0) == NULL);
+	tr_magic_subset_close();
+}
+
 static void test_mime_memo(void)
 {
 	static const char c_source[] = "#include <stdio.h>\nint main(void)\n{\n\treturn 0;\n}\n";
@@ -1142,6 +1223,8 @@ static void test_read_budget(void)
 int main(void)
 {
 	test_read_budget();
+	test_siphash();
+	test_magic_subset();
 	test_mime_memo();
 	test_sealed_doc();
 	test_base64_segments();
