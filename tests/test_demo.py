@@ -15,6 +15,8 @@ EXPECTED = {  # demo file -> (contentType, success)
     "src/hello.py": ("text", True),
     "README.md": ("text", True),
     "logo.png": ("image", True),
+    "diagram.svg": ("image", True),
+    "tone.wav": ("audio", True),
     "analysis.ipynb": ("notebook", True),
     "report.pdf": ("pdf", True),
     "notes.docx": ("document", True),

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Writes the demo tree the README's mount command shows when no path is given: a source file, a
-PNG, a notebook with a plot, a PDF, a Word document, a workbook and a broken image. Deterministic
+PNG, an SVG, a short WAV tone, a notebook with a plot, a PDF, a Word document, a workbook and a
+broken image. Deterministic
 but for the zip timestamps of the Office files; needs Pillow, nbformat, python3-cairo,
 python3-docx and python3-openpyxl (Debian packages)."""
 import base64
@@ -9,7 +10,9 @@ import datetime
 import io
 import math
 import pathlib
+import struct
 import sys
+import wave
 
 import cairo
 import docx
@@ -52,6 +55,28 @@ def logo_png() -> bytes:
     out = io.BytesIO()
     img.save(out, "PNG")
     return out.getvalue()
+
+
+DIAGRAM_SVG = """<svg xmlns="http://www.w3.org/2000/svg" width="320" height="120" viewBox="0 0 320 120">
+  <rect x="10" y="30" width="120" height="60" rx="8" fill="#282c34"/>
+  <text x="70" y="66" font-family="DejaVu Sans" font-size="16" fill="#61dafb" text-anchor="middle">source</text>
+  <path d="M135 60 H185" stroke="#282c34" stroke-width="4"/>
+  <rect x="190" y="30" width="120" height="60" rx="8" fill="#61dafb"/>
+  <text x="250" y="66" font-family="DejaVu Sans" font-size="16" fill="#282c34" text-anchor="middle">toolfs</text>
+</svg>
+"""
+
+
+def write_tone(path: pathlib.Path, seconds=2, rate=16000):
+    """A 440 Hz tone, a second of silence in the middle (the loudness outline shows it)."""
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        samples = (0 if rate // 2 <= i < rate * 3 // 2
+                   else int(12000 * math.sin(i * 2 * math.pi * 440 / rate))
+                   for i in range(seconds * rate))
+        w.writeframes(b"".join(struct.pack("<h", v) for v in samples))
 
 
 def notebook() -> str:
@@ -127,6 +152,8 @@ def main(out: pathlib.Path):
     (out / "src" / "hello.py").write_text(HELLO)
     (out / "README.md").write_text("# Demo workspace\n\nEvery file here has a `.tool.json` sibling.\n")
     (out / "logo.png").write_bytes(logo_png())
+    (out / "diagram.svg").write_text(DIAGRAM_SVG)
+    write_tone(out / "tone.wav")
     (out / "analysis.ipynb").write_text(notebook())
     write_pdf(out / "report.pdf")
     write_docx(out / "notes.docx")
