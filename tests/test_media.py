@@ -326,6 +326,15 @@ def test_seccomp_kills_a_worker_that_opens_a_file(read, build_dir):
     assert no_workers(build_dir), workers(build_dir)
 
 
+def test_a_worker_that_lies_about_its_picture_cannot_overflow_the_reader(read, build_dir):
+    """The reader checks the picture's size against what it asked for before touching the bytes:
+    2900561549 x 4239809835 x 3 wraps to 13 in 64 bits, the blob's length the worker sends."""
+    r = read("clip.mp4", env={"TOOLFS_MEDIA_TEST": "lie"})
+    assert r.rc == 0 and r.json["success"] and r.json["contentType"] == "video"
+    assert "images" not in r.json  # the picture is dropped (SPEC §2: images only when non-empty)
+    assert no_workers(build_dir), workers(build_dir)
+
+
 def test_a_decoder_loop_is_stopped_by_the_deadline(read, build_dir):
     started = time.monotonic()
     r = read("tone.wav", "--max-render-ms", "300", env={"TOOLFS_MEDIA_TEST": "loop"}).json
@@ -396,6 +405,32 @@ def test_mcp_server_survives_a_worker_killed_with_sigsegv(build_dir, media):
         second = server.read_in_worker(build_dir, "tone.wav", 101)
         assert second != first
         os.kill(second, signal.SIGSEGV)
+        assert json.loads(server.proc.stdout.readline())["result"]["isError"]
+    finally:
+        server.close()
+    assert no_workers(build_dir), workers(build_dir)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a worker drops to nobody only when root starts it")
+def test_a_worker_started_by_root_runs_as_nobody(build_dir, media):
+    """A worker started by root (the daemon's case) runs as nobody (65534) in every id, no
+    supplementary group, no new privileges, and its filter in force (Seccomp: 2)."""
+    server = Server(build_dir, media, {"TOOLFS_MEDIA_TEST": "loop"})
+    try:
+        pid = server.read_in_worker(build_dir, "tone.wav", 100)
+        deadline = time.monotonic() + 10
+        status = {}
+        while time.monotonic() < deadline:  # the drop happens right after the exec
+            status = dict(line.split(":", 1) for line in
+                          pathlib.Path(f"/proc/{pid}/status").read_text().splitlines())
+            if status["Seccomp"].strip() == "2":
+                break
+            time.sleep(0.02)
+        assert status["Uid"].split() == ["65534"] * 4
+        assert status["Gid"].split() == ["65534"] * 4
+        assert status["Groups"].strip() == ""
+        assert status["NoNewPrivs"].strip() == "1" and status["Seccomp"].strip() == "2"
+        os.kill(pid, signal.SIGKILL)
         assert json.loads(server.proc.stdout.readline())["result"]["isError"]
     finally:
         server.close()

@@ -219,10 +219,12 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 				 (strcmp(mime, "audio/x-wav") == 0 ||
 				  strcmp(mime, "audio/mpeg") == 0);
 	}
-	if (secure_getenv("TOOLFS_MEDIA_TEST")) /* docs/SPEC.md §6: the sandbox's test hooks */
-		req.op = strcmp(secure_getenv("TOOLFS_MEDIA_TEST"), "open") == 0
-				 ? MEDIA_OP_TEST_OPEN
-				 : MEDIA_OP_TEST_LOOP;
+	const char *hook = secure_getenv("TOOLFS_MEDIA_TEST"); /* docs/SPEC.md §6: test hooks */
+
+	if (hook)
+		req.op = strcmp(hook, "open") == 0  ? MEDIA_OP_TEST_OPEN
+			 : strcmp(hook, "lie") == 0 ? MEDIA_OP_TEST_LIE
+						    : MEDIA_OP_TEST_LOOP;
 	rc = media_call(file->fd, &req, file->deadline, &ans, err, sizeof(err));
 	if (rc < 0)
 		return -1;
@@ -267,7 +269,10 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 		res->range_start = (uint64_t)floor(req.t0);
 		res->range_end = req.t1 >= 0 ? (uint64_t)ceil(fmin(req.t1, ans.rep.duration))
 					     : res->range_total;
-		if (ans.rep.pic_w && ans.rep.pic_h &&
+		/* The worker is not trusted: a picture larger than asked for is dropped before its
+		 * size is multiplied (2900561549 x 4239809835 x 3 wraps to 13 in 64 bits). */
+		if (ans.rep.pic_w && ans.rep.pic_h && ans.rep.pic_w <= req.max_w &&
+		    ans.rep.pic_h <= req.max_h &&
 		    ans.rep.blob_len == (uint64_t)ans.rep.pic_w * ans.rep.pic_h * 3) {
 			if (media_picture(res, opts, file->deadline, &ans.rep, ans.blob) < 0) {
 				media_answer_free(&ans);

@@ -231,6 +231,9 @@ static int call_once(int fd, const struct media_request *req, uint64_t deadline,
 		     struct media_answer *ans, int *status, char *err, size_t err_size)
 {
 	uint64_t max_blob = req->max_blob + 64 + (uint64_t)req->max_w * req->max_h * 3;
+
+	if (max_blob > MEDIA_MAX_BLOB) /* what the worker may make, whatever it claims */
+		max_blob = MEDIA_MAX_BLOB;
 	struct worker w;
 	int rc = fresh ? worker_spawn(&w, err, err_size) : worker_take(&w, err, err_size);
 

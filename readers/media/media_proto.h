@@ -18,6 +18,7 @@ enum media_op {
 	MEDIA_OP_AUDIO = 2,     /* MEDIA_OP_PROBE and the audio of [t0, t1) as WAV */
 	MEDIA_OP_TEST_OPEN = 3, /* test hook: the worker calls open(2) (seccomp kills it) */
 	MEDIA_OP_TEST_LOOP = 4, /* test hook: the worker spins (the deadline kills it) */
+	MEDIA_OP_TEST_LIE = 5,  /* test hook: a video's picture claims a size whose bytes wrap */
 };
 
 struct media_request {

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* media_sandbox.c - the confinement of toolfs-media-worker (docs/SPEC.md §6 "The media
- * sandbox"): rlimits, no new privileges, death with the parent, and a seccomp allowlist that
- * leaves no open, socket, exec or fork. */
+ * sandbox"): an unprivileged user, rlimits, no new privileges, death with the parent, and a
+ * seccomp allowlist that leaves no open, socket, exec or fork. */
+#include <grp.h>
 #include <iconv.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <seccomp.h>
 
@@ -14,6 +16,7 @@
 #define MEDIA_AS_LIMIT (1024ull << 20) /* address space: decoders of huge frames fail cleanly */
 #define MEDIA_CPU_SOFT 120             /* seconds of CPU; the pool retires a worker sooner */
 #define MEDIA_NOFILE 8                 /* 0-3 and the passed descriptor */
+#define MEDIA_NOBODY 65534             /* the user and group a worker started by root runs as */
 
 static int limit(int resource, rlim_t soft, rlim_t hard)
 {
@@ -24,6 +27,13 @@ static int limit(int resource, rlim_t soft, rlim_t hard)
 
 int media_sandbox_limits(void)
 {
+	/* Started by root (the daemon), the worker becomes nobody: no file of anyone's to reach
+	 * and no process of anyone's to signal, should the filter below leave a way. First: a
+	 * change of user clears the parent-death signal set below. */
+	if (geteuid() == 0 &&
+	    (setgroups(0, NULL) || setresgid(MEDIA_NOBODY, MEDIA_NOBODY, MEDIA_NOBODY) ||
+	     setresuid(MEDIA_NOBODY, MEDIA_NOBODY, MEDIA_NOBODY)))
+		return -1;
 #if !defined(__SANITIZE_ADDRESS__) /* ASan's shadow memory is terabytes of address space */
 	if (limit(RLIMIT_AS, MEDIA_AS_LIMIT, MEDIA_AS_LIMIT))
 		return -1;
@@ -43,33 +53,19 @@ int media_sandbox_limits(void)
  * fork, ptrace, ... The list is what FFmpeg's demuxers and decoders with thread_count 1, glibc's
  * malloc and the worker's loop use. */
 static const int allowed[] = {
-	SCMP_SYS(read),
-	SCMP_SYS(pread64),
-	SCMP_SYS(write),
-	SCMP_SYS(writev),
-	SCMP_SYS(recvmsg),
-	SCMP_SYS(sendmsg),
-	SCMP_SYS(close),
-	SCMP_SYS(mmap),
-	SCMP_SYS(munmap),
-	SCMP_SYS(mremap),
-	SCMP_SYS(brk),
-	SCMP_SYS(madvise),
-	SCMP_SYS(mprotect),
-	SCMP_SYS(futex),
-	SCMP_SYS(clock_gettime),
-	SCMP_SYS(gettimeofday),
-	SCMP_SYS(getrusage),
-	SCMP_SYS(getpid),
-	SCMP_SYS(gettid),
-	SCMP_SYS(tgkill),
-	SCMP_SYS(rt_sigprocmask),
-	SCMP_SYS(rt_sigreturn),
-	SCMP_SYS(sched_getaffinity),
-	SCMP_SYS(sched_yield),
-	SCMP_SYS(exit),
-	SCMP_SYS(exit_group),
-	SCMP_SYS(getrandom),
+	SCMP_SYS(read),          SCMP_SYS(pread64),
+	SCMP_SYS(write),         SCMP_SYS(writev),
+	SCMP_SYS(recvmsg),       SCMP_SYS(sendmsg),
+	SCMP_SYS(close),         SCMP_SYS(mmap),
+	SCMP_SYS(munmap),        SCMP_SYS(mremap),
+	SCMP_SYS(brk),           SCMP_SYS(madvise),
+	SCMP_SYS(mprotect),      SCMP_SYS(futex),
+	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday),
+	SCMP_SYS(getrusage),     SCMP_SYS(getpid),
+	SCMP_SYS(gettid),        SCMP_SYS(rt_sigprocmask),
+	SCMP_SYS(rt_sigreturn),  SCMP_SYS(sched_getaffinity),
+	SCMP_SYS(sched_yield),   SCMP_SYS(exit),
+	SCMP_SYS(exit_group),    SCMP_SYS(getrandom),
 };
 
 /* iconv loads a gconv module (open + mmap) on first use of a charset, which the filter then
@@ -98,6 +94,10 @@ int media_sandbox_seccomp(void)
 
 	for (size_t i = 0; rc == 0 && i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+	/* tgkill to itself alone (abort() raises SIGABRT so): no other process is signalled */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
+				      SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
 	if (rc == 0)
 		rc = seccomp_load(ctx);
 	if (ctx)

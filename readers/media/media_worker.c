@@ -92,6 +92,13 @@ static void answer(const struct media_request *req, int fd, struct media_reply *
 			       err, err_size);
 		rep->blob_t0 = req->t0;
 	}
+	if (rc == MEDIA_OK && req->op == MEDIA_OP_TEST_LIE && rep->kind == MEDIA_KIND_VIDEO) {
+		free(*blob); /* 13 bytes that 2900561549 x 4239809835 x 3 equals modulo 2^64 */
+		*blob = calloc(1, 13);
+		*blob_len = *blob ? 13 : 0;
+		rep->pic_w = 2900561549u;
+		rep->pic_h = 4239809835u;
+	}
 	if (in.fmt || in.io)
 		media_close(&in);
 	rep->status = (uint32_t)rc;

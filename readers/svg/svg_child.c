@@ -3,6 +3,7 @@
  * and the module's interface table (part of toolfs-svg.so). */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,9 @@
 /* With no deadline (max_render_ms 0) the child still gets this much time, CPU (RLIMIT_CPU) and
  * wall clock (a child stuck on a lock another thread held at the fork is killed too). */
 #define SVG_CPU_SECONDS 60
+
+/* The user and group a child forked by root renders as. */
+#define SVG_NOBODY 65534
 
 /* What the child writes first; the PNG's png_len bytes follow. */
 struct reply {
@@ -66,10 +70,6 @@ static void child(pid_t parent, int fd, const unsigned char *svg, size_t len,
 
 		cpu = deadline > ns ? (deadline - ns) / 1000000000u + 1 : 1;
 	}
-	/* Killed with the reading process (whose thread waits for this one until it ends). */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
 	/* The core never prints (toolfs-mcp's stdout is its protocol): librsvg's own complaints (an
 	 * allocation failing) go nowhere. */
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -78,6 +78,23 @@ static void child(pid_t parent, int fd, const unsigned char *svg, size_t len,
 		dup2(devnull, STDOUT_FILENO);
 		dup2(devnull, STDERR_FILENO);
 	}
+	/* Nothing of the reading process's but the pipe: not /dev/fuse, not other reads' files;
+	 * and, when root forked it (the daemon), the user nobody, so the parser of an untrusted
+	 * document holds no one's rights (fonts are world-readable). A change of user clears the
+	 * parent-death signal: it comes after. */
+	if (dup2(fd, 3) < 0)
+		_exit(1);
+	fd = 3;
+	close_range(4, ~0u, 0);
+	if (geteuid() == 0 &&
+	    (setgroups(0, NULL) || setresgid(SVG_NOBODY, SVG_NOBODY, SVG_NOBODY) ||
+	     setresuid(SVG_NOBODY, SVG_NOBODY, SVG_NOBODY)))
+		_exit(1);
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	/* Killed with the reading process (whose thread waits for this one until it ends). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
 	setrlimit(RLIMIT_CPU, &(struct rlimit){cpu, cpu + 1});
 	/* (AddressSanitizer reserves terabytes of address space: no limit there.) */
 #if !defined(__SANITIZE_ADDRESS__) && !SVG_HAS_ASAN
