@@ -34,10 +34,11 @@ const struct tr_ocr_api *tr_ocr_load(char *err, size_t err_size)
 
 void tr_ocr_key(const struct stat *st, uint64_t part, const char *lang, char *buf, size_t size)
 {
-	snprintf(buf, size, "%llx:%llx:%llx:%lld.%09ld:%llu:%s", (unsigned long long)st->st_dev,
-		 (unsigned long long)st->st_ino, (unsigned long long)st->st_size,
-		 (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec, (unsigned long long)part,
-		 lang);
+	snprintf(buf, size, "%llx:%llx:%llx:%lld.%09ld:%lld.%09ld:%llu:%s",
+		 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+		 (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec,
+		 st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec,
+		 (unsigned long long)part, lang);
 }
 
 int tr_ocr_note(struct tr_result *res, uint32_t page, int confidence, const char *lang)
@@ -59,7 +60,7 @@ int tr_ocr_image(struct tr_result *res, const struct tr_blob *blob, const struct
 	const char *lang = opts->ocr_lang.text;
 	const struct tr_ocr_api *api;
 	struct tr_ocr_text text = {0};
-	char err[256] = "", key[160];
+	char err[256] = "", key[TR_OCR_KEY_SIZE];
 	int rc;
 
 	api = tr_ocr_load(err, sizeof(err));

@@ -69,8 +69,11 @@ int tr_ocr_image_recognize(const struct tr_blob *src, const char *lang, uint64_t
 /* The OCR module, loaded on first use; NULL with one sentence in err when it cannot be. */
 const struct tr_ocr_api *tr_ocr_load(char *err, size_t err_size);
 
+/* Room for any key tr_ocr_key writes (eight numbers, their separators and a 63-byte ocr_lang). */
+#define TR_OCR_KEY_SIZE 256
+
 /* The cache key of a recognition of part (a page number, 0 for an image) of the file st
- * describes in language lang, written to buf. */
+ * describes (its identity, size, mtime and ctime) in language lang, written to buf. */
 void tr_ocr_key(const struct stat *st, uint64_t part, const char *lang, char *buf, size_t size);
 
 /* Records in res->meta.ocr the confidence of page (0: an image) in language lang. Returns 0,

@@ -32,7 +32,7 @@ static void ocr_one(struct ocr_run *run, struct tr_pdf_ocr_page *job)
 	struct tr_ocr_text text = {0};
 	unsigned char *grey = NULL;
 	uint32_t width = 0, height = 0;
-	char key[160];
+	char key[TR_OCR_KEY_SIZE];
 	int rc;
 
 	tr_ocr_key(&run->file->st, job->page, run->lang, key, sizeof(key));
@@ -119,7 +119,7 @@ int tr_pdf_ocr_pages(PopplerDocument *doc, const struct tr_file *file,
 	run.n_jobs = 0;
 	for (size_t i = 0, taken = 0; i < n; i++) {
 		struct tr_ocr_text text;
-		char key[160];
+		char key[TR_OCR_KEY_SIZE];
 
 		if (pages[i].status != TR_PDF_OCR_DUE)
 			continue;
