@@ -130,8 +130,8 @@ struct subset {
 	unsigned long used;
 };
 
-static pthread_once_t subset_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t subset_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool subset_tried; /* subset_init ran (under subset_lock); tr_magic_subset_close clears it */
 static const unsigned char *mgc; /* the mapped database; NULL: the subset path is off */
 static size_t mgc_len;
 static struct rule *rules;
@@ -618,18 +618,30 @@ static bool index_rules(void)
 	return link_uses() && make_probes();
 }
 
+/* Frees the index and unmaps the database: the subset path is off from then on. */
+static void index_free(void)
+{
+	free(rules);
+	free(decided_index);
+	free(used);
+	free(probes);
+	rules = NULL;
+	decided_index = used = NULL;
+	probes = NULL;
+	n_rules = n_decided = n_used = 0;
+	kept_words = 0;
+	memset(first_runs, 0, sizeof(first_runs));
+	__atomic_store_n(&heads_decided, 0, __ATOMIC_RELAXED);
+	if (mgc)
+		munmap((void *)mgc, mgc_len);
+	mgc = NULL;
+	mgc_len = 0;
+}
+
 static void subset_init(void)
 {
-	if (!map_database() || !index_rules()) {
-		free(rules);
-		free(decided_index);
-		free(used);
-		free(probes);
-		rules = NULL;
-		if (mgc)
-			munmap((void *)mgc, mgc_len);
-		mgc = NULL;
-	}
+	if (!map_database() || !index_rules())
+		index_free();
 }
 
 /* True when libmagic's text pass sees these very bytes: printable ASCII and the controls it
@@ -933,7 +945,12 @@ char *tr_magic_subset_mime(const void *data, size_t len)
 
 	if (!plain_text(data, len))
 		return NULL;
-	pthread_once(&subset_once, subset_init);
+	pthread_mutex_lock(&subset_lock);
+	if (!subset_tried) {
+		subset_init();
+		subset_tried = true;
+	}
+	pthread_mutex_unlock(&subset_lock);
 	if (!mgc || !(kept = malloc(kept_words * sizeof(*kept))))
 		return NULL;
 	if (decide(data, len, kept, &hash)) {
@@ -955,5 +972,7 @@ void tr_magic_subset_close(void)
 	pthread_mutex_lock(&subset_lock);
 	for (int i = 0; i < CACHED_SUBSETS; i++)
 		subset_drop(&cache[i]);
+	index_free();
+	subset_tried = false; /* the next question maps and indexes the database again */
 	pthread_mutex_unlock(&subset_lock);
 }
