@@ -2,6 +2,7 @@
 /* selector_time.c - the time selectors of audio and video (docs/SPEC.md §4): T, T1-T2 and T1-,
  * each time in seconds (decimals allowed: 1.5), MM:SS or HH:MM:SS (the last field may have
  * decimals: 1:30.5). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +58,8 @@ static int parse_time(const char *text, size_t len, size_t *pos, double *out)
 	*out = n == 3   ? fields[0] * 3600 + fields[1] * 60 + fields[2]
 	       : n == 2 ? fields[0] * 60 + fields[1]
 			: fields[0];
+	/* to the millisecond the canonical form writes, so that it reads back as the same span */
+	*out = round(*out * 1000) / 1000;
 	return *out > TIME_MAX ? -1 : 0;
 }
 

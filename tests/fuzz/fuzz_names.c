@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_names.c - libFuzzer target for the name grammar of docs/SPEC.md §4 (regions included): tr_selector_parse and
- * tr_selector_format, tr_virtual_name_parse, tr_format_parse, tr_options_set. Parses are checked
- * against an independent matcher of the SEL grammar and by formatting back. */
+/* fuzz_names.c - libFuzzer target for the name grammar of docs/SPEC.md §4 (regions and times
+ * included): tr_selector_parse and tr_selector_format, tr_virtual_name_parse, tr_format_parse,
+ * tr_options_set. Parses are checked against an independent matcher of the SEL grammar and by
+ * formatting back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,27 @@ static int sel_matches(const char *s, size_t len, struct tr_selector *want)
 	return overflow ? -1 : 1;
 }
 
+/* A time selector (T, T1-T2, T1-: selector_time.c, unit-tested there): what the SEL grammar
+ * above leaves is tried as one; it parses alone to the same span, and formats back to text that
+ * parses as the same span (times are read to the millisecond the canonical form writes; a whole
+ * second may come back as the plain A the media reader reads so). */
+static void check_time(const char *s, size_t len, const struct tr_selector *sel, int match)
+{
+	struct tr_selector direct, again;
+	char text[96];
+	int n;
+
+	if (match == 1)
+		fuzz_fail("\"%.*s\" is a SEL of the grammar and was parsed as a time", (int)len, s);
+	if (tr_selector_parse_time(s, len, &direct) != 0 || !tr_selector_equal(&direct, sel))
+		fuzz_fail("\"%.*s\": tr_selector_parse and tr_selector_parse_time differ", (int)len,
+			  s);
+	n = tr_selector_format(sel, text, sizeof(text));
+	if (n < 0 || (size_t)n >= sizeof(text) ||
+	    tr_selector_parse_time(text, (size_t)n, &again) != 0 || !tr_selector_equal(&again, sel))
+		fuzz_fail("time \"%.*s\" formats as \"%s\", another span", (int)len, s, text);
+}
+
 static void check_selector(const char *s, size_t len)
 {
 	struct tr_selector sel, want, again;
@@ -127,6 +149,10 @@ static void check_selector(const char *s, size_t len)
 	int rc = tr_selector_parse(s, len, &sel);
 	int match = sel_matches(s, len, &want);
 
+	if (rc == 0 && sel.time) {
+		check_time(s, len, &sel, match);
+		return;
+	}
 	if (match >= 0 && (rc == 0) != (match == 1))
 		fuzz_fail("tr_selector_parse says %d for \"%.*s\", the grammar %d", rc, (int)len, s,
 			  match);
@@ -161,6 +187,11 @@ static void check_virtual_name(const char *name)
 		return;
 	if (base_len == 0 || base_len >= len || !tr_format_name(fmt))
 		fuzz_fail("virtual name \"%s\": base length %zu", name, base_len);
+	if (sel.time) { /* its text may come back as a plain A (check_time): the parts only */
+		check_time(name + base_len + 1, len - base_len - 1 - strlen(tr_format_suffix(fmt)),
+			   &sel, 0);
+		return;
+	}
 	/* NAME[:SEL] and the format's suffix built back from the parts must parse the same. */
 	rebuilt = malloc(len + 128);
 	if (!rebuilt)

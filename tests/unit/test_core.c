@@ -351,6 +351,11 @@ static void test_time_selectors(void)
 	expect_time(".5", -1, 0, 0, "");
 	expect_time("1.5:00", -1, 0, 0, "");      /* decimals on the last field only */
 	expect_time("999999999.5", -1, 0, 0, ""); /* past 100 days */
+	/* read to the millisecond its canonical form writes (fuzz_names found "0-0.00042" gave
+	 * "0-0", which does not parse) */
+	expect_time("7.205052", 0, 7.205, 7.205, "7.205");
+	expect_time("2.2025-3", 0, 2.203, 3, "2.203-3");
+	expect_time("0-0.00042", -1, 0, 0, "");
 	/* equal selectors (the mount's cache key): one time span however written, not another */
 	struct tr_selector a = {0}, b = {0};
 
