@@ -32,6 +32,7 @@ static void *trim_loop(void *arg)
 	struct tfs_trimmer *trimmer = arg;
 	uint64_t seen = 0;
 
+	pthread_setname_np(pthread_self(), "toolfs-trim"); /* its name in top -H, ps -L */
 	pthread_mutex_lock(&trimmer->worker.lock);
 	while (!trimmer->worker.stop) {
 		if (tr_worker_wait_ms(&trimmer->worker, trimmer->interval_ms) == 0)

@@ -453,6 +453,7 @@ static void *readahead_loop(void *arg)
 	struct tfs_readahead *ra = arg;
 	struct run run = {.gen = 0};
 
+	pthread_setname_np(pthread_self(), "toolfs-ahead"); /* its name in top -H, ps -L */
 	/* The lowest priority: renders ahead only on a CPU nothing else wants. */
 	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	pthread_mutex_lock(&ra->worker.lock);

@@ -80,26 +80,57 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Whether the connection on conn_fd has ended (an unmount or an abort), waiting up to wait_ms
+ * for it. With no events asked, poll reports /dev/fuse only when the connection has ended; but
+ * the kernel wakes every poller of /dev/fuse at each request, so it is polled only here, for a
+ * moment, never while the thread waits: a poller there cost a context switch a request (one
+ * more than the request's own; `ls -l` of 10,000 siblings again 0.42-0.60 s before, see
+ * docs/PERFORMANCE.md). */
+static bool connection_ended(int conn_fd, int wait_ms)
+{
+	struct pollfd fd = {.fd = conn_fd};
+
+	return poll(&fd, 1, wait_ms) > 0 && fd.revents;
+}
+
 static void *stop_thread(void *arg)
 {
 	struct tfs_stop *s = arg;
-	/* With no events asked, poll reports /dev/fuse only when the connection has ended. */
-	struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN}, {.fd = s->conn_fd}};
+	/* A stop signal, and a change of the mount table (POLLPRI of mountinfo): an unmount. */
+	struct pollfd fds[2] = {
+		{.fd = s->wake_fd, .events = POLLIN},
+		{.fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC), .events = POLLPRI}};
+	nfds_t nfds = fds[1].fd >= 0 ? 2 : 1;
 	int64_t deadline;
 
+	pthread_setname_np(pthread_self(), "toolfs-stop"); /* its name in top -H, ps -L */
+
 	for (;;) {
-		if (poll(fds, 2, -1) < 0 && errno != EINTR)
-			return NULL; /* no watch: the stop is then as libfuse's */
+		int n = poll(fds, nfds, TFS_STOP_CHECK_MS);
+
+		if (n < 0 && errno != EINTR)
+			break; /* no watch: the stop is then as libfuse's */
 		if (atomic_load(&s->done))
-			return NULL;
-		if (fds[1].revents)
-			break; /* unmounted (or aborted): the session loop is ending */
+			break;
 		if (stop_signal) {
 			detach(s->mountpoint);
-			break;
+			goto grace;
 		}
-		drain(s->wake_fd);
+		if (n > 0 && fds[0].revents)
+			drain(s->wake_fd);
+		/* An unmount changes the table before the kernel ends the connection (that follows
+		 * when the umount returns): waited for a moment then. An abort changes no table: it
+		 * is seen at the periodic look. */
+		if (connection_ended(s->conn_fd,
+				     n > 0 && nfds == 2 && fds[1].revents ? TFS_STOP_UMOUNT_MS : 0))
+			goto grace;
 	}
+	if (fds[1].fd >= 0)
+		close(fds[1].fd);
+	return NULL;
+grace:
+	if (fds[1].fd >= 0)
+		close(fds[1].fd);
 	deadline = now_ms() + TFS_STOP_GRACE_MS;
 	while (!atomic_load(&s->done)) {
 		int64_t left = deadline - now_ms();

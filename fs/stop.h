@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* stop.h - the daemon's bounded stop: SIGTERM, SIGINT and SIGHUP unmount at once, and the process
- * exits within a second of a stop or of the connection's end, whatever renders are in flight. */
+ * exits within 0.3 s of a stop or an unmount and 0.7 s of an abort of the connection (or of the
+ * end of a lazily unmounted one), whatever renders are in flight. */
 #ifndef TFS_STOP_H
 #define TFS_STOP_H
 
@@ -14,6 +15,11 @@ struct fuse_session;
  * render holds it up) may take before the process ends without it, abandoning what is still
  * rendering. The sanitizers' leak check runs after the teardown, at exit, unbounded. */
 enum { TFS_STOP_GRACE_MS = 200 };
+
+/* How the end of the connection is noticed without polling /dev/fuse meanwhile (stop.c): after
+ * a change of the mount table, within TFS_STOP_UMOUNT_MS; otherwise (an abort, or a lazy unmount
+ * whose last open file closed later) at a look every TFS_STOP_CHECK_MS. */
+enum { TFS_STOP_UMOUNT_MS = 100, TFS_STOP_CHECK_MS = 500 };
 
 /* Process-wide: one per daemon, owned by main. */
 struct tfs_stop {

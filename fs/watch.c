@@ -415,8 +415,9 @@ static void *notify_loop(void *arg)
 	struct tfs_watch *w = arg;
 	struct pollfd fds[2] = {{.fd = w->ifd, .events = POLLIN},
 				{.fd = w->wake_fd, .events = POLLIN}};
-
 	int timeout = -1;
+
+	pthread_setname_np(pthread_self(), "toolfs-watch"); /* its name in top -H, ps -L */
 
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		struct tfs_job *jobs;
