@@ -38,7 +38,7 @@ static void fill_attr(fuse_ino_t ino, struct stat *st)
 		st->st_nlink = 2;
 	} else {
 		st->st_mode = S_IFREG | 0444;
-		st->st_size = ino >= H_BASE ? h_size[ino - H_BASE]
+		st->st_size = ino >= H_BASE     ? h_size[ino - H_BASE]
 			      : ino >= SIB_BASE ? SIB_SIZE
 						: PLAIN_SIZE;
 	}
@@ -167,7 +167,8 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool pl
 				e.ino = child;
 				e.entry_timeout = e.attr_timeout = plain_timeout;
 			}
-			need = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, k + 1);
+			need = fuse_add_direntry_plus(req, buf + used, size - used, name, &e,
+						      k + 1);
 		} else {
 			fill_attr(child, &st);
 			need = fuse_add_direntry(req, buf + used, size - used, name, &st, k + 1);
