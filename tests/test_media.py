@@ -411,6 +411,32 @@ def test_mcp_server_survives_a_worker_killed_with_sigsegv(build_dir, media):
     assert no_workers(build_dir), workers(build_dir)
 
 
+def test_a_worker_reads_one_file_only(build_dir, media):
+    """A worker is given the descriptor of one file only (docs/SPEC.md §6): a decoder that a
+    crafted file took over cannot read the files read after it, another user's among them. A
+    second file gets a new worker; a file read again gets the worker that read it; the server
+    keeps the workers of the last two files read."""
+    server = Server(build_dir, media, {})
+    try:
+        def read_and_see(name, **args):
+            got = server.read(file_path=name, **args)
+            assert not got.get("isError"), got
+            return set(workers(build_dir))
+
+        first = read_and_see("tone.wav")
+        assert len(first) == 1
+        second = read_and_see("tone.mp3")
+        assert len(second - first) == 1, (first, second)  # not the worker that read tone.wav
+        again = read_and_see("tone.wav")
+        assert again == second  # its own worker, kept
+        third = read_and_see("long.mp3", time="0-1")
+        new = third - second
+        assert len(new) == 1 and third == first | new, (first, second, third)  # tone.mp3's ended
+    finally:
+        server.close()
+    assert no_workers(build_dir), workers(build_dir)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="a worker drops to nobody only when root starts it")
 def test_a_worker_started_by_root_runs_as_nobody(build_dir, media):
     """A worker started by root (the daemon's case) runs as nobody (65534) in every id, no

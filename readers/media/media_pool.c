@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* media_pool.c - the sandboxed FFmpeg workers (docs/SPEC.md §6 "The media sandbox"): spawned on
  * first use (posix_spawn of toolfs-media-worker), each reached over a socketpair that carries
- * the file's descriptor (SCM_RIGHTS), never a path. A worker that dies, hangs past the read's
- * deadline or answers wrongly is killed and reaped; the next read spawns a fresh one. */
+ * the file's descriptor (SCM_RIGHTS), never a path. A worker serves one file: it is kept for
+ * more reads of that file (other spans, frames) and never given another one's descriptor, so a
+ * decoder that a crafted file took over sees no other file, whoever reads it. A worker that
+ * dies, hangs past the read's deadline or answers wrongly is killed and reaped; the next read
+ * spawns a fresh one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,10 +13,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,12 +27,21 @@
 #include "util.h"
 
 #define MEDIA_WORKER_FILE "toolfs-media-worker"
-#define MEDIA_IDLE_MAX 2          /* idle workers kept */
+#define MEDIA_IDLE_MAX 2          /* idle workers kept: those of the latest files read */
 #define MEDIA_RETIRE_CPU_MS 60000 /* a worker past this much CPU is not reused (RLIMIT_CPU) */
+
+/* A file as a worker may see it again: the same inode, unchanged in content and rights. */
+struct media_file {
+	dev_t dev;
+	ino_t ino;
+	struct timespec ctime;
+	bool known; /* fstat answered: else the worker is used once */
+};
 
 struct worker {
 	pid_t pid;
 	int sock;
+	struct media_file served; /* the one file it has read */
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -92,33 +106,54 @@ static int worker_spawn(struct worker *w, char *err, size_t err_size)
 	return 0;
 }
 
-/* An idle worker still alive, or a new one. */
-static int worker_take(struct worker *w, char *err, size_t err_size)
+static bool same_file(const struct media_file *a, const struct media_file *b)
+{
+	return a->known && b->known && a->dev == b->dev && a->ino == b->ino &&
+	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+/* The idle worker that has read file, still alive, or a new one. */
+static int worker_take(struct worker *w, const struct media_file *file, char *err, size_t err_size)
 {
 	pthread_mutex_lock(&pool_lock);
-	while (n_idle > 0) {
-		*w = idle[--n_idle];
+	for (int i = 0; i < n_idle; i++) {
+		if (!same_file(&idle[i].served, file))
+			continue;
+		*w = idle[i];
+		memmove(&idle[i], &idle[i + 1], (size_t)(n_idle - i - 1) * sizeof(idle[0]));
+		n_idle--;
 		/* a worker dies with the thread that spawned it (PR_SET_PDEATHSIG) */
 		if (waitpid(w->pid, NULL, WNOHANG) == 0) {
 			pthread_mutex_unlock(&pool_lock);
 			return 0;
 		}
 		close(w->sock);
+		break;
 	}
 	pthread_mutex_unlock(&pool_lock);
+	w->served = *file;
 	return worker_spawn(w, err, err_size);
 }
 
+/* Keeps w idle for more reads of its file, in place of the idle worker least recently used. */
 static void worker_give_back(struct worker *w, uint32_t cpu_ms)
 {
-	pthread_mutex_lock(&pool_lock);
-	if (n_idle < MEDIA_IDLE_MAX && cpu_ms < MEDIA_RETIRE_CPU_MS) {
-		idle[n_idle++] = *w;
-		w = NULL;
-	}
-	pthread_mutex_unlock(&pool_lock);
-	if (w)
+	struct worker dropped = {.pid = -1};
+
+	if (!w->served.known || cpu_ms >= MEDIA_RETIRE_CPU_MS) {
 		worker_end(w);
+		return;
+	}
+	pthread_mutex_lock(&pool_lock);
+	if (n_idle == MEDIA_IDLE_MAX) {
+		dropped = idle[0];
+		memmove(&idle[0], &idle[1], (size_t)(n_idle - 1) * sizeof(idle[0]));
+		n_idle--;
+	}
+	idle[n_idle++] = *w;
+	pthread_mutex_unlock(&pool_lock);
+	if (dropped.pid > 0)
+		worker_end(&dropped);
 }
 
 static int send_request(int sock, const struct media_request *req, int fd)
@@ -231,12 +266,17 @@ static int call_once(int fd, const struct media_request *req, uint64_t deadline,
 		     struct media_answer *ans, int *status, char *err, size_t err_size)
 {
 	uint64_t max_blob = req->max_blob + 64 + (uint64_t)req->max_w * req->max_h * 3;
+	struct media_file file = {.known = false};
+	struct worker w;
+	struct stat st;
+	int rc;
 
 	if (max_blob > MEDIA_MAX_BLOB) /* what the worker may make, whatever it claims */
 		max_blob = MEDIA_MAX_BLOB;
-	struct worker w;
-	int rc = fresh ? worker_spawn(&w, err, err_size) : worker_take(&w, err, err_size);
-
+	if (fstat(fd, &st) == 0)
+		file = (struct media_file){st.st_dev, st.st_ino, st.st_ctim, true};
+	w.served = file;
+	rc = fresh ? worker_spawn(&w, err, err_size) : worker_take(&w, &file, err, err_size);
 	if (rc)
 		return rc;
 	rc = send_request(w.sock, req, fd);
