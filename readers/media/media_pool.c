@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -181,40 +180,9 @@ static int send_request(int sock, const struct media_request *req, int fd)
  * -2 when the deadline passed. */
 static int receive_all(int sock, void *data, size_t len, uint64_t deadline)
 {
-	char *p = data;
+	int rc = tr_read_full_before(sock, data, len, deadline);
 
-	while (len) {
-		struct pollfd pfd = {sock, POLLIN, 0};
-		int timeout = -1, got;
-		ssize_t n;
-
-		if (deadline) {
-			struct timespec ts;
-			uint64_t now;
-
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-
-			if (now >= deadline)
-				return -2;
-			timeout = (int)((deadline - now + 999999) / 1000000);
-		}
-		got = poll(&pfd, 1, timeout);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -1;
-		if (got == 0)
-			continue; /* the deadline check above decides */
-		n = read(sock, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return rc == 1 ? -2 : rc;
 }
 
 static int receive_answer(int sock, uint64_t max_blob, uint64_t deadline, struct media_answer *ans)

@@ -2,7 +2,6 @@
 /* media_sandbox.c - the confinement of toolfs-media-worker (docs/SPEC.md §6 "The media
  * sandbox"): an unprivileged user, rlimits, no new privileges, death with the parent, and a
  * seccomp allowlist that leaves no open, socket, exec or fork. */
-#include <grp.h>
 #include <iconv.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -12,11 +11,11 @@
 #include <seccomp.h>
 
 #include "media_worker.h"
+#include "nobody.h"
 
 #define MEDIA_AS_LIMIT (1024ull << 20) /* address space: decoders of huge frames fail cleanly */
 #define MEDIA_CPU_SOFT 120             /* seconds of CPU; the pool retires a worker sooner */
 #define MEDIA_NOFILE 8                 /* 0-3 and the passed descriptor */
-#define MEDIA_NOBODY 65534             /* the user and group a worker started by root runs as */
 
 static int limit(int resource, rlim_t soft, rlim_t hard)
 {
@@ -30,9 +29,7 @@ int media_sandbox_limits(void)
 	/* Started by root (the daemon), the worker becomes nobody: no file of anyone's to reach
 	 * and no process of anyone's to signal, should the filter below leave a way. First: a
 	 * change of user clears the parent-death signal set below. */
-	if (geteuid() == 0 &&
-	    (setgroups(0, NULL) || setresgid(MEDIA_NOBODY, MEDIA_NOBODY, MEDIA_NOBODY) ||
-	     setresuid(MEDIA_NOBODY, MEDIA_NOBODY, MEDIA_NOBODY)))
+	if (tr_drop_to_nobody())
 		return -1;
 #if !defined(__SANITIZE_ADDRESS__) /* ASan's shadow memory is terabytes of address space */
 	if (limit(RLIMIT_AS, MEDIA_AS_LIMIT, MEDIA_AS_LIMIT))

@@ -3,8 +3,6 @@
  * and the module's interface table (part of toolfs-svg.so). */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +10,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "nobody.h"
 #include "svg.h"
 #include "util.h"
 
@@ -29,7 +27,6 @@
 #define SVG_CPU_SECONDS 60
 
 /* The user and group a child forked by root renders as. */
-#define SVG_NOBODY 65534
 
 /* What the child writes first; the PNG's png_len bytes follow. */
 struct reply {
@@ -63,13 +60,9 @@ static void child(pid_t parent, int fd, const unsigned char *svg, size_t len,
 	struct tr_svg_render out;
 	struct reply r = {0};
 	uint64_t cpu = SVG_CPU_SECONDS;
-	struct timespec now;
 
-	if (deadline && clock_gettime(CLOCK_MONOTONIC, &now) == 0) {
-		uint64_t ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-
-		cpu = deadline > ns ? (deadline - ns) / 1000000000u + 1 : 1;
-	}
+	if (deadline)
+		cpu = (uint64_t)tr_deadline_wait_ms(deadline, -1) / 1000 + 1;
 	/* The core never prints (toolfs-mcp's stdout is its protocol): librsvg's own complaints (an
 	 * allocation failing) go nowhere. */
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -86,9 +79,7 @@ static void child(pid_t parent, int fd, const unsigned char *svg, size_t len,
 		_exit(1);
 	fd = 3;
 	close_range(4, ~0u, 0);
-	if (geteuid() == 0 &&
-	    (setgroups(0, NULL) || setresgid(SVG_NOBODY, SVG_NOBODY, SVG_NOBODY) ||
-	     setresuid(SVG_NOBODY, SVG_NOBODY, SVG_NOBODY)))
+	if (tr_drop_to_nobody())
 		_exit(1);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	/* Killed with the reading process (whose thread waits for this one until it ends). */
@@ -113,62 +104,20 @@ static void child(pid_t parent, int fd, const unsigned char *svg, size_t len,
 	_exit(0);
 }
 
-/* Reads len bytes from fd into buf before deadline. Returns 0, 1 at the deadline, -1 when the
- * pipe ends first or fails. */
-static int read_until(int fd, void *buf, size_t len, uint64_t deadline)
-{
-	char *p = buf;
-
-	while (len) {
-		int timeout = -1;
-
-		if (deadline) {
-			struct timespec now;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			uint64_t ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-
-			if (ns >= deadline)
-				return 1;
-			uint64_t ms = (deadline - ns + 999999) / 1000000u;
-
-			timeout = ms > 60000 ? 60000 : (int)ms;
-		}
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int n = poll(&pfd, 1, timeout);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			continue; /* the deadline is checked above */
-		ssize_t got = read(fd, p, len);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return -1;
-		p += got;
-		len -= (size_t)got;
-	}
-	return 0;
-}
-
 /* The child's answer, or why there is none (waits for the child in every case). */
 static enum tr_error collect(int fd, pid_t pid, uint64_t deadline, struct tr_svg_render *out,
 			     char *err, size_t err_size)
 {
 	struct reply r;
 	struct tr_blob *png = NULL;
-	int status = 0, rc = read_until(fd, &r, sizeof(r), deadline);
+	int status = 0, rc = tr_read_full_before(fd, &r, sizeof(r), deadline);
 
 	if (rc == 0 && r.code == TR_OK) {
 		if (r.png_len == 0 || r.png_len > SIZE_MAX / 2 ||
 		    !(png = tr_blob_new_writable((size_t)r.png_len)))
 			rc = -2;
 		else
-			rc = read_until(fd, png->data, png->len, deadline);
+			rc = tr_read_full_before(fd, png->data, png->len, deadline);
 	}
 	if (rc != 0)
 		kill(pid, SIGKILL);

@@ -1,13 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/* file_io.c - positional reads, file digests and name helpers for the readers (whole-file loads,
+/* file_io.c - positional and deadline-bounded reads, file digests and name helpers for the readers (whole-file loads,
  * which make blobs and digests, are core/load.c). */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
 #include "util.h"
+
+int tr_read_full_before(int fd, void *buf, size_t len, uint64_t deadline)
+{
+	char *p = buf;
+
+	while (len) {
+		/* a minute at most between looks: a clock step never leaves it waiting for good */
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int timeout = tr_deadline_wait_ms(deadline, 60000), n;
+		ssize_t got;
+
+		if (timeout == 0 && deadline)
+			return 1;
+		n = poll(&pfd, 1, timeout);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			continue; /* the deadline is looked at again above */
+		got = read(fd, p, len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		p += got;
+		len -= (size_t)got;
+	}
+	return 0;
+}
 
 ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset)
 {

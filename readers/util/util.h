@@ -63,6 +63,11 @@ void tr_sha_memo_forget(void);
  * Returns the count read, or -1 with errno. */
 ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
 
+/* Reads exactly len bytes from the stream fd (a pipe or socket of a render's child), waiting no
+ * later than deadline (0: none). Returns 0, 1 when the deadline came first, -1 when the stream
+ * ended or failed first. */
+int tr_read_full_before(int fd, void *buf, size_t len, uint64_t deadline);
+
 /* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
 int tr_sha256_fd(int fd, uint64_t size, char *hex);
 
@@ -293,6 +298,10 @@ uint64_t tr_deadline_after_ms(uint64_t ms);
 /* True when deadline (from tr_deadline_after_ms; 0: none) has come. Cheap enough (the vDSO
  * clock) to ask once per drawing operation. */
 bool tr_deadline_passed(uint64_t deadline);
+
+/* A poll(2) timeout until deadline: the milliseconds left, rounded up, at most cap_ms (-1: no
+ * cap); 0 once it has come; cap_ms when there is no deadline. */
+int tr_deadline_wait_ms(uint64_t deadline, int cap_ms);
 
 /* --- module --- */
 /* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so, toolfs-office.so), loaded
