@@ -2,11 +2,13 @@
 /* ocr_tess.c - recognition on Tesseract's C API (toolfs-ocr.so): a pool of engines initialised
  * once per process and language, a cache of answers, and the deadline through Tesseract's
  * cancel callback. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tesseract/capi.h>
@@ -106,10 +108,13 @@ static void engine_free(struct engine *e)
 	free(e);
 }
 
-/* An engine for lang for the caller alone (give it back with engine_put), or NULL with err. */
-static struct engine *engine_take(const char *lang, char *err, size_t err_size)
+/* An engine for lang for the caller alone (give it back with engine_put); NULL with err, or with
+ * *late when deadline (0: none) came while every engine was busy. */
+static struct engine *engine_take(const char *lang, uint64_t deadline, bool *late, char *err,
+				  size_t err_size)
 {
 	struct engine *e = NULL, *other = NULL;
+	struct timespec until = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
 
 	pthread_mutex_lock(&pool_lock);
 	for (;;) {
@@ -132,7 +137,15 @@ static struct engine *engine_take(const char *lang, char *err, size_t err_size)
 			idle = other->next;
 			break;
 		}
-		pthread_cond_wait(&pool_free, &pool_lock);
+		/* every engine busy: waits for one, no later than the read's deadline */
+		if (!deadline) {
+			pthread_cond_wait(&pool_free, &pool_lock);
+		} else if (pthread_cond_clockwait(&pool_free, &pool_lock, CLOCK_MONOTONIC,
+						  &until) == ETIMEDOUT) {
+			*late = true;
+			pthread_mutex_unlock(&pool_lock);
+			return NULL;
+		}
 	}
 	pthread_mutex_unlock(&pool_lock);
 	if (e)
@@ -262,6 +275,7 @@ int tr_ocr_recognize(const char *lang, const unsigned char *grey, uint32_t width
 {
 	struct engine *e;
 	ETEXT_DESC *monitor;
+	bool late = false;
 	char *text;
 	int rc = 0;
 
@@ -273,9 +287,9 @@ int tr_ocr_recognize(const char *lang, const unsigned char *grey, uint32_t width
 		snprintf(err, err_size, "image too large for OCR");
 		return 1;
 	}
-	e = engine_take(lang, err, err_size);
+	e = engine_take(lang, deadline, &late, err, err_size);
 	if (!e)
-		return 1;
+		return late ? 2 : 1;
 	monitor = TessMonitorCreate();
 	if (!monitor) {
 		engine_put(e);
