@@ -56,9 +56,10 @@ def read(toolfs_read, media):
     return run
 
 
-def workers(build_dir) -> list:
-    """PIDs of toolfs-media-worker processes of this build, zombies included (a zombie has no
-    exe: it counts when its parent is one of this build's programs)."""
+def media_processes(build_dir) -> list:
+    """PIDs of toolfs-media-worker processes of this build, the fork server and the workers it
+    forked, zombies included (a zombie has no exe: it counts when its parent is one of this
+    build's programs)."""
     exe = str(build_dir / "readers" / WORKER)
     found = []
     for entry in pathlib.Path("/proc").iterdir():
@@ -82,12 +83,26 @@ def workers(build_dir) -> list:
     return found
 
 
+def workers(build_dir) -> list:
+    """PIDs of the workers (the fork server's children) among media_processes."""
+    found = media_processes(build_dir)
+
+    def parent(pid):
+        try:
+            stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+            return int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError):
+            return None
+    return [pid for pid in found if parent(pid) in found]
+
+
 def no_workers(build_dir, wait: float = 3.0) -> bool:
-    """True when no worker of this build is left, allowing a process that just exited (the
-    daemon after unmount, whose background renders may still hold one) the moment the kernel
-    takes to deliver PR_SET_PDEATHSIG's SIGKILL and init to reap."""
+    """True when no worker or fork server of this build is left, allowing a process that just
+    exited (the daemon after unmount, whose background renders may still hold one) the moment
+    its fork server takes to see its socket end, PR_SET_PDEATHSIG's SIGKILL to reach the
+    workers, and init to reap."""
     deadline = time.monotonic() + wait
-    while workers(build_dir):
+    while media_processes(build_dir):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
@@ -311,7 +326,7 @@ def test_hostile_files_give_a_clear_answer(read, build_dir, name):
     if not r["success"]:
         assert r["errorCode"] in ("corrupt", "unsupported", "timeout")
         assert r["error"].startswith(("Failed to read", "Timeout")) and r["error"].endswith(name)
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 def test_thousands_of_streams_is_corrupt(read):
@@ -323,7 +338,7 @@ def test_seccomp_kills_a_worker_that_opens_a_file(read, build_dir):
     r = read("tone.wav", env={"TOOLFS_MEDIA_TEST": "open"}).json
     assert r["errorCode"] == "corrupt"
     assert "(SIGSYS)" in r["error"]
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 def test_a_worker_that_lies_about_its_picture_cannot_overflow_the_reader(read, build_dir):
@@ -332,7 +347,7 @@ def test_a_worker_that_lies_about_its_picture_cannot_overflow_the_reader(read, b
     r = read("clip.mp4", env={"TOOLFS_MEDIA_TEST": "lie"})
     assert r.rc == 0 and r.json["success"] and r.json["contentType"] == "video"
     assert "images" not in r.json  # the picture is dropped (SPEC §2: images only when non-empty)
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 def test_a_decoder_loop_is_stopped_by_the_deadline(read, build_dir):
@@ -342,7 +357,7 @@ def test_a_decoder_loop_is_stopped_by_the_deadline(read, build_dir):
     assert r["errorCode"] == "timeout"
     assert r["error"] == ("Timeout: the audio file was not read within max_render_ms (300 ms): "
                           "tone.wav")
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 class Server:
@@ -408,7 +423,7 @@ def test_mcp_server_survives_a_worker_killed_with_sigsegv(build_dir, media):
         assert json.loads(server.proc.stdout.readline())["result"]["isError"]
     finally:
         server.close()
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 def test_a_worker_reads_one_file_only(build_dir, media):
@@ -434,13 +449,14 @@ def test_a_worker_reads_one_file_only(build_dir, media):
         assert len(new) == 1 and third == first | new, (first, second, third)  # tone.mp3's ended
     finally:
         server.close()
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a worker drops to nobody only when root starts it")
 def test_a_worker_started_by_root_runs_as_nobody(build_dir, media):
     """A worker started by root (the daemon's case) runs as nobody (65534) in every id, no
-    supplementary group, no new privileges, and its filter in force (Seccomp: 2)."""
+    supplementary group, no new privileges, and its filter in force (Seccomp: 2); so does its
+    fork server, but for the filter."""
     server = Server(build_dir, media, {"TOOLFS_MEDIA_TEST": "loop"})
     try:
         pid = server.read_in_worker(build_dir, "tone.wav", 100)
@@ -456,11 +472,19 @@ def test_a_worker_started_by_root_runs_as_nobody(build_dir, media):
         assert status["Gid"].split() == ["65534"] * 4
         assert status["Groups"].strip() == ""
         assert status["NoNewPrivs"].strip() == "1" and status["Seccomp"].strip() == "2"
+        # its fork server (which reads no file, and forks) likewise, without the filter
+        server_pid = int(status["PPid"])
+        assert server_pid in media_processes(build_dir)
+        server_status = dict(line.split(":", 1) for line in
+                             pathlib.Path(f"/proc/{server_pid}/status").read_text().splitlines())
+        assert server_status["Uid"].split() == ["65534"] * 4
+        assert server_status["Groups"].strip() == ""
+        assert server_status["NoNewPrivs"].strip() == "1"
         os.kill(pid, signal.SIGKILL)
         assert json.loads(server.proc.stdout.readline())["result"]["isError"]
     finally:
         server.close()
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 def test_mcp_time_argument_and_audio_block(build_dir, media):
@@ -473,7 +497,7 @@ def test_mcp_time_argument_and_audio_block(build_dir, media):
         assert bad["isError"]
     finally:
         server.close()
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 def test_mount_reads_media_and_keeps_answering(build_dir, media, tmp_path, toolfs_read):
@@ -491,7 +515,7 @@ def test_mount_reads_media_and_keeps_answering(build_dir, media, tmp_path, toolf
             assert doc["success"] or doc["errorCode"] in ("corrupt", "unsupported", "timeout")
         assert json.loads((m.path / "hello.txt.tool.json").read_bytes())["content"] == \
             "     1\thello\n"
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 def test_mount_survives_a_decoder_loop(build_dir, media, tmp_path):
@@ -509,7 +533,7 @@ def test_mount_survives_a_decoder_loop(build_dir, media, tmp_path):
             assert doc["errorCode"] == "timeout"
     finally:
         del os.environ["TOOLFS_MEDIA_TEST"]
-    assert no_workers(build_dir), workers(build_dir)
+    assert no_workers(build_dir), media_processes(build_dir)
 
 
 def test_silent_spans_agree_with_silencedetect(read, media):

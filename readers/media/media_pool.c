@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* media_pool.c - the sandboxed FFmpeg workers (docs/SPEC.md §6 "The media sandbox"): spawned on
- * first use (posix_spawn of toolfs-media-worker), each reached over a socketpair that carries
- * the file's descriptor (SCM_RIGHTS), never a path. A worker serves one file: it is kept for
- * more reads of that file (other spans, frames) and never given another one's descriptor, so a
- * decoder that a crafted file took over sees no other file, whoever reads it. A worker that
- * dies, hangs past the read's deadline or answers wrongly is killed and reaped; the next read
- * spawns a fresh one. */
+/* media_pool.c - the sandboxed FFmpeg workers (docs/SPEC.md §6 "The media sandbox"): forked by
+ * a fork server (toolfs-media-worker, posix_spawn'd on first use, FFmpeg's libraries loaded once)
+ * about a millisecond each, each reached over a socketpair that carries the file's descriptor
+ * (SCM_RIGHTS), never a path. A worker serves one file: it is kept for more reads of that file
+ * (other spans, frames) and never given another one's descriptor, so a decoder that a crafted
+ * file took over sees no other file, whoever reads it. A worker that dies, hangs past the read's
+ * deadline or answers wrongly is killed and reaped by the server, asked; the next read gets a
+ * fresh one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -28,6 +30,7 @@
 #define MEDIA_WORKER_FILE "toolfs-media-worker"
 #define MEDIA_IDLE_MAX 2          /* idle workers kept: those of the latest files read */
 #define MEDIA_RETIRE_CPU_MS 60000 /* a worker past this much CPU is not reused (RLIMIT_CPU) */
+#define MEDIA_CONTROL_MS 5000     /* the fork server answers within this, or is ended */
 
 /* A file as a worker may see it again: the same inode, unchanged in content and rights. */
 struct media_file {
@@ -47,21 +50,28 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker idle[MEDIA_IDLE_MAX];
 static int n_idle;
 
-/* Kills and reaps w (no zombie is left). Returns its wait status. */
-static int worker_end(struct worker *w)
-{
-	int status = 0;
+/* The fork server: this process's child, and the socket it takes orders on. */
+static pthread_mutex_t server_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t server_pid = -1;
+static int server_sock = -1;
 
-	kill(w->pid, SIGKILL);
-	while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	close(w->sock);
-	w->pid = -1;
-	w->sock = -1;
-	return status;
+/* Ends the server (its workers die with it). Under server_lock. Killed only while it is a
+ * child not yet reaped: its pid is no other process's then. */
+static void server_stop(void)
+{
+	if (server_pid > 0 && waitpid(server_pid, NULL, WNOHANG) == 0) {
+		kill(server_pid, SIGKILL);
+		while (waitpid(server_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (server_sock >= 0)
+		close(server_sock);
+	server_pid = -1;
+	server_sock = -1;
 }
 
-static int worker_spawn(struct worker *w, char *err, size_t err_size)
+/* Starts the server. Under server_lock. */
+static int server_start(char *err, size_t err_size)
 {
 	char path[PATH_MAX];
 	char *const argv[] = {MEDIA_WORKER_FILE, NULL};
@@ -87,22 +97,129 @@ static int worker_spawn(struct worker *w, char *err, size_t err_size)
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], MEDIA_WORKER_FD);
 	posix_spawn_file_actions_addclosefrom_np(&fa, MEDIA_WORKER_FD + 1);
-	/* the daemon's threads block signals: the worker starts with none blocked, all default */
+	/* the daemon's threads block signals: the server starts with none blocked, all default */
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawn(&w->pid, path, &fa, &attr, argv, envp);
+	rc = posix_spawn(&server_pid, path, &fa, &attr, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(sv[1]);
 	if (rc) {
 		close(sv[0]);
+		server_pid = -1;
 		snprintf(err, err_size, "toolfs's media worker %s could not be started: %s", path,
 			 strerror(rc));
 		return TR_E_IO;
 	}
+	server_sock = sv[0];
+	return 0;
+}
+
+/* Sends the len bytes of msg on sock, with the descriptor fd (SCM_RIGHTS) unless it is -1. */
+static int send_message(int sock, const void *msg, size_t len, int fd)
+{
+	char control[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {(void *)msg, len};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		m.msg_control = control;
+		m.msg_controllen = sizeof(control);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* One order to the server (started when there is none, or started again once when it is gone)
+ * and its answer. Returns 0, or a TR_E_ code / -1 with err, the server then ended. */
+static int server_call(const struct media_control *msg, int fd, struct media_control_reply *rep,
+		       char *err, size_t err_size)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&server_lock);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (server_pid > 0 && waitpid(server_pid, NULL, WNOHANG) != 0) {
+			server_pid = -1; /* it ended (reaped now): a fresh one */
+			server_stop();
+		}
+		if (server_pid < 0 && (rc = server_start(err, err_size)) != 0)
+			break;
+		if (send_message(server_sock, msg, sizeof(*msg), fd) == 0 &&
+		    tr_read_full_before(server_sock, rep, sizeof(*rep),
+					tr_deadline_after_ms(MEDIA_CONTROL_MS)) == 0 &&
+		    rep->magic == MEDIA_MAGIC) {
+			rc = 0;
+			break;
+		}
+		server_stop();
+		snprintf(err, err_size, "toolfs's media worker stopped answering");
+		rc = TR_E_IO;
+		if (msg->op != MEDIA_SPAWN)
+			break; /* the worker it was asked about ended with it */
+	}
+	pthread_mutex_unlock(&server_lock);
+	return rc;
+}
+
+/* Ends w: killed and reaped by the server (no zombie is left). Returns its wait status; a
+ * worker whose server is gone counts as killed (SIGKILL). */
+static int worker_end(struct worker *w)
+{
+	struct media_control msg = {.magic = MEDIA_MAGIC, .op = MEDIA_END, .pid = w->pid};
+	struct media_control_reply rep;
+	int status = SIGKILL; /* a wait status: killed by SIGKILL */
+	char err[128];
+
+	if (server_call(&msg, -1, &rep, err, sizeof(err)) == 0 && rep.pid == w->pid)
+		status = rep.status;
+	close(w->sock);
+	w->pid = -1;
+	w->sock = -1;
+	return status;
+}
+
+static int worker_spawn(struct worker *w, char *err, size_t err_size)
+{
+	struct media_control msg = {.magic = MEDIA_MAGIC, .op = MEDIA_SPAWN};
+	struct media_control_reply rep;
+	int sv[2], rc;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return errno == ENOMEM ? -1 : TR_E_IO;
+	rc = server_call(&msg, sv[1], &rep, err, err_size);
+	close(sv[1]);
+	if (rc == 0 && rep.pid <= 0) {
+		snprintf(err, err_size, "toolfs's media worker could not fork: %s",
+			 strerror(rep.status));
+		rc = TR_E_IO;
+	}
+	if (rc) {
+		close(sv[0]);
+		return rc;
+	}
+	w->pid = rep.pid;
 	w->sock = sv[0];
 	return 0;
+}
+
+/* Whether idle worker w is still there: a worker that ended shows its socket hung up. */
+static bool worker_alive(const struct worker *w)
+{
+	struct pollfd pfd = {.fd = w->sock, .events = POLLIN};
+
+	return poll(&pfd, 1, 0) == 0;
 }
 
 static bool same_file(const struct media_file *a, const struct media_file *b)
@@ -114,22 +231,22 @@ static bool same_file(const struct media_file *a, const struct media_file *b)
 /* The idle worker that has read file, still alive, or a new one. */
 static int worker_take(struct worker *w, const struct media_file *file, char *err, size_t err_size)
 {
+	bool found = false;
+
 	pthread_mutex_lock(&pool_lock);
-	for (int i = 0; i < n_idle; i++) {
+	for (int i = 0; i < n_idle && !found; i++) {
 		if (!same_file(&idle[i].served, file))
 			continue;
 		*w = idle[i];
 		memmove(&idle[i], &idle[i + 1], (size_t)(n_idle - i - 1) * sizeof(idle[0]));
 		n_idle--;
-		/* a worker dies with the thread that spawned it (PR_SET_PDEATHSIG) */
-		if (waitpid(w->pid, NULL, WNOHANG) == 0) {
-			pthread_mutex_unlock(&pool_lock);
-			return 0;
-		}
-		close(w->sock);
-		break;
+		found = true;
 	}
 	pthread_mutex_unlock(&pool_lock);
+	if (found && worker_alive(w))
+		return 0;
+	if (found)
+		worker_end(w);
 	w->served = *file;
 	return worker_spawn(w, err, err_size);
 }
@@ -153,27 +270,6 @@ static void worker_give_back(struct worker *w, uint32_t cpu_ms)
 	pthread_mutex_unlock(&pool_lock);
 	if (dropped.pid > 0)
 		worker_end(&dropped);
-}
-
-static int send_request(int sock, const struct media_request *req, int fd)
-{
-	char control[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = {(void *)req, sizeof(*req)};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control,
-			     .msg_controllen = sizeof(control)};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	ssize_t n;
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(*req) ? 0 : -1;
 }
 
 /* Reads len bytes before deadline. Returns 0, -1 at the end of the stream or an error,
@@ -247,7 +343,7 @@ static int call_once(int fd, const struct media_request *req, uint64_t deadline,
 	rc = fresh ? worker_spawn(&w, err, err_size) : worker_take(&w, &file, err, err_size);
 	if (rc)
 		return rc;
-	rc = send_request(w.sock, req, fd);
+	rc = send_message(w.sock, req, sizeof(*req), fd);
 	if (rc == 0)
 		rc = receive_answer(w.sock, max_blob, deadline, ans);
 	if (rc == 0) {
@@ -283,8 +379,17 @@ int media_call(int fd, const struct media_request *req, uint64_t deadline, struc
 
 void tr_media_pool_shutdown(void)
 {
+	struct worker ended[MEDIA_IDLE_MAX];
+	int n;
+
 	pthread_mutex_lock(&pool_lock);
-	while (n_idle > 0)
-		worker_end(&idle[--n_idle]);
+	n = n_idle;
+	memcpy(ended, idle, sizeof(idle));
+	n_idle = 0;
 	pthread_mutex_unlock(&pool_lock);
+	while (n > 0)
+		worker_end(&ended[--n]);
+	pthread_mutex_lock(&server_lock);
+	server_stop();
+	pthread_mutex_unlock(&server_lock);
 }

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* media_proto.h - the messages between the reader (media_pool.c) and toolfs-media-worker over
- * their socketpair: one request with the file's descriptor (SCM_RIGHTS), one reply. */
+/* media_proto.h - the messages between the reader (media_pool.c) and toolfs-media-worker: to
+ * the fork server over its control socket (a worker's socket to fork one on, a worker to end),
+ * and to a worker over its own socketpair (one request with the file's descriptor, SCM_RIGHTS;
+ * one reply). */
 #ifndef TR_MEDIA_PROTO_H
 #define TR_MEDIA_PROTO_H
 
 #include <stdint.h>
 
 #define MEDIA_MAGIC 0x746d6431u /* "tmd1" */
-/* The worker's end of the socketpair in the worker. */
+/* The fork server's control socket in the fork server, and a worker's end of its socketpair in
+ * the worker. */
 #define MEDIA_WORKER_FD 3
 /* Caps on a reply's parts, checked by both sides. */
 #define MEDIA_MAX_TEXT (1u << 20)
@@ -32,6 +35,29 @@ struct media_request {
 	uint32_t skip_whole; /* no WAV when t0 is 0 and the file ends by t1 (the file is sent) */
 	uint64_t max_blob;   /* bytes of WAV the worker may make */
 	uint64_t deadline;   /* CLOCK_MONOTONIC ns (the same clock in both processes), 0 none */
+};
+
+/* To the fork server: MEDIA_SPAWN with a socket (SCM_RIGHTS) forks a worker on it; MEDIA_END
+ * kills the worker pid (one of its own children, alive or not) and reaps it. */
+enum media_control_op {
+	MEDIA_SPAWN = 1,
+	MEDIA_END = 2,
+};
+
+struct media_control {
+	uint32_t magic;
+	uint32_t op; /* enum media_control_op */
+	int32_t pid; /* MEDIA_END: the worker */
+	uint32_t pad;
+};
+
+/* The fork server's answer: MEDIA_SPAWN the new worker's pid (-1: fork failed, status its
+ * errno); MEDIA_END the pid (-1: no such child) and its wait status. */
+struct media_control_reply {
+	uint32_t magic;
+	int32_t pid;
+	int32_t status;
+	uint32_t pad;
 };
 
 enum media_status {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* media_sandbox.c - the confinement of toolfs-media-worker (docs/SPEC.md §6 "The media
- * sandbox"): an unprivileged user, rlimits, no new privileges, death with the parent, and a
- * seccomp allowlist that leaves no open, socket, exec or fork. */
+ * sandbox"): the fork server takes an unprivileged user, rlimits and no new privileges, which
+ * its workers inherit; each worker adds death with the server, no new process, and a seccomp
+ * allowlist that leaves no open, socket, exec or fork. */
 #include <iconv.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -15,7 +16,7 @@
 
 #define MEDIA_AS_LIMIT (1024ull << 20) /* address space: decoders of huge frames fail cleanly */
 #define MEDIA_CPU_SOFT 120             /* seconds of CPU; the pool retires a worker sooner */
-#define MEDIA_NOFILE 8                 /* 0-3 and the passed descriptor */
+#define MEDIA_NOFILE 8                 /* 0-3 and the passed socket or descriptor */
 
 static int limit(int resource, rlim_t soft, rlim_t hard)
 {
@@ -24,11 +25,12 @@ static int limit(int resource, rlim_t soft, rlim_t hard)
 	return setrlimit(resource, &r);
 }
 
+static void preload_charsets(void);
+
 int media_sandbox_limits(void)
 {
-	/* Started by root (the daemon), the worker becomes nobody: no file of anyone's to reach
-	 * and no process of anyone's to signal, should the filter below leave a way. First: a
-	 * change of user clears the parent-death signal set below. */
+	/* Started by root (the daemon), the server becomes nobody: no file of anyone's to reach
+	 * and no process of anyone's to signal, should a worker's filter leave a way. */
 	if (tr_drop_to_nobody())
 		return -1;
 #if !defined(__SANITIZE_ADDRESS__) /* ASan's shadow memory is terabytes of address space */
@@ -38,12 +40,20 @@ int media_sandbox_limits(void)
 	if (limit(RLIMIT_CORE, 0, 0) || limit(RLIMIT_CPU, MEDIA_CPU_SOFT, MEDIA_CPU_SOFT + 10) ||
 	    limit(RLIMIT_NOFILE, MEDIA_NOFILE, MEDIA_NOFILE) || limit(RLIMIT_FSIZE, 0, 0))
 		return -1;
-	/* no new processes (not enforced for root; seccomp forbids fork and clone anyway) */
-	limit(RLIMIT_NPROC, 0, 0);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
-	/* the parent may have died before PDEATHSIG was set */
-	return getppid() == 1 ? -1 : 0;
+	preload_charsets(); /* once, for every worker forked after */
+	return 0;
+}
+
+int media_sandbox_worker(pid_t server)
+{
+	/* no new processes (not enforced for root; the filter forbids fork and clone anyway) */
+	limit(RLIMIT_NPROC, 0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+		return -1;
+	/* the server may have ended before PDEATHSIG was set */
+	return getppid() == server ? 0 : -1;
 }
 
 /* Everything else kills the process (SIGSYS): open, openat, socket, connect, execve, clone,
@@ -85,7 +95,6 @@ int media_sandbox_seccomp(void)
 	scmp_filter_ctx ctx;
 	int rc;
 
-	preload_charsets();
 	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	rc = ctx ? 0 : -1;
 

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* media_worker.c - toolfs-media-worker: FFmpeg in a sandboxed process. Started by the reader's
- * pool (media_pool.c) with its socket as descriptor 3; answers one request (with the file's
- * descriptor) after another until the socket closes. */
+ * pool (media_pool.c) with a control socket as descriptor 3, it is a fork server: with FFmpeg's
+ * libraries loaded and its limits set, it forks a worker on each socket it is sent, which puts
+ * on its seccomp filter and answers the requests of one file (each with the file's descriptor)
+ * until that socket closes; and it kills and reaps a worker when asked. It reads no file and
+ * ends with its control socket. */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,24 +20,33 @@
 
 #include "media_worker.h"
 
+/* Receives a message of len bytes and the descriptor it carries (SCM_RIGHTS; -1 if none) on
+ * MEDIA_WORKER_FD. Returns the bytes received, 0 at the socket's end, -1 on an error. */
+static ssize_t receive_message(void *msg, size_t len, int *fd)
+{
+	char control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {msg, len};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = control,
+			   .msg_controllen = sizeof(control)};
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(MEDIA_WORKER_FD, &m, MSG_CMSG_CLOEXEC);
+
+	*fd = -1;
+	c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
 /* Receives a request and its descriptor. Returns 1, 0 at the socket's end, -1 on a bad one. */
 static int receive(struct media_request *req, int *fd)
 {
-	char control[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {req, sizeof(*req)};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control,
-			     .msg_controllen = sizeof(control)};
-	struct cmsghdr *c;
-	ssize_t n = recvmsg(MEDIA_WORKER_FD, &msg, MSG_CMSG_CLOEXEC);
+	ssize_t n = receive_message(req, sizeof(*req), fd);
 
-	*fd = -1;
 	if (n <= 0)
 		return n == 0 ? 0 : -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
 	if (n != sizeof(*req) || req->magic != MEDIA_MAGIC || *fd < 0)
 		return -1;
 	return 1;
@@ -143,6 +158,78 @@ static int serve(void)
 	return got == 0 ? 0 : 1;
 }
 
+/* Receives a control message, with a socket for MEDIA_SPAWN. Returns 1, 0 at the socket's end,
+ * -1 on a bad one. */
+static int receive_control(struct media_control *msg, int *sock)
+{
+	ssize_t n = receive_message(msg, sizeof(*msg), sock);
+
+	if (n <= 0)
+		return n == 0 ? 0 : -1;
+	if (n != sizeof(*msg) || msg->magic != MEDIA_MAGIC ||
+	    (msg->op == MEDIA_SPAWN) != (*sock >= 0)) {
+		if (*sock >= 0)
+			close(*sock);
+		return -1;
+	}
+	return 1;
+}
+
+/* The worker: on sock, under its filter, for one file; never returns. */
+static void worker(int sock, pid_t server)
+{
+	if (dup2(sock, MEDIA_WORKER_FD) < 0)
+		_exit(1);
+	close(sock);
+	if (media_sandbox_worker(server) || media_sandbox_seccomp())
+		_exit(1);
+	_exit(serve());
+}
+
+/* MEDIA_END: kills pid when it is a child of this process still running (a pid it has not
+ * reaped is never another process's), then reaps it. */
+static struct media_control_reply end_worker(pid_t pid)
+{
+	struct media_control_reply rep = {.magic = MEDIA_MAGIC, .pid = -1};
+	int status = 0;
+	pid_t got = pid > 0 ? waitpid(pid, &status, WNOHANG) : -1;
+
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+			;
+	}
+	if (got == pid) {
+		rep.pid = pid;
+		rep.status = status;
+	}
+	return rep;
+}
+
+static int fork_server(void)
+{
+	struct media_control msg;
+	pid_t self = getpid();
+	int sock, got;
+
+	while ((got = receive_control(&msg, &sock)) > 0) {
+		struct media_control_reply rep = {.magic = MEDIA_MAGIC, .pid = -1};
+
+		if (msg.op == MEDIA_SPAWN) {
+			rep.pid = fork();
+			if (rep.pid == 0)
+				worker(sock, self);
+			rep.status = rep.pid < 0 ? errno : 0;
+			close(sock);
+		} else if (msg.op == MEDIA_END) {
+			rep = end_worker(msg.pid);
+		}
+		if (send_all(&rep, sizeof(rep)))
+			return 1;
+	}
+	return got == 0 ? 0 : 1;
+}
+
 int main(void)
 {
 	/* only 0-2 and the socket: nothing of the parent's leaks in */
@@ -152,7 +239,7 @@ int main(void)
 	 * seccomp (/etc/localtime), and it is UTC */
 	setenv("TZ", "UTC", 1);
 	tzset();
-	if (media_sandbox_limits() || media_sandbox_seccomp())
+	if (media_sandbox_limits())
 		return 1;
-	return serve();
+	return fork_server();
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <libavformat/avformat.h>
 
@@ -52,9 +53,12 @@ void media_loudness(struct media_input *in, double t0, double t1, uint64_t deadl
 int media_wav(struct media_input *in, double t0, double t1, uint64_t max_bytes, unsigned char **wav,
 	      size_t *len, double *end, char *err, size_t err_size);
 
-/* The sandbox of the worker process (media_sandbox.c): rlimits, no new privileges, death with
- * the parent, then the seccomp allowlist. Returns 0, or -1 (the worker then exits). */
+/* The sandbox (media_sandbox.c). media_sandbox_limits, in the fork server: nobody when root
+ * started it, rlimits, no new privileges, the charsets FFmpeg converts from loaded; then in each
+ * worker it forks, media_sandbox_worker (no new process, killed with the server, whose pid it
+ * is given) and media_sandbox_seccomp (the allowlist). Each returns 0 or -1. */
 int media_sandbox_limits(void);
+int media_sandbox_worker(pid_t server);
 int media_sandbox_seccomp(void);
 
 uint64_t media_now_ns(void);
