@@ -705,6 +705,41 @@ static void test_deadline(void)
 	EXPECT(!tr_deadline_passed(later));
 }
 
+/* A poll timeout until a deadline: the cap without one, 0 once it has come, the milliseconds
+ * left (rounded up, at most the cap) before it. */
+static void test_deadline_wait(void)
+{
+	uint64_t hour = tr_deadline_after_ms(3600 * 1000), past = tr_deadline_after_ms(1);
+	struct timespec pause = {0, 3 * 1000 * 1000};
+
+	nanosleep(&pause, NULL);
+	EXPECT_INT(tr_deadline_wait_ms(0, 60000), 60000);
+	EXPECT_INT(tr_deadline_wait_ms(0, -1), -1);
+	EXPECT_INT(tr_deadline_wait_ms(past, 60000), 0);
+	EXPECT_INT(tr_deadline_wait_ms(hour, 60000), 60000);
+	EXPECT(tr_deadline_wait_ms(hour, -1) > 3599 * 1000 &&
+	       tr_deadline_wait_ms(hour, -1) <= 3600 * 1000);
+}
+
+/* A stream read before a deadline: all of it (0), the stream's end first (-1), the deadline
+ * first (1, with the data short). */
+static void test_read_full_before(void)
+{
+	char buf[8];
+	int p[2];
+
+	EXPECT_INT(pipe(p), 0);
+	EXPECT_INT(write(p[1], "abcdefgh", 8), 8);
+	EXPECT_INT(tr_read_full_before(p[0], buf, 8, tr_deadline_after_ms(1000)), 0);
+	EXPECT(memcmp(buf, "abcdefgh", 8) == 0);
+	EXPECT_INT(write(p[1], "abc", 3), 3);
+	EXPECT_INT(tr_read_full_before(p[0], buf, 8, tr_deadline_after_ms(30)), 1);
+	EXPECT_INT(write(p[1], "xy", 2), 2);
+	close(p[1]);
+	EXPECT_INT(tr_read_full_before(p[0], buf, 8, 0), -1);
+	close(p[0]);
+}
+
 /* The content types of --help and the MCP description: the schema's order, unknown last. */
 static void test_content_types_list(void)
 {
@@ -1254,6 +1289,8 @@ int main(void)
 	test_args();
 	test_tokens();
 	test_deadline();
+	test_deadline_wait();
+	test_read_full_before();
 	test_content_types_list();
 	return EXPECT_DONE();
 }
