@@ -51,6 +51,12 @@ int tr_selector_format_time(const struct tr_selector *sel, char *buf, size_t siz
 /* Writes SEL in canonical form (no colon) into buf; returns its length (snprintf semantics). */
 int tr_selector_format(const struct tr_selector *sel, char *buf, size_t size);
 
+/* Writes SEL as it follows "NAME:" in a virtual name: the canonical form, unless NAME:form would
+ * split otherwise (a NAME ending in ":10" and the line "10", read back as the time 10:10): then
+ * a single line is written N-N. snprintf semantics. */
+int tr_selector_format_after(const char *name, size_t name_len, const struct tr_selector *sel,
+			     char *buf, size_t size);
+
 /* True when a and b select the same (every field, the region's included). */
 bool tr_selector_equal(const struct tr_selector *a, const struct tr_selector *b);
 

@@ -187,7 +187,7 @@ int tr_result_set_window(struct tr_result *res, const char *name, const struct t
 	res->truncated = w->cut || w->first > 1 || w->last < w->total;
 	if (!w->next.present)
 		return 0;
-	tr_selector_format(&w->next, sel, sizeof(sel));
+	tr_selector_format_after(name, strlen(name), &w->next, sel, sizeof(sel));
 	tr_result_set_next(res, name, sel);
 	return res->next ? 0 : -1;
 }

@@ -2,6 +2,7 @@
 /* selector.c - the SEL grammar of docs/SPEC.md §4 and the NAME[:SEL].tool[.FMT].json names. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tr_selector.h"
@@ -245,4 +246,36 @@ int tr_virtual_name_parse(const char *name, size_t *base_len, struct tr_selector
 		}
 	}
 	return 0;
+}
+
+/* Whether name[0..name_len) ":" text splits back into that name and sel. */
+static bool splits_back(const char *name, size_t name_len, const char *text,
+			const struct tr_selector *sel)
+{
+	size_t len = name_len + strlen(text) + sizeof(":.tool.json");
+	char *whole = malloc(len);
+	struct tr_selector again;
+	enum tr_format fmt;
+	size_t base_len;
+	bool same;
+
+	if (!whole)
+		return true; /* nothing better to write */
+	snprintf(whole, len, "%.*s:%s.tool.json", (int)name_len, name, text);
+	same = tr_virtual_name_parse(whole, &base_len, &again, &fmt) == 0 && base_len == name_len &&
+	       tr_selector_equal(&again, sel);
+	free(whole);
+	return same;
+}
+
+int tr_selector_format_after(const char *name, size_t name_len, const struct tr_selector *sel,
+			     char *buf, size_t size)
+{
+	int n = tr_selector_format(sel, buf, size);
+
+	if (n < 0 || (size_t)n >= size || !sel->present || sel->time || sel->has_region ||
+	    sel->column || sel->start != sel->end || splits_back(name, name_len, buf, sel))
+		return n;
+	return snprintf(buf, size, "%llu-%llu", (unsigned long long)sel->start,
+			(unsigned long long)sel->end);
 }

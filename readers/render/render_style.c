@@ -23,7 +23,7 @@ static void sibling_continuation(const char *name, size_t name_len, const struct
 	char sel[96];
 
 	(void)arg;
-	tr_selector_format(next, sel, sizeof(sel));
+	tr_selector_format_after(name, name_len, next, sel, sizeof(sel));
 	snprintf(buf, size, "read %.*s:%s%s", (int)name_len, name, sel, tr_format_suffix(fmt));
 }
 

@@ -29,7 +29,7 @@ void tr_render_txt(struct tr_doc *doc, const struct tr_result *res,
 	if (style->sel && style->sel->present) {
 		char sel[96];
 
-		tr_selector_format(style->sel, sel, sizeof(sel));
+		tr_selector_format_after(base, strlen(base), style->sel, sel, sizeof(sel));
 		snprintf(name, sizeof(name), "%s:%s", base, sel);
 	} else {
 		snprintf(name, sizeof(name), "%s", base);

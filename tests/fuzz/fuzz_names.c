@@ -199,7 +199,7 @@ static void check_virtual_name(const char *name)
 	memcpy(rebuilt, name, base_len);
 	rebuilt[base_len] = '\0';
 	if (sel.present) {
-		tr_selector_format(&sel, sel_text, sizeof(sel_text));
+		tr_selector_format_after(name, base_len, &sel, sel_text, sizeof(sel_text));
 		strcat(rebuilt, ":");
 		strcat(rebuilt, sel_text);
 	}

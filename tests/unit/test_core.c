@@ -419,6 +419,24 @@ static void test_virtual_names(void)
 		    TR_FORMAT_TXT);
 }
 
+/* A selector written after its NAME: canonical, but for a single line after a NAME ending in
+ * ":digits", which would read back as a time (the fuzzer's "0:;0\x1b:10:10-10.tool.txt"). */
+static void test_selector_after_a_name(void)
+{
+	struct tr_selector line = {.present = true, .start = 10, .end = 10};
+	struct tr_selector lines = {.present = true, .start = 10, .end = 20};
+	char text[64];
+
+	tr_selector_format_after("notes", 5, &line, text, sizeof(text));
+	EXPECT_STR(text, "10");
+	tr_selector_format_after("notes:10", 8, &line, text, sizeof(text));
+	EXPECT_STR(text, "10-10");
+	expect_name("notes:10:10-10.tool.json", 0, "notes:10", "10", TR_FORMAT_TOOL);
+	expect_name("notes:10:10.tool.json", 0, "notes", "610", TR_FORMAT_TOOL);
+	tr_selector_format_after("notes:10", 8, &lines, text, sizeof(text));
+	EXPECT_STR(text, "10-20");
+}
+
 static void test_options(void)
 {
 	struct tr_options o;
@@ -1284,6 +1302,7 @@ int main(void)
 	test_region_selectors();
 	test_region_clip();
 	test_virtual_names();
+	test_selector_after_a_name();
 	test_options();
 	test_result_window();
 	test_args();
