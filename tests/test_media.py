@@ -452,6 +452,42 @@ def test_a_worker_reads_one_file_only(build_dir, media):
     assert no_workers(build_dir), media_processes(build_dir)
 
 
+def parent_of(pid: int) -> int:
+    stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="steering the next pid (ns_last_pid) needs root")
+def test_a_worker_of_an_ended_server_is_not_ended_through_the_next(build_dir, media):
+    """A fork server that dies takes its workers with it, while the pool still holds their
+    pids. Ending such a worker later (here: evicted from the pool) must not ask the next server
+    to end that pid: it may be one of the next server's own workers by then, another read's.
+    The pid is reused on purpose (ns_last_pid): tone.mp3's worker gets the pid tone.wav's had,
+    and must live on when tone.wav's is evicted right after its read."""
+    server = Server(build_dir, media, {})
+    try:
+        def read(name, **args):
+            got = server.read(file_path=name, **args)
+            assert not got.get("isError"), got
+
+        read("tone.wav")
+        [old] = workers(build_dir)
+        os.kill(parent_of(old), signal.SIGKILL)  # the fork server; its workers die with it
+        deadline = time.monotonic() + 10
+        while pathlib.Path(f"/proc/{old}").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        read("long.mp3", time="0-1")  # a new server; the pool: tone.wav's (gone), long.mp3's
+        pathlib.Path("/proc/sys/kernel/ns_last_pid").write_text(str(old - 1))
+        read("tone.mp3")  # forked as pid old; tone.wav's is evicted and ended
+        assert old in workers(build_dir), (old, workers(build_dir))
+        kept = set(workers(build_dir))
+        read("tone.mp3")
+        assert set(workers(build_dir)) == kept  # the same worker read it again
+    finally:
+        server.close()
+    assert no_workers(build_dir), media_processes(build_dir)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="a worker drops to nobody only when root starts it")
 def test_a_worker_started_by_root_runs_as_nobody(build_dir, media):
     """A worker started by root (the daemon's case) runs as nobody (65534) in every id, no

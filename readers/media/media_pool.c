@@ -43,6 +43,7 @@ struct media_file {
 struct worker {
 	pid_t pid;
 	int sock;
+	unsigned server;          /* the generation of the server that forked it */
 	struct media_file served; /* the one file it has read */
 };
 
@@ -50,10 +51,12 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker idle[MEDIA_IDLE_MAX];
 static int n_idle;
 
-/* The fork server: this process's child, and the socket it takes orders on. */
+/* The fork server: this process's child, the socket it takes orders on, and its generation
+ * (one more at each start): a worker is ended only through the server that forked it. */
 static pthread_mutex_t server_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t server_pid = -1;
 static int server_sock = -1;
+static unsigned server_generation;
 
 /* Ends the server (its workers die with it). Under server_lock. Killed only while it is a
  * child not yet reaped: its pid is no other process's then. */
@@ -113,6 +116,7 @@ static int server_start(char *err, size_t err_size)
 		return TR_E_IO;
 	}
 	server_sock = sv[0];
+	server_generation++;
 	return 0;
 }
 
@@ -141,10 +145,13 @@ static int send_message(int sock, const void *msg, size_t len, int fd)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-/* One order to the server (started when there is none, or started again once when it is gone)
- * and its answer. Returns 0, or a TR_E_ code / -1 with err, the server then ended. */
+/* One order to the server and its answer. MEDIA_SPAWN starts a server when there is none (or
+ * once more when it is gone) and sets *generation to the server that forked; MEDIA_END goes
+ * only to the server of *generation: when that one is gone, its workers died with it and their
+ * pids may be the next server's own workers', so nothing is asked (TR_E_IO). Returns 0, or a
+ * TR_E_ code / -1 with err, the server then ended. */
 static int server_call(const struct media_control *msg, int fd, struct media_control_reply *rep,
-		       char *err, size_t err_size)
+		       unsigned *generation, char *err, size_t err_size)
 {
 	int rc = 0;
 
@@ -154,8 +161,14 @@ static int server_call(const struct media_control *msg, int fd, struct media_con
 			server_pid = -1; /* it ended (reaped now): a fresh one */
 			server_stop();
 		}
+		if (msg->op == MEDIA_END && (server_pid < 0 || server_generation != *generation)) {
+			snprintf(err, err_size, "toolfs's media worker ended with its server");
+			rc = TR_E_IO;
+			break;
+		}
 		if (server_pid < 0 && (rc = server_start(err, err_size)) != 0)
 			break;
+		*generation = server_generation;
 		if (send_message(server_sock, msg, sizeof(*msg), fd) == 0 &&
 		    tr_read_full_before(server_sock, rep, sizeof(*rep),
 					tr_deadline_after_ms(MEDIA_CONTROL_MS)) == 0 &&
@@ -182,7 +195,7 @@ static int worker_end(struct worker *w)
 	int status = SIGKILL; /* a wait status: killed by SIGKILL */
 	char err[128];
 
-	if (server_call(&msg, -1, &rep, err, sizeof(err)) == 0 && rep.pid == w->pid)
+	if (server_call(&msg, -1, &rep, &w->server, err, sizeof(err)) == 0 && rep.pid == w->pid)
 		status = rep.status;
 	close(w->sock);
 	w->pid = -1;
@@ -198,7 +211,7 @@ static int worker_spawn(struct worker *w, char *err, size_t err_size)
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return errno == ENOMEM ? -1 : TR_E_IO;
-	rc = server_call(&msg, sv[1], &rep, err, err_size);
+	rc = server_call(&msg, sv[1], &rep, &w->server, err, err_size);
 	close(sv[1]);
 	if (rc == 0 && rep.pid <= 0) {
 		snprintf(err, err_size, "toolfs's media worker could not fork: %s",

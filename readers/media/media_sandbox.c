@@ -25,7 +25,20 @@ static int limit(int resource, rlim_t soft, rlim_t hard)
 	return setrlimit(resource, &r);
 }
 
-static void preload_charsets(void);
+/* iconv loads a gconv module (open + mmap) on first use of a charset, which the filter then
+ * kills: the charsets FFmpeg's MPEG-TS demuxer converts DVB strings from (libavformat/mpegts.c)
+ * are loaded before, and kept open. */
+static void preload_charsets(void)
+{
+	static const char *const charsets[] = {
+		"ISO6937",     "ISO-8859-5",  "ISO-8859-6",  "ISO-8859-7",  "ISO-8859-8",
+		"ISO-8859-9",  "ISO-8859-10", "ISO-8859-11", "ISO-8859-13", "ISO-8859-14",
+		"ISO-8859-15", "UCS-2BE",     "KSC_5601",    "GB2312",      "UTF-16BE",
+	};
+
+	for (size_t i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++)
+		(void)iconv_open("UTF-8", charsets[i]); /* kept: the module stays mapped */
+}
 
 int media_sandbox_limits(void)
 {
@@ -74,21 +87,6 @@ static const int allowed[] = {
 	SCMP_SYS(sched_yield),   SCMP_SYS(exit),
 	SCMP_SYS(exit_group),    SCMP_SYS(getrandom),
 };
-
-/* iconv loads a gconv module (open + mmap) on first use of a charset, which the filter then
- * kills: the charsets FFmpeg's MPEG-TS demuxer converts DVB strings from (libavformat/mpegts.c)
- * are loaded before, and kept open. */
-static void preload_charsets(void)
-{
-	static const char *const charsets[] = {
-		"ISO6937",     "ISO-8859-5",  "ISO-8859-6",  "ISO-8859-7",  "ISO-8859-8",
-		"ISO-8859-9",  "ISO-8859-10", "ISO-8859-11", "ISO-8859-13", "ISO-8859-14",
-		"ISO-8859-15", "UCS-2BE",     "KSC_5601",    "GB2312",      "UTF-16BE",
-	};
-
-	for (size_t i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++)
-		(void)iconv_open("UTF-8", charsets[i]); /* kept: the module stays mapped */
-}
 
 int media_sandbox_seccomp(void)
 {

@@ -59,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *out;
 	int fd;
 
-	av_log_set_level(AV_LOG_QUIET);
+	/* FFmpeg's own assertions log at PANIC before they abort: a crash then names its line */
+	av_log_set_level(AV_LOG_PANIC);
 	media_detect(data, size < 8192 ? size : 8192, &mime);
 	fd = memfd_create("fuzz_media", MFD_CLOEXEC);
 	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))

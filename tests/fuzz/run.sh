@@ -116,7 +116,13 @@ for t in "${targets[@]}"; do
     grep -E 'ERROR: |FUZZ CHECK FAILED|runtime error|SUMMARY' "$log" | head -n 5 || true
     tail -n 60 "$log"
     failed+=("$t")
-    failure_notes+=("=== $t (seed $seed): $(grep -m 2 -E 'ERROR: |FUZZ CHECK FAILED|runtime error' "$log" | tr '\n' ' ')")
+    failure_notes+=("=== $t (seed $seed): $(grep -m 2 -E 'ERROR: |FUZZ CHECK FAILED|runtime error|Assertion |^\*\*\* ' "$log" | tr '\n' ' ')")
+    # The crash's innermost frames by name (a library's own abort leaves no other trace).
+    frames=$(sed -n -e 's/^ *#[0-9]* 0x[0-9a-f]* in \([^ ]*\).*/\1/p' \
+      -e 's/^ *#[0-9]* 0x[0-9a-f]* *(\([^)]*\)).*/\1/p' "$log" |
+      grep -v -E '^(__sanitizer|fuzzer::|__interceptor|__GI_|__libc|abort$|raise$|gsignal$|pthread_kill|__pthread)' |
+      sed 's|.*/||' | head -n 8 | paste -sd '<' - || true)
+    [ -z "$frames" ] || failure_notes+=("=== $t: innermost frames: $frames")
     # The input itself, so that a CI log alone is enough to reproduce (base64 -d > file).
     for a in "$artifacts"*; do
       [ -f "$a" ] && [ "$(stat -c %s "$a")" -le 16384 ] || continue
