@@ -179,14 +179,45 @@ int tfs_inode_beneath(struct tfs_fs *fs, struct tfs_inode *inode)
 	return err;
 }
 
+/* st as fstat fills it, from stx (STATX_BASIC_STATS). */
+static void stat_of_statx(const struct statx *stx, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(stx->stx_dev_major, stx->stx_dev_minor);
+	st->st_ino = stx->stx_ino;
+	st->st_mode = stx->stx_mode;
+	st->st_nlink = stx->stx_nlink;
+	st->st_uid = stx->stx_uid;
+	st->st_gid = stx->stx_gid;
+	st->st_rdev = makedev(stx->stx_rdev_major, stx->stx_rdev_minor);
+	st->st_size = (off_t)stx->stx_size;
+	st->st_blksize = (blksize_t)stx->stx_blksize;
+	st->st_blocks = (blkcnt_t)stx->stx_blocks;
+	st->st_atim = (struct timespec){stx->stx_atime.tv_sec, stx->stx_atime.tv_nsec};
+	st->st_mtim = (struct timespec){stx->stx_mtime.tv_sec, stx->stx_mtime.tv_nsec};
+	st->st_ctim = (struct timespec){stx->stx_ctime.tv_sec, stx->stx_ctime.tv_nsec};
+}
+
 int tfs_stat_entry(const struct tfs_fs *fs, int fd, struct stat *st)
 {
+	struct statx stx;
 	dev_t dev;
-	ino_t ino;
 
+	if (!fs->own_dev)
+		return fstat(fd, st) < 0 ? -errno : 0;
 	/* Asked first without syncing: a FUSE file system answers that from the kernel's cache,
-	 * so the daemon never waits on a request to its own mount. */
-	if (fs->own_dev && statx_dev_ino(fd, &dev, &ino) && dev == fs->own_dev)
+	 * so the daemon never waits on a request to its own mount. On SOURCE's own local file
+	 * system not syncing changes nothing, so that answer is the whole stat. */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+		  STATX_BASIC_STATS, &stx) < 0)
+		return -errno;
+	dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	if (dev == fs->own_dev)
 		return -ELOOP;
+	if (fs->source_local && dev == fs->source_dev &&
+	    (stx.stx_mask & STATX_BASIC_STATS) == STATX_BASIC_STATS) {
+		stat_of_statx(&stx, st);
+		return 0;
+	}
 	return fstat(fd, st) < 0 ? -errno : 0;
 }

@@ -34,7 +34,7 @@ static void grow(struct tfs_htab *h)
 		return;
 	for (size_t i = 0; i < h->n_buckets; i++) {
 		for (struct tfs_hnode *p = h->buckets[i], *next; p; p = next) {
-			size_t slot = h->hash(p) % n;
+			size_t slot = tfs_htab_slot(n, h->hash(p));
 
 			next = p->next;
 			p->next = grown[slot];
@@ -48,7 +48,7 @@ static void grow(struct tfs_htab *h)
 
 void tfs_htab_insert(struct tfs_htab *h, struct tfs_hnode *node, uint64_t hash)
 {
-	struct tfs_hnode **slot = &h->buckets[hash % h->n_buckets];
+	struct tfs_hnode **slot = &h->buckets[tfs_htab_slot(h->n_buckets, hash)];
 
 	node->next = *slot;
 	*slot = node;
@@ -58,7 +58,7 @@ void tfs_htab_insert(struct tfs_htab *h, struct tfs_hnode *node, uint64_t hash)
 
 bool tfs_htab_remove(struct tfs_htab *h, struct tfs_hnode *node, uint64_t hash)
 {
-	struct tfs_hnode **slot = &h->buckets[hash % h->n_buckets];
+	struct tfs_hnode **slot = &h->buckets[tfs_htab_slot(h->n_buckets, hash)];
 
 	while (*slot && *slot != node)
 		slot = &(*slot)->next;

@@ -32,9 +32,20 @@ int tfs_htab_init(struct tfs_htab *h, size_t n_buckets,
 void tfs_htab_destroy(struct tfs_htab *h);
 
 /* The first node of the chain that holds hash (follow ->next; a chain mixes hashes), or NULL. */
+/* The bucket of hash. Its high bits are folded into the low ones first (half of murmur3's
+ * finaliser): a multiplicative hash of an aligned address has its low bits all zero, which
+ * alone would leave 15 buckets of 16 empty. */
+static inline size_t tfs_htab_slot(size_t n_buckets, uint64_t hash)
+{
+	hash ^= hash >> 33;
+	hash *= 0xff51afd7ed558ccdULL;
+	hash ^= hash >> 33;
+	return (size_t)(hash % n_buckets);
+}
+
 static inline struct tfs_hnode *tfs_htab_chain(const struct tfs_htab *h, uint64_t hash)
 {
-	return h->buckets[hash % h->n_buckets];
+	return h->buckets[tfs_htab_slot(h->n_buckets, hash)];
 }
 
 /* Puts node (not in h) at the head of hash's chain; doubles the buckets when the nodes

@@ -107,7 +107,7 @@ static int lookup_sibling(struct tfs_fs *fs, struct tfs_inode *dir, int dir_fd, 
 		tfs_readahead_rendered(fs->readahead, dir, base);
 	free(base);
 	if (err)
-		return err;
+		return err == -ENAMETOOLONG ? -ENOENT : err; /* no such NAME, as any other */
 	inode = tfs_inodes_add_sibling(&fs->inodes, dir, &sib.key, &sib.attr, sib.entry,
 				       sib.cached);
 	tfs_sibling_destroy(&sib);

@@ -36,6 +36,27 @@ static bool entry_has_sibling(int dirfd, const char *name, size_t len,
 	return has;
 }
 
+/* A time with a colon split off a NAME that is not there: the selector after the last colon
+ * instead, when it parses and leaves a NAME that is (lines 30-40 of "a:1" where there is no
+ * "a"). Returns whether it did, with *base_len and *sel set. */
+static bool split_at_last_colon(int dirfd, const char *name, enum tr_format fmt,
+				const struct tr_options *opts, size_t *base_len,
+				struct tr_selector *sel)
+{
+	size_t stem = strlen(name) - strlen(tr_format_suffix(fmt)), last = stem;
+	struct tr_selector other;
+
+	while (last > 0 && name[last - 1] != ':')
+		last--;
+	if (last < 2 || last - 1 == *base_len ||
+	    tr_selector_parse(name + last, stem - last, &other) < 0 ||
+	    !entry_has_sibling(dirfd, name, last - 1, opts))
+		return false;
+	*base_len = last - 1;
+	*sel = other;
+	return true;
+}
+
 int tfs_name_parse_sibling(int dirfd, const char *name, const struct tr_options *opts,
 			   struct tfs_sibling_name *out)
 {
@@ -56,7 +77,12 @@ int tfs_name_parse_sibling(int dirfd, const char *name, const struct tr_options 
 			return 0;
 		}
 	}
-	if (base_len == 0 || !entry_has_sibling(dirfd, name, base_len, opts))
+	if (base_len == 0)
+		return -ENOENT;
+	/* Without a selector there is one way to split: NAME is checked by the caller's stat of it
+	 * (tfs_sibling_make), not twice. */
+	if (sel.present && !entry_has_sibling(dirfd, name, base_len, opts) &&
+	    (!sel.time || !split_at_last_colon(dirfd, name, fmt, opts, &base_len, &sel)))
 		return -ENOENT;
 	out->base_len = base_len;
 	out->sel = sel;

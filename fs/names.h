@@ -27,6 +27,7 @@ bool tfs_name_has_sibling(mode_t mode, const struct tr_options *opts);
 /* Resolves name, which is not a real entry of directory dirfd (O_PATH), as a virtual name:
  * NAME[:SEL].tool[.FMT].json or NAME[:SEL].tool.txt where NAME is an entry of dirfd that has a sibling. The whole
  * NAME[:SEL] is tried as an entry before NAME with the selector, since real names may hold ':'.
+ * A NAME without a selector is not looked at: the caller's resolve of it says whether it is one.
  * Returns 0 and fills out, or -ENOENT (no such virtual name, or a format not served yet). */
 int tfs_name_parse_sibling(int dirfd, const char *name, const struct tr_options *opts,
 			   struct tfs_sibling_name *out);

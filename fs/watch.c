@@ -45,10 +45,7 @@ struct watched {
 	uint64_t listing_changes;
 };
 
-/* inotify sees only the changes made through the kernel that hosts the file system: not those
- * of another host (network file systems), of a FUSE daemon, or of pseudo file systems. The
- * directories of these are served uncached. */
-static bool watchable_fs(int fd)
+bool tfs_local_fs(int fd)
 {
 	struct statfs st;
 
@@ -249,7 +246,7 @@ void tfs_watch_dir(struct tfs_watch *w, struct tfs_inode *dir, int fd)
 	e = calloc(1, sizeof(*e));
 	if (!e) {
 		why = strerror(ENOMEM);
-	} else if (!watchable_fs(fd)) {
+	} else if (!tfs_local_fs(fd)) {
 		why = "its file system's changes are not reported to inotify";
 	} else if (w->limit >= 0 && (long)w->wds.count >= w->limit) {
 		why = "watch_limit reached";

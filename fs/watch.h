@@ -12,6 +12,12 @@
 struct fuse_session;
 struct tfs_watch;
 
+/* Whether fd is on a file system this kernel hosts (ext4, XFS, Btrfs, tmpfs, ...): inotify sees
+ * every change made to it, and its attributes are never a cache of another host's or of a FUSE
+ * daemon's. Not so for network, FUSE and pseudo file systems, whose directories are served
+ * uncached. */
+bool tfs_local_fs(int fd);
+
 /* Starts watching for tab (borrowed; it must outlive the watch): at most limit directories
  * (-1: as many as fs.inotify.max_user_watches allows). With files, the kernel caches files'
  * entries and every attribute too, and all of them are invalidated; else only directories'

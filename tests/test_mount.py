@@ -389,6 +389,22 @@ def test_symlink_failures_are_results(mnt, tree, link, code):
     assert stat.S_IMODE(vst.st_mode) == 0o444 and vst.st_mtime_ns == link_st.st_mtime_ns
 
 
+def test_a_time_split_off_a_missing_name_is_read_as_lines(toolfs_bin, toolfs_read, tmp_path):
+    """docs/SPEC.md §4: `log:1:30-100.tool.json` is 90-100 s of `log` when there is a `log`;
+    where there is none, lines 30-100 of `log:1` (the selector after the last colon)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "log:1").write_text("".join(f"line {i}\n" for i in range(1, 151)))
+    with mounted(toolfs_bin, src, tmp_path / "mnt") as m:
+        data = read(m.path / "log:1:30-100.tool.json")
+        assert data == cli(toolfs_read, src, b"log:1", "--select", "30-100")
+        doc = json.loads(data)
+        assert doc["path"] == "log:1" and doc["range"]["start"] == 30
+        (src / "log").write_text("now there is a log\n")
+        doc = json.loads(read(m.path / "log:1:30-100.tool.json"))
+        assert doc["path"] == "log" and doc["errorCode"] == "out_of_range"  # a time on text
+
+
 def test_symlinks_none_gives_links_no_sibling(tree, toolfs_bin, tmp_path):
     with mounted(toolfs_bin, tree, tmp_path / "mnt", "-o", "symlinks=none") as m:
         names = os.listdir(m.path / "links")

@@ -190,13 +190,35 @@ static void test_names(int root_fd)
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "notes:4.tool.json", &opts, &n), 0);
 	EXPECT_INT(n.base_len, 5);
 	EXPECT(n.sel.present && n.sel.start == 4);
-	/* No sibling: missing, directories, FIFOs; bad selectors. */
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing.tool.json", &opts, &n), -ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir.tool.json", &opts, &n), -ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "fifo.tool.json", &opts, &n), -ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:0x.tool.json", &opts, &n), -ENOENT);
+	/* Without a selector NAME is not looked at: the lookup's resolve of it answers ENOENT for
+	 * one missing, a directory, a FIFO, or a bad selector taken as part of NAME
+	 * (tests/test_mount.py: test_no_sibling_for_directories_and_fifos,
+	 * test_unparseable_or_unknown_names_are_enoent). */
+	{
+		static const char *const whole[] = {"missing", "dir", "fifo", "a.txt:0x",
+						    "a.txt:5-2"};
+		char name[64];
+
+		for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+			snprintf(name, sizeof(name), "%s.tool.json", whole[i]);
+			EXPECT_INT(tfs_name_parse_sibling(root_fd, name, &opts, &n), 0);
+			EXPECT_INT(n.base_len, strlen(whole[i]));
+			EXPECT(!n.sel.present);
+		}
+	}
+	/* A time with a colon splits off NAME ("notes", 90-100 s); where that NAME is not there,
+	 * the selector after the last colon does ("log:1", lines 30-100). */
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "notes:1:30-100.tool.json", &opts, &n), 0);
+	EXPECT_INT(n.base_len, 5);
+	EXPECT(n.sel.present && n.sel.time);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "log:1:30-100.tool.json", &opts, &n), 0);
+	EXPECT_INT(n.base_len, 5);
+	EXPECT(n.sel.present && !n.sel.time && n.sel.start == 30 && n.sel.end == 100);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "log:1:30-1:40.tool.json", &opts, &n), -ENOENT);
+	/* With one, the NAME it splits off must be an entry with a sibling. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:1:60.tool.json", &opts, &n), -ENOENT);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt:5-2.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "dir:2.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "missing:2.tool.json", &opts, &n), -ENOENT);
 	/* Provider formats resolve; unknown ones do not. */
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "a.txt.tool.anthropic.json", &opts, &n), 0);
 	EXPECT_INT(n.fmt, TR_FORMAT_ANTHROPIC);
@@ -237,7 +259,7 @@ static void test_names(int root_fd)
 	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), 0);
 	EXPECT(tfs_name_has_sibling(S_IFLNK, &opts));
 	EXPECT_INT(tr_options_set(&opts, "symlinks", "none"), 0);
-	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel.tool.json", &opts, &n), -ENOENT);
+	EXPECT_INT(tfs_name_parse_sibling(root_fd, "rel:1.tool.json", &opts, &n), -ENOENT);
 	EXPECT(!tfs_name_has_sibling(S_IFLNK, &opts));
 	EXPECT(tfs_name_has_sibling(S_IFREG, &opts));
 	EXPECT(!tfs_name_has_sibling(S_IFDIR, &opts));
@@ -495,6 +517,7 @@ int main(void)
 	touch("a.txt");
 	touch("notes");
 	touch("notes:3");
+	touch("log:1"); /* and no "log" */
 	memset(long_names[0], 'L', 241);
 	strcpy(long_names[0] + 241, ".txt");
 	memset(long_names[1], 'M', 251);
