@@ -31,7 +31,6 @@ int tfs_htab_init(struct tfs_htab *h, size_t n_buckets,
 /* Frees the bucket array; the nodes are the owner's to free (tfs_htab_next first). */
 void tfs_htab_destroy(struct tfs_htab *h);
 
-/* The first node of the chain that holds hash (follow ->next; a chain mixes hashes), or NULL. */
 /* The bucket of hash. Its high bits are folded into the low ones first (half of murmur3's
  * finaliser): a multiplicative hash of an aligned address has its low bits all zero, which
  * alone would leave 15 buckets of 16 empty. */
@@ -43,6 +42,7 @@ static inline size_t tfs_htab_slot(size_t n_buckets, uint64_t hash)
 	return (size_t)(hash % n_buckets);
 }
 
+/* The first node of the chain that holds hash (follow ->next; a chain mixes hashes), or NULL. */
 static inline struct tfs_hnode *tfs_htab_chain(const struct tfs_htab *h, uint64_t hash)
 {
 	return h->buckets[tfs_htab_slot(h->n_buckets, hash)];

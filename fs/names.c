@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "names.h"
 
@@ -25,13 +26,16 @@ static bool entry_has_sibling(int dirfd, const char *name, size_t len,
 			      const struct tr_options *opts)
 {
 	char *entry = strndup(name, len);
-	struct stat st;
+	struct statx stx;
 	bool has;
 
 	if (!entry)
 		return false;
-	has = fstatat(dirfd, entry, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	      tfs_name_has_sibling(st.st_mode, opts);
+	/* Only the type, which an inode never changes: asked without syncing, so an entry that is
+	 * the daemon's own mount sends it no request (SPEC §4). */
+	has = statx(dirfd, entry, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE, &stx) ==
+		      0 &&
+	      (stx.stx_mask & STATX_TYPE) && tfs_name_has_sibling(stx.stx_mode, opts);
 	free(entry);
 	return has;
 }

@@ -40,8 +40,8 @@ struct tfs_fs {
 	struct tr_options opts;
 	struct tr_root root; /* SOURCE, which every path is confined to (tr_confine.h); owned */
 	dev_t own_dev;       /* the daemon's own mount, never entered (beneath.h); 0 before it */
-	/* SOURCE's device, and whether it is local (tfs_local_fs): then its entries' attributes
-	 * are read in one statx (tfs_stat_entry) */
+	/* SOURCE's device, and whether its file system keeps its attributes itself
+	 * (tfs_attrs_own): then its entries' attributes are read in one statx (tfs_stat_entry) */
 	dev_t source_dev;
 	bool source_local;
 	char *root_kpath; /* SOURCE as the kernel names the root's descriptor (beneath.h); owned */

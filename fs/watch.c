@@ -45,13 +45,23 @@ struct watched {
 	uint64_t listing_changes;
 };
 
-bool tfs_local_fs(int fd)
+/* fd's file system's magic number, or 0. */
+static unsigned long fs_type(int fd)
 {
 	struct statfs st;
 
-	if (fstatfs(fd, &st) < 0)
-		return false;
-	switch ((unsigned long)st.f_type) {
+	return fstatfs(fd, &st) < 0 ? 0 : (unsigned long)st.f_type;
+}
+
+bool tfs_attrs_own(int fd)
+{
+	/* overlayfs passes AT_STATX_DONT_SYNC down to its layers, which may be a network's */
+	return tfs_local_fs(fd) && fs_type(fd) != OVERLAYFS_SUPER_MAGIC;
+}
+
+bool tfs_local_fs(int fd)
+{
+	switch (fs_type(fd)) {
 	case EXT4_SUPER_MAGIC: /* also ext2 and ext3 */
 	case XFS_SUPER_MAGIC:
 	case BTRFS_SUPER_MAGIC:

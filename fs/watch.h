@@ -12,11 +12,14 @@
 struct fuse_session;
 struct tfs_watch;
 
-/* Whether fd is on a file system this kernel hosts (ext4, XFS, Btrfs, tmpfs, ...): inotify sees
- * every change made to it, and its attributes are never a cache of another host's or of a FUSE
- * daemon's. Not so for network, FUSE and pseudo file systems, whose directories are served
- * uncached. */
+/* Whether fd is on a file system this kernel hosts (ext4, XFS, Btrfs, tmpfs, overlayfs, ...):
+ * inotify sees every change made to it. Not so for network, FUSE and pseudo file systems, whose
+ * directories are served uncached. */
 bool tfs_local_fs(int fd);
+
+/* Whether fd's file system keeps its attributes itself, so that statx's AT_STATX_DONT_SYNC
+ * changes nothing there: a local one but overlayfs, whose layers may be a network's. */
+bool tfs_attrs_own(int fd);
 
 /* Starts watching for tab (borrowed; it must outlive the watch): at most limit directories
  * (-1: as many as fs.inotify.max_user_watches allows). With files, the kernel caches files'

@@ -391,7 +391,8 @@ def test_symlink_failures_are_results(mnt, tree, link, code):
 
 def test_a_time_split_off_a_missing_name_is_read_as_lines(toolfs_bin, toolfs_read, tmp_path):
     """docs/SPEC.md §4: `log:1:30-100.tool.json` is 90-100 s of `log` when there is a `log`;
-    where there is none, lines 30-100 of `log:1` (the selector after the last colon)."""
+    where there is none, lines 30-100 of `log:1` (the selector after the last colon); and a
+    continuation names the file read, whatever the grammar would split."""
     src = tmp_path / "src"
     src.mkdir()
     (src / "log:1").write_text("".join(f"line {i}\n" for i in range(1, 151)))
@@ -400,6 +401,11 @@ def test_a_time_split_off_a_missing_name_is_read_as_lines(toolfs_bin, toolfs_rea
         assert data == cli(toolfs_read, src, b"log:1", "--select", "30-100")
         doc = json.loads(data)
         assert doc["path"] == "log:1" and doc["range"]["start"] == 30
+        # the continuation names log:1, not the grammar's log (95-150 s)
+        text = read(m.path / "log:1:30-34.tool.txt").decode()
+        assert text.endswith("[truncated: read log:1:35-150.tool.txt next]\n"), text[-80:]
+        assert json.loads(read(m.path / "log:1:30-34.tool.json"))["next"] == \
+            "log:1:35-150.tool.json"
         (src / "log").write_text("now there is a log\n")
         doc = json.loads(read(m.path / "log:1:30-100.tool.json"))
         assert doc["path"] == "log" and doc["errorCode"] == "out_of_range"  # a time on text
