@@ -53,15 +53,10 @@ static unsigned long fs_type(int fd)
 	return fstatfs(fd, &st) < 0 ? 0 : (unsigned long)st.f_type;
 }
 
-bool tfs_attrs_own(int fd)
+/* Whether file systems of magic number type are hosted by this kernel (tfs_local_fs). */
+static bool local_type(unsigned long type)
 {
-	/* overlayfs passes AT_STATX_DONT_SYNC down to its layers, which may be a network's */
-	return tfs_local_fs(fd) && fs_type(fd) != OVERLAYFS_SUPER_MAGIC;
-}
-
-bool tfs_local_fs(int fd)
-{
-	switch (fs_type(fd)) {
+	switch (type) {
 	case EXT4_SUPER_MAGIC: /* also ext2 and ext3 */
 	case XFS_SUPER_MAGIC:
 	case BTRFS_SUPER_MAGIC:
@@ -72,6 +67,19 @@ bool tfs_local_fs(int fd)
 	case ZFS_SUPER_MAGIC: return true;
 	default: return false;
 	}
+}
+
+bool tfs_local_fs(int fd)
+{
+	return local_type(fs_type(fd));
+}
+
+bool tfs_attrs_own(int fd)
+{
+	unsigned long type = fs_type(fd);
+
+	/* overlayfs passes AT_STATX_DONT_SYNC down to its layers, which may be a network's */
+	return local_type(type) && type != OVERLAYFS_SUPER_MAGIC;
 }
 
 static uint64_t wd_hash(int wd)

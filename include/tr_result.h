@@ -141,7 +141,8 @@ struct tr_result {
 	struct tr_buf content;
 	char *short_result; /* owned */
 	bool truncated;
-	char *next;                    /* owned or NULL */
+	char *next;           /* owned or NULL */
+	size_t next_name_len; /* next's NAME: its first next_name_len bytes (tr_result_set_next) */
 	enum tr_range_unit range_unit; /* TR_UNIT_NONE: no range */
 	uint64_t range_start, range_end, range_total;
 	int64_t line_count; /* -1 when absent */

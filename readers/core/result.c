@@ -198,6 +198,7 @@ void tr_result_set_next(struct tr_result *res, const char *basename, const char 
 	res->next = NULL;
 	if (asprintf(&res->next, "%s:%s.tool.json", basename, sel) < 0)
 		res->next = NULL;
+	res->next_name_len = strlen(basename);
 }
 
 int tr_result_add_image(struct tr_result *res, struct tr_blob *blob, const char *media_type,

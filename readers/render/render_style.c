@@ -27,20 +27,17 @@ static void sibling_continuation(const char *name, size_t name_len, const struct
 	snprintf(buf, size, "read %.*s:%s%s", (int)name_len, name, sel, tr_format_suffix(fmt));
 }
 
-/* Where next splits: after the result's own file name (the basename of its path), as the reader
- * joined them, when next begins with it; else where the grammar splits it. The grammar alone
- * would read "log:1:35-300" as 95-300 s of "log", not lines 35-300 of "log:1". */
+/* Where next splits: after its NAME, where the reader joined them (res->next_name_len), not
+ * where the grammar alone would: that reads "log:1:35-300" as 95-300 s of "log", not lines
+ * 35-300 of "log:1". */
 static void split_next(const struct tr_result *res, size_t *base_len, struct tr_selector *next,
 		       enum tr_format next_fmt)
 {
-	const char *slash = res->path ? strrchr(res->path, '/') : NULL;
-	const char *name = slash ? slash + 1 : res->path;
-	size_t own = name ? strlen(name) : 0;
+	size_t own = res->next_name_len;
 	size_t stem = strlen(res->next) - strlen(tr_format_suffix(next_fmt));
 	struct tr_selector sel;
 
-	if (own == 0 || own == *base_len || stem <= own + 1 || strncmp(res->next, name, own) != 0 ||
-	    res->next[own] != ':')
+	if (own == 0 || own == *base_len || stem <= own + 1 || res->next[own] != ':')
 		return;
 	if (tr_selector_parse(res->next + own + 1, stem - own - 1, &sel) == 0 ||
 	    tr_selector_parse_time(res->next + own + 1, stem - own - 1, &sel) == 0) {
