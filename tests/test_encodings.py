@@ -61,6 +61,9 @@ def prose(lines, size=6000):
 LEGACY = {
     "sjis_code.txt": (prose(JA_PROSE), "cp932", "windows-31j"),
     "iso2022jp.txt": (prose(JA_PROSE[:6] + JA_PROSE[7:]), "iso2022_jp", "iso-2022-jp"),
+    # half-width katakana (ESC ( I), which WHATWG's ISO-2022-JP decodes: Python's _ext codec
+    "iso2022jp_kana.txt": (prose(JA_PROSE[:6] + ["ﾊﾝｶｸ ｶﾀｶﾅ の ﾃｷｽﾄ も読める。"]),
+                           "iso2022_jp_ext", "iso-2022-jp"),
     "iso2022kr.txt": (prose(KO_PROSE), "iso2022_kr", "iso-2022-kr"),
     "johab.txt": (prose(KO_PROSE), "johab", "johab"),
     "cp737.txt": (prose(EL_PROSE), "cp737", "cp737"),

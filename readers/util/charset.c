@@ -246,6 +246,14 @@ static const char *detect_legacy(const unsigned char *s, size_t len)
 	return name;
 }
 
+/* The name iconv_open is given for charset. glibc's ISO-2022-JP passes a JIS X 0201 katakana
+ * designation (ESC ( I) through as text; its ISO-2022-JP-3 reads it as WHATWG does, and
+ * ISO-2022-JP's own sets the same. */
+static const char *iconv_name(const char *charset)
+{
+	return strcmp(charset, "iso-2022-jp") ? charset : "ISO-2022-JP-3";
+}
+
 /* --- the fallback for charsets uchardet does not know --------------------------------------
  * uchardet 0.0.7 has no model for Johab, CP737 or IBM862: it names another charset (GB18030 for
  * Johab, windows-1252 for CP737) or none. Its answer and each of these candidates decode the
@@ -404,7 +412,7 @@ static void score_char(struct text_score *ts, uint32_t c)
 static int score_charset(const char *charset, const unsigned char *sample, size_t len)
 {
 	struct text_score ts = {0};
-	iconv_t cd = iconv_open("UTF-32LE", charset);
+	iconv_t cd = iconv_open("UTF-32LE", iconv_name(charset));
 	unsigned char out[4096];
 	char *in = (char *)sample;
 	size_t in_left = len < SCORE_SAMPLE ? len : SCORE_SAMPLE;
@@ -458,7 +466,7 @@ static const char *with_fallback(const char *detected, const unsigned char *s, s
  * know it, -1 when out of memory. */
 static int open_iconv(struct tr_decoder *dec, const char *charset, size_t unit)
 {
-	iconv_t cd = iconv_open("UTF-8", charset);
+	iconv_t cd = iconv_open("UTF-8", iconv_name(charset));
 
 	if (cd == (iconv_t)-1)
 		return errno == ENOMEM ? -1 : 1;

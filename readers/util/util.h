@@ -231,7 +231,8 @@ int tr_utf8_repair_flush(struct tr_utf8_repair *rep, tr_utf8_sink sink, void *ct
 /* text or binary, which encoding, and streaming transcoding to UTF-8. */
 
 /* Canonical (lowercase) names of the legacy charsets decoded (uchardet's answers as read, and
- * the fallback's), each also the name given to iconv_open; NULL-terminated. */
+ * the fallback's), each also the name given to iconv_open but iso-2022-jp (read as glibc's
+ * ISO-2022-JP-3, for its half-width katakana); NULL-terminated. */
 extern const char *const tr_legacy_charsets[];
 
 /* Bytes of the file's start that encoding detection looks at (cut at a sequence boundary). */
