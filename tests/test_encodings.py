@@ -35,6 +35,16 @@ EL_PROSE = [
     "Το αρχείο ρυθμίσεων βρίσκεται στο C:\\ΠΡΟΓΡΑΜΜΑ\\ΡΥΘΜΙΣΕΙΣ.INI και στο ~/έγγραφα.",
     "Καλημέρα σας! Σήμερα ο καιρός είναι ωραίος και η θάλασσα ήρεμη.",
 ]
+TR_PROSE = [
+    "Pijamalı hasta yağız şoföre çabucak güvendi – “İstanbul” 5 € tutar…",
+    "Bütün insanlar hür, haysiyet ve haklar bakımından eşit doğarlar.",
+    "Ayarlar C:\\Program Files\\Uygulama\\ayar.ini ve ~/belgeler içindedir.",
+]
+TH_PROSE = [
+    "เป็นมนุษย์สุดประเสริฐเลิศคุณค่า – “กว่าบรรดาฝูงสัตว์เดรัจฉาน” …",
+    "มนุษย์ทั้งหลายเกิดมามีอิสระและเสมอภาคกันในเกียรติศักดิ์และสิทธิ",
+    "ไฟล์ตั้งค่าอยู่ที่ C:\\โปรแกรม\\ตั้งค่า.ini และ ~/เอกสาร",
+]
 HE_PROSE = [
     "השפה העברית היא שפה שמית ממשפחת השפות האפרו-אסייתיות.",
     "כל בני האדם נולדו בני חורין ושווים בערכם ובזכויותיהם.",
@@ -72,6 +82,10 @@ LEGACY = {
     "johab_gb.txt": ("한국어 텍스트입니다. 파일 경로는 C:\\사용자\\문서 에 있습니다. 똠방각하 "
                      "펲시콜라\n" * 40, "johab", "johab"),
     "cp737_short.txt": (prose(EL_PROSE, 160), "cp737", "cp737"),
+    # uchardet's ISO-8859-9 and TIS-620 read as WHATWG does, as their windows supersets: the
+    # dashes, quotes, euro sign and ellipsis (0x80-0x9F) are not C1 controls or U+FFFD.
+    "windows1254.txt": (prose(TR_PROSE), "cp1254", "windows-1254"),
+    "windows874.txt": (prose(TH_PROSE), "cp874", "windows-874"),
     # What uchardet already knows stays as it was.
     "iso8859_7.txt": (prose(EL_PROSE), "iso8859_7", "iso-8859-7"),
     "windows1255.txt": (prose(HE_PROSE), "cp1255", "windows-1255"),

@@ -19,52 +19,20 @@
 #define DECODE_OUT_CAP (256 * 1024)
 
 const char *const tr_legacy_charsets[] = {
-	"big5",
-	"cp737",
-	"euc-jp",
-	"euc-kr",
-	"euc-tw",
-	"gb18030",
-	"ibm852",
-	"ibm855",
-	"ibm862",
-	"ibm866",
-	"iso-2022-cn",
-	"iso-2022-jp",
-	"iso-2022-kr",
-	"iso-8859-1",
-	"iso-8859-2",
-	"iso-8859-3",
-	"iso-8859-4",
-	"iso-8859-5",
-	"iso-8859-6",
-	"iso-8859-7",
-	"iso-8859-8",
-	"iso-8859-9",
-	"iso-8859-10",
-	"iso-8859-11",
-	"iso-8859-13",
-	"iso-8859-15",
-	"iso-8859-16",
-	"johab",
-	"koi8-r",
-	"koi8-u",
-	"mac-centraleurope",
-	"mac-cyrillic",
-	"tis-620",
-	"uhc",
-	"viscii",
-	"windows-31j",
-	"windows-1250",
-	"windows-1251",
-	"windows-1252",
-	"windows-1253",
-	"windows-1254",
-	"windows-1255",
-	"windows-1256",
-	"windows-1257",
-	"windows-1258",
-	NULL,
+	"big5",         "cp737",        "euc-jp",
+	"euc-tw",       "gb18030",      "ibm852",
+	"ibm855",       "ibm862",       "ibm866",
+	"iso-2022-cn",  "iso-2022-jp",  "iso-2022-kr",
+	"iso-8859-2",   "iso-8859-3",   "iso-8859-4",
+	"iso-8859-5",   "iso-8859-6",   "iso-8859-7",
+	"iso-8859-8",   "iso-8859-10",  "iso-8859-13",
+	"iso-8859-15",  "iso-8859-16",  "johab",
+	"koi8-r",       "koi8-u",       "mac-centraleurope",
+	"mac-cyrillic", "uhc",          "viscii",
+	"windows-31j",  "windows-874",  "windows-1250",
+	"windows-1251", "windows-1252", "windows-1253",
+	"windows-1254", "windows-1255", "windows-1256",
+	"windows-1257", "windows-1258", NULL,
 };
 
 enum tr_bom tr_bom_detect(const unsigned char *s, size_t len, size_t *bom_len)
@@ -176,13 +144,23 @@ bool tr_head_is_binary(const unsigned char *head, size_t len)
 /* The canonical name of uchardet's answer, or NULL when it is UTF-8, ASCII or unknown. */
 static const char *canonical_charset(const char *detected)
 {
+	/* Read as WHATWG's Encoding Standard reads these labels: as the superset that gives text
+	 * to the bytes the subset leaves undefined or C1 controls (0x80-0x9F), and Shift_JIS with
+	 * 0x5C and 0x7E kept as \ and ~. */
+	static const struct {
+		const char *detected, *decoded_as;
+	} superset[] = {
+		{"GB2312", "gb18030"},          {"GBK", "gb18030"},
+		{"SHIFT_JIS", "windows-31j"},   {"EUC-KR", "uhc"},
+		{"ISO-8859-1", "windows-1252"}, {"ISO-8859-9", "windows-1254"},
+		{"TIS-620", "windows-874"},     {"ISO-8859-11", "windows-874"},
+	};
+
 	if (!detected || !*detected)
 		return NULL;
-	if (!strcasecmp(detected, "GB2312") || !strcasecmp(detected, "GBK"))
-		return "gb18030";
-	/* WHATWG's Shift_JIS: the Windows-31J superset, 0x5C and 0x7E kept as \ and ~. */
-	if (!strcasecmp(detected, "SHIFT_JIS"))
-		return "windows-31j";
+	for (size_t i = 0; i < sizeof(superset) / sizeof(superset[0]); i++)
+		if (!strcasecmp(detected, superset[i].detected))
+			return superset[i].decoded_as;
 	for (size_t i = 0; tr_legacy_charsets[i]; i++)
 		if (!strcasecmp(detected, tr_legacy_charsets[i]))
 			return tr_legacy_charsets[i];
