@@ -78,6 +78,7 @@ LEGACY = {
     "johab.txt": (prose(KO_PROSE), "johab", "johab"),
     "cp737.txt": (prose(EL_PROSE), "cp737", "cp737"),
     "ibm862.txt": (prose(HE_PROSE), "cp862", "ibm862"),
+    "cp869.txt": (prose(EL_PROSE), "cp869", "cp869"),
     # uchardet 0.0.7 names these GB18030 and windows-1252: the fallback's model overrules it.
     "johab_gb.txt": ("한국어 텍스트입니다. 파일 경로는 C:\\사용자\\문서 에 있습니다. 똠방각하 "
                      "펲시콜라\n" * 40, "johab", "johab"),

@@ -233,18 +233,18 @@ static const char *iconv_name(const char *charset)
 }
 
 /* --- the fallback for charsets uchardet does not know --------------------------------------
- * uchardet 0.0.7 has no model for Johab, CP737 or IBM862: it names another charset (GB18030 for
- * Johab, windows-1252 for CP737) or none. Its answer and each of these candidates decode the
- * sample's first SCORE_SAMPLE bytes; a character-class model scores each decoding, and a
- * candidate replaces uchardet's answer only when it reads clearly better. The model knows
- * letters by script and case, not words: it tells a script from mojibake, not two charsets that
- * give the same script (CP737 Greek from windows-1253 Greek is uchardet's job). */
+ * uchardet 0.0.7 has no model for Johab, CP737, CP869 or IBM862: it names another charset
+ * (GB18030 for Johab, windows-1252 for CP737) or none. Its answer and each of these candidates
+ * decode the sample's first SCORE_SAMPLE bytes; a character-class model scores each decoding,
+ * and the best candidate replaces uchardet's answer only when it reads clearly better. The
+ * model knows letters by script and case, not words: it tells a script from mojibake, not two
+ * charsets that give the same script (CP737 Greek from windows-1253 Greek is uchardet's job). */
 
 #define SCORE_SAMPLE (16 * 1024)
 /* Fewer letters outside ASCII than this and no decoding is judged. */
 #define SCORE_MIN_LETTERS 16
 
-static const char *const fallback_charsets[] = {"johab", "cp737", "ibm862"};
+static const char *const fallback_charsets[] = {"johab", "cp737", "cp869", "ibm862"};
 
 enum script { SCRIPT_NONE, LATIN, GREEK, CYRILLIC, HEBREW, ARABIC, THAI, CJK };
 enum letter_case { CASELESS, UPPER, LOWER };

@@ -277,8 +277,8 @@ struct tr_decoder {
  * unless the file is shorter), as docs/SPEC.md §3 "Text" says: a BOM; else BOM-less UTF-16/32
  * when plainly that; else UTF-8 when the first 64 KiB are valid UTF-8 (unless uchardet names
  * 7-bit ISO-2022); else uchardet's guess or a fallback charset the character-class model
- * prefers (Johab, CP737, IBM862), transcoded with iconv; else UTF-8. Returns 0, or -1 when out
- * of memory (dec is then safe to destroy). */
+ * prefers (Johab, CP737, CP869, IBM862), transcoded with iconv; else UTF-8. Returns 0, or -1
+ * when out of memory (dec is then safe to destroy). */
 int tr_decoder_init(struct tr_decoder *dec, const unsigned char *sample, size_t len);
 
 /* Decodes the next piece of the file, data[0..len), handing the UTF-8 to sink in order. Bytes
