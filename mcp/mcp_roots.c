@@ -168,10 +168,45 @@ static int root_of(const struct mcp_roots *roots, const char *path, const char *
 	return -1;
 }
 
-static void fail_outside(const struct mcp_roots *roots, struct tr_result *res, const char *given,
-			 bool through_link)
+/* True when full (an absolute path as asked, not normalized) climbs above the root it starts
+ * in with "..", or, starting in none, holds a ".." at all: the confined open follows each name
+ * in turn and refuses such a step even when a later one would come back. */
+static bool climbs_out(const struct mcp_roots *roots, const char *full)
 {
-	if (through_link)
+	const char *rest = NULL;
+	long depth = 0;
+
+	for (size_t i = 0; i < roots->n && !rest; i++)
+		if (!(rest = beneath(full, roots->dirs[i].path)))
+			rest = beneath(full, roots->dirs[i].given);
+	if (!rest)
+		depth = LONG_MIN / 2; /* any ".." is below every root */
+	for (const char *p = rest ? rest : full; *p;) {
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+static void fail_outside(const struct mcp_roots *roots, struct tr_result *res, const char *given,
+			 bool through_link, const char *inside)
+{
+	if (inside)
+		tr_result_fail(
+			res, TR_E_OUTSIDE_ROOT,
+			"Access denied: %s climbs out of the allowed directories with \"..\" "
+			"before coming back: each name is followed in turn, and none may "
+			"leave them. Ask for %s instead.",
+			given, inside);
+	else if (through_link)
 		tr_result_fail(
 			res, TR_E_OUTSIDE_ROOT,
 			"Symbolic link points outside the allowed directories: %s. Its target "
@@ -197,7 +232,7 @@ static void fail_outside(const struct mcp_roots *roots, struct tr_result *res, c
 /* res's not_found failure for rel (normal, relative to root), with the close names of its
  * folder when the folder itself opens beneath root: only a directory the confined open reached
  * is ever listed. */
-static int fail_not_found(const struct tr_root *root, const char *rel,
+static int fail_not_found(const struct tr_root *root, const char *rel, const char *given,
 			  const struct tr_confine_how *how, struct tr_result *res)
 {
 	const char *slash = strrchr(rel, '/');
@@ -206,6 +241,25 @@ static int fail_not_found(const struct tr_root *root, const char *rel,
 
 	if (!folder)
 		return -1;
+	/* rel, the path as written made normal, names a file: the way it was written failed. */
+	if (tr_confined_open(root, -1, rel, how, &dir, &err) == TR_CONFINE_OK) {
+		close(dir);
+		free(folder);
+		if (*given && given[strlen(given) - 1] == '/')
+			tr_result_fail(
+				res, TR_E_NOT_FOUND,
+				"Not a directory: %s. %s is a file, and a trailing slash names "
+				"a directory: ask for %s.",
+				given, rel, rel);
+		else
+			tr_result_fail(
+				res, TR_E_NOT_FOUND,
+				"File not found: %s. A name before \"..\" does not exist or is "
+				"not a directory (each name is followed in turn: \"..\" does "
+				"not cancel it); %s itself exists.",
+				given, strcmp(rel, ".") ? rel : "the allowed directory");
+		return 0;
+	}
 	tr_result_fail_errno(res, ENOENT);
 	if (tr_confined_open(root, -1, folder, how, &dir, &err) == TR_CONFINE_OK) {
 		tr_result_suggest_names(res, dir, rel);
@@ -277,11 +331,14 @@ int mcp_open_confined(const struct mcp_roots *roots, const char *file_path,
 	}
 	switch (outcome) {
 	case TR_CONFINE_OK: break;
-	case TR_CONFINE_OUTSIDE_ROOT: fail_outside(roots, res, file_path, lex_root >= 0); goto out;
+	case TR_CONFINE_OUTSIDE_ROOT:
+		fail_outside(roots, res, file_path, lex_root >= 0,
+			     lex_root >= 0 && climbs_out(roots, full) ? lex_rel : NULL);
+		goto out;
 	case TR_CONFINE_NOT_FOUND:
 		if (lex_root < 0)
-			fail_outside(roots, res, file_path, false);
-		else if (fail_not_found(&roots->dirs[lex_root], lex_rel, &how, res) < 0)
+			fail_outside(roots, res, file_path, false, NULL);
+		else if (fail_not_found(&roots->dirs[lex_root], lex_rel, file_path, &how, res) < 0)
 			goto oom;
 		goto out;
 	case TR_CONFINE_NOT_REGULAR: /* regular_only is off: a link under symlinks=none */

@@ -257,6 +257,48 @@ def test_outside_the_root_is_refused(client, root, path, through_link):
                                f"Read files under {os.path.realpath(root)}")
 
 
+def mcp_texts(mcp_bin, root, paths) -> list:
+    """(errorCode, first text) of a read of each path, in order, from one raw session."""
+    out = raw_session(mcp_bin, root, [request(i, "tools/call", {
+        "name": "read", "arguments": {"file_path": p}}) for i, p in enumerate(paths, 1)])
+    got = {m["id"]: m["result"] for m in out}
+    return [(got[i]["_meta"]["toolfs/result"].get("errorCode"), got[i]["content"][0]["text"])
+            for i in range(1, len(paths) + 1)]
+
+
+def test_dotdot_out_and_back_is_not_called_a_link(mcp_bin, root):
+    """A path whose ".." climbs out of the root and comes back (issue 37 item 7) is refused
+    for its "..", not as a symbolic link escape, and names the path to ask instead."""
+    rel = f"../{root.name}/sub/inner.txt"
+    [(code, text), (code_abs, text_abs), (code_link, text_link)] = mcp_texts(
+        mcp_bin, root, [rel, f"{root}/../{root.name}/sub/inner.txt", "escape_dir/../small.png"])
+    assert code == code_abs == "outside_root"
+    assert "ymbolic link" not in text and "ymbolic link" not in text_abs
+    assert text == (f'Access denied: {rel} climbs out of the allowed directories with ".." '
+                    "before coming back: each name is followed in turn, and none may leave "
+                    "them. Ask for sub/inner.txt instead.")
+    # through a link that leads outside, the link is what happened
+    assert code_link == "outside_root"
+    assert text_link.startswith("Symbolic link points outside the allowed directories")
+
+
+def test_a_trailing_slash_is_not_answered_with_the_same_name(mcp_bin, root):
+    """"sub/inner.txt/" named a directory: the answer says so, never "Did you mean
+    sub/inner.txt?" for the name asked (issue 37 item 7); a misspelling still gets its
+    suggestion."""
+    [(code, text), (code_dd, text_dd), (code_typo, text_typo)] = mcp_texts(
+        mcp_bin, root, ["sub/inner.txt/", "nothing/../sub/inner.txt", "sub/iner.txt"])
+    assert code == "not_found"
+    assert text == ("Not a directory: sub/inner.txt/. sub/inner.txt is a file, and a trailing "
+                    "slash names a directory: ask for sub/inner.txt.")
+    assert code_dd == "not_found"
+    assert text_dd == ('File not found: nothing/../sub/inner.txt. A name before ".." does not '
+                       'exist or is not a directory (each name is followed in turn: ".." does '
+                       "not cancel it); sub/inner.txt itself exists.")
+    assert code_typo == "not_found"
+    assert text_typo == "File not found: sub/iner.txt. Did you mean sub/inner.txt?"
+
+
 def test_symlinks_none_follows_no_link(mcp_bin, root):
     out = raw_session(mcp_bin, root, [request(1, "tools/call", {
         "name": "read", "arguments": {"file_path": "alias.png"}})])

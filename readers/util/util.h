@@ -230,8 +230,9 @@ int tr_utf8_repair_flush(struct tr_utf8_repair *rep, tr_utf8_sink sink, void *ct
 /* --- charset --- */
 /* text or binary, which encoding, and streaming transcoding to UTF-8. */
 
-/* Canonical (lowercase) names of the charsets uchardet reports that glibc's iconv decodes, each
- * also the name given to iconv_open; NULL-terminated. */
+/* Canonical (lowercase) names of the legacy charsets decoded (uchardet's answers as read, and
+ * the fallback's), each also the name given to iconv_open but iso-2022-jp (read as glibc's
+ * ISO-2022-JP-3, for its half-width katakana); NULL-terminated. */
 extern const char *const tr_legacy_charsets[];
 
 /* Bytes of the file's start that encoding detection looks at (cut at a sequence boundary). */
@@ -251,8 +252,9 @@ enum tr_bom {
 enum tr_bom tr_bom_detect(const unsigned char *s, size_t len, size_t *bom_len);
 
 /* docs/SPEC.md §3: true when head (the file's first bytes, up to 8 KiB) holds a NUL byte and no
- * UTF-16/32 byte order mark, or more than 30% control bytes (below 0x20 except \t \n \v \f \r
- * and ESC, plus 0x7f). A UTF-16/32 BOM makes it text; an empty head is text. */
+ * UTF-16/32 byte order mark and is not plainly BOM-less UTF-16/32, or more than 30% control
+ * bytes (below 0x20 except \t \n \v \f \r and ESC, plus 0x7f). A UTF-16/32 BOM makes it
+ * text; an empty head is text. */
 bool tr_head_is_binary(const unsigned char *head, size_t len);
 
 /* Receives decoded text (UTF-8; not necessarily valid when the source claims UTF-8). */
@@ -263,6 +265,7 @@ struct tr_decoder {
 	const char *encoding;    /* static: "utf-8", "utf-8-bom", "utf-16le", "windows-1252", ... */
 	void *cd;                /* iconv_t; NULL for UTF-8 sources, which pass through unchanged */
 	size_t unit;             /* bytes skipped per undecodable unit: 1, or 2/4 for UTF-16/32 */
+	bool won_is_backslash;   /* Johab: iconv's U+20A9 for 0x5C shown as the backslash */
 	size_t skip;             /* BOM bytes still to drop */
 	unsigned char carry[32]; /* an unfinished sequence held over to the next piece */
 	size_t n_carry;
@@ -271,9 +274,11 @@ struct tr_decoder {
 };
 
 /* Chooses the encoding from sample (the file's first bytes: at least TR_CHARSET_SAMPLE of them
- * unless the file is shorter): a BOM; else UTF-8 when the first 64 KiB are valid UTF-8; else
- * uchardet's guess, transcoded with iconv; else UTF-8. Returns 0, or -1 when out of memory
- * (dec is then safe to destroy). */
+ * unless the file is shorter), as docs/SPEC.md §3 "Text" says: a BOM; else BOM-less UTF-16/32
+ * when plainly that; else UTF-8 when the first 64 KiB are valid UTF-8 (unless uchardet names
+ * 7-bit ISO-2022); else uchardet's guess or a fallback charset the character-class model
+ * prefers (Johab, CP737, CP869, IBM862), transcoded with iconv; else UTF-8. Returns 0, or -1
+ * when out of memory (dec is then safe to destroy). */
 int tr_decoder_init(struct tr_decoder *dec, const unsigned char *sample, size_t len);
 
 /* Decodes the next piece of the file, data[0..len), handing the UTF-8 to sink in order. Bytes

@@ -381,6 +381,13 @@ static void test_binary_sniff(void)
 	memset(head, '\t', 50);
 	memset(head + 50, 0x1B, 50);
 	EXPECT(!tr_head_is_binary(head, sizeof(head)));
+	/* BOM-less UTF-16/32: text when every unit is and whitespace shows the byte order */
+	EXPECT(!tr_head_is_binary((const unsigned char *)"h\0i\0 \0t\0o\0\n\0", 12));
+	EXPECT(!tr_head_is_binary((const unsigned char *)"\0h\0i\0 \0t\0o\0\n", 12));
+	EXPECT(!tr_head_is_binary((const unsigned char *)"h\0\0\0 \0\0\0", 8));
+	EXPECT(tr_head_is_binary((const unsigned char *)"h\0i\0\x01\0t\0o\0\n\0", 12));
+	EXPECT(tr_head_is_binary((const unsigned char *)"h\0i\0t\0o\0", 8));     /* no whitespace */
+	EXPECT(tr_head_is_binary((const unsigned char *)"\xDC\0\0 \0\n\0a", 8)); /* lone low */
 }
 
 /* Reads data as a file named "f.txt" through the whole core. */
