@@ -119,9 +119,11 @@ static void answer(const struct media_request *req, int fd, struct media_reply *
 	rep->status = (uint32_t)rc;
 }
 
+/* Answers the requests on MEDIA_WORKER_FD, the filter put on before the first is run. */
 static int serve(void)
 {
 	struct media_request req;
+	bool sandboxed = false;
 	int fd, got;
 
 	while ((got = receive(&req, &fd)) > 0) {
@@ -131,6 +133,9 @@ static int serve(void)
 		char *text = NULL, err[256] = "";
 		FILE *out = open_memstream(&text, &text_len);
 
+		if (!sandboxed && media_sandbox_seccomp(req.profile != 0))
+			return 1;
+		sandboxed = true;
 		if (!out)
 			return 1;
 		answer(&req, fd, &rep, out, &blob, &blob_len, err, sizeof(err));
@@ -181,7 +186,7 @@ static void worker(int sock, pid_t server)
 	if (dup2(sock, MEDIA_WORKER_FD) < 0)
 		_exit(1);
 	close(sock);
-	if (media_sandbox_worker(server) || media_sandbox_seccomp())
+	if (media_sandbox_worker(server))
 		_exit(1);
 	_exit(serve());
 }
