@@ -8,6 +8,7 @@ CLI, through toolfs-read, the FUSE mount and toolfs-mcp, ffprobe the oracle:
   result ("stopped by its sandbox at syscall openat"); another signal is named as it is;
 - a frame at T lists the cues on screen at T (start <= T < end), a span those overlapping it."""
 import json
+import shutil
 import pathlib
 import subprocess
 import sys
@@ -114,12 +115,45 @@ def test_frame_lists_the_cues_on_screen(cues, toolfs_read):
 
 def test_a_worker_stopped_by_its_sandbox_names_the_syscall(cues, toolfs_read, build_dir):
     """TOOLFS_MEDIA_TEST=open: the worker calls openat, which its filter forbids."""
+    r = read_with_hook(toolfs_read, cues, "open", "chapters.mp3")
+    assert r["errorCode"] == "corrupt"
+    assert r["error"] == ("Failed to read audio file: the media decoder was stopped by its "
+                          "sandbox at syscall openat: chapters.mp3")
+    assert no_workers(build_dir), media_processes(build_dir)
+
+
+def test_measured_calls_are_in_the_filters_lists(build_dir):
+    """tests/seccomp_profile.py --quick: the worker's calls over the cue and chapter files, with
+    its filter logging, are each allowed or refused with EPERM (the full corpus is a script run:
+    docs/SPEC.md §6)."""
+    if not shutil.which("strace"):
+        pytest.skip("strace is not installed")
+    out = subprocess.run([sys.executable, str(pathlib.Path(__file__).parent / "seccomp_profile.py"),
+                          "--build", str(build_dir), "--quick"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "10 files, 30 reads, 0 failed"
+    calls = {line.split()[0]: line.split()[-1] for line in lines[1:]}
+    # the reply, the file's bytes, and glibc qsort's question that stopped the worker before
+    assert (calls["write"], calls["pread64"], calls["sysinfo"]) == ("allowed", "allowed", "EPERM")
+
+
+def read_with_hook(toolfs_read, cues, hook, name):
     import os
-    os.environ["TOOLFS_MEDIA_TEST"] = "open"
+    os.environ["TOOLFS_MEDIA_TEST"] = hook
     try:
-        r = toolfs_read("chapters.mp3", cwd=cues)
+        return toolfs_read(name, cwd=cues).json
     finally:
         del os.environ["TOOLFS_MEDIA_TEST"]
-    assert r.json["errorCode"] == "corrupt"
-    assert r.json["error"] == ("Failed to read audio file: the media decoder was stopped by its "
-                               "sandbox at syscall openat: chapters.mp3")
+
+
+def test_harmless_questions_fail_with_eperm(cues, toolfs_read, build_dir):
+    """TOOLFS_MEDIA_TEST=ask: sysinfo, uname, getrlimit and a read-only prlimit64 each fail
+    with EPERM and the read goes on; =limit: prlimit64 setting a limit stops the worker."""
+    r = read_with_hook(toolfs_read, cues, "ask", "chapters.mp3")
+    assert r["success"], r.get("error")
+    r = read_with_hook(toolfs_read, cues, "limit", "chapters.mp3")
+    assert (r["errorCode"], r["error"]) == (
+        "corrupt", "Failed to read audio file: the media decoder was stopped by its sandbox at "
+        "syscall prlimit64: chapters.mp3")
+    assert no_workers(build_dir), media_processes(build_dir)

@@ -17,11 +17,13 @@
 #define MEDIA_MAX_BLOB (512u << 20)
 
 enum media_op {
-	MEDIA_OP_PROBE = 1,     /* metadata, the loudness outline, pictures of a video */
-	MEDIA_OP_AUDIO = 2,     /* MEDIA_OP_PROBE and the audio of [t0, t1) as WAV */
-	MEDIA_OP_TEST_OPEN = 3, /* test hook: the worker calls open(2) (seccomp kills it) */
-	MEDIA_OP_TEST_LOOP = 4, /* test hook: the worker spins (the deadline kills it) */
-	MEDIA_OP_TEST_LIE = 5,  /* test hook: a video's picture claims a size whose bytes wrap */
+	MEDIA_OP_PROBE = 1,      /* metadata, the loudness outline, pictures of a video */
+	MEDIA_OP_AUDIO = 2,      /* MEDIA_OP_PROBE and the audio of [t0, t1) as WAV */
+	MEDIA_OP_TEST_OPEN = 3,  /* test hook: the worker calls open(2) (seccomp kills it) */
+	MEDIA_OP_TEST_LOOP = 4,  /* test hook: the worker spins (the deadline kills it) */
+	MEDIA_OP_TEST_LIE = 5,   /* test hook: a video's picture claims a size whose bytes wrap */
+	MEDIA_OP_TEST_ASK = 6,   /* test hook: the harmless questions first (each fails: EPERM) */
+	MEDIA_OP_TEST_LIMIT = 7, /* test hook: prlimit64 setting a limit (the filter stops it) */
 };
 
 struct media_request {
