@@ -6,7 +6,8 @@ docs/SPEC.md §6 "The media sandbox"), so that its lists are measured rather tha
 
 It generates the media fixtures of the tests (gen_media, gen_video, gen_cues) and, without
 --quick, a corpus of real-sized files (a 20-minute film with 2,000 cues in MP4 and Matroska,
-1,000 ID3 chapters, 4K H.264 and HEVC, VP9, AV1, AC-3, Opus ...), then reads each one through
+1,000 ID3 chapters, 4K H.264 and HEVC, VP9, AV1, AC-3, Opus ...) and every audio container of
+gen_audio_formats, then reads each one through
 one toolfs-mcp under `strace -f` with TOOLFS_MEDIA_TEST=profile, which makes the worker's
 filter log instead of stopping (every call runs): the default view, a frame or the audio from
 1 s, and a span. It prints each system call the workers made after their filter was on, with
@@ -24,13 +25,16 @@ import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "fixtures"))
+import gen_audio_formats  # noqa: E402
 import gen_cues  # noqa: E402
 import gen_media  # noqa: E402
 import gen_video  # noqa: E402
 
 SANDBOX = HERE.parent / "readers" / "media" / "media_sandbox.c"
 MEDIA_SUFFIXES = (".mp3", ".wav", ".flac", ".ogg", ".opus", ".m4a", ".aiff", ".mp4", ".mkv",
-                  ".webm", ".avi", ".ts", ".mov", ".ac3", ".wma", ".mka")
+                  ".webm", ".avi", ".ts", ".mov", ".ac3", ".wma", ".mka", ".wv", ".tta", ".aac",
+                  ".eac3", ".caf", ".au", ".w64", ".voc", ".mod", ".dsf", ".ape", ".mpc", ".tak",
+                  ".shn", ".dff", ".s3m", ".xm", ".it")
 
 
 def ffmpeg(*args: str) -> None:
@@ -80,15 +84,16 @@ def big_corpus(out: pathlib.Path) -> None:
 
 
 def corpus(root: pathlib.Path, quick: bool) -> list:
-    """The files to read, generated unless root holds them (--keep of an earlier run)."""
-    if root.is_dir():
-        return sorted(p for p in root.rglob("*") if p.suffix in MEDIA_SUFFIXES and p.is_file())
-    gen_cues.generate(root / "cues")
+    """The files to read, each part generated unless root holds it (--keep of an earlier run)."""
+    parts = {"cues": gen_cues.generate}
     if not quick:
-        gen_media.generate(root / "media")
-        gen_video.generate(root / "video")
-        big_corpus(root / "big")
-    return sorted(p for p in root.rglob("*") if p.suffix in MEDIA_SUFFIXES and p.is_file())
+        parts.update({"media": gen_media.generate, "video": gen_video.generate,
+                      "formats": gen_audio_formats.generate, "big": big_corpus})
+    for name, generate in parts.items():
+        if not (root / name).is_dir():
+            generate(root / name)
+    return sorted(p for name in parts for p in (root / name).rglob("*")
+                  if p.suffix in MEDIA_SUFFIXES and p.is_file())
 
 
 def sandbox_lists() -> tuple:
