@@ -59,7 +59,7 @@ int media_wav(struct media_input *in, double t0, double t1, uint64_t max_bytes, 
  * the server, whose pid it is given) and, before the first request is run,
  * media_sandbox_seccomp: the allowlist, EPERM for harmless questions, and for any other call a
  * MEDIA_SANDBOXED reply naming it on MEDIA_WORKER_FD and death by SIGSYS (with profile, a test
- * run's: every call allowed and logged). Each returns 0 or -1. */
+ * run's under a tracer such as strace: every call allowed and logged). Each returns 0 or -1. */
 int media_sandbox_limits(void);
 int media_sandbox_worker(pid_t server);
 int media_sandbox_seccomp(bool profile);
