@@ -207,13 +207,17 @@ int media_sandbox_seccomp(bool profile)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
 	for (size_t i = 0; rc == 0 && i < sizeof(refused) / sizeof(refused[0]); i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), refused[i], 0);
+	/* prlimit64 to read alone (no new limit); tgkill to itself alone (abort() and raise()
+	 * signal so): no other process is signalled. (Designated: SCMP_A0 leaves datum_b to the
+	 * compiler's warning.) */
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 1,
-				      SCMP_A2(SCMP_CMP_EQ, 0));
-	/* tgkill to itself alone (abort() and raise() signal so): no other process is signalled */
+				      (struct scmp_arg_cmp){.arg = 2, .op = SCMP_CMP_EQ});
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-				      SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
+				      (struct scmp_arg_cmp){.arg = 0,
+							    .op = SCMP_CMP_EQ,
+							    .datum_a = (scmp_datum_t)getpid()});
 	if (rc == 0)
 		rc = seccomp_load(ctx);
 	if (ctx)
