@@ -81,7 +81,7 @@ def test_every_chapter_is_read(cues, toolfs_read):
 def test_mount_and_mcp_read_them(build_dir, cues, tmp_path, toolfs_read):
     """The same bytes through the mount as toolfs-read's; the same text through toolfs-mcp."""
     from mount_util import mounted
-    names = ["cues2000.mp4", "cues33.mkv", "chapters.mp3"]
+    names = CUE_FILES + ["chapters.mp3"]
     with mounted(build_dir / "fs" / "toolfs", cues, tmp_path / "mnt") as m:
         docs = {name: (m.path / f"{name}.tool.json").read_bytes() for name in names}
     for name in names:
