@@ -106,15 +106,17 @@ static const char *ask_harmless(void)
 static void answer(const struct media_request *req, int fd, struct media_reply *rep, FILE *text,
 		   unsigned char **blob, size_t *blob_len, char *err, size_t err_size)
 {
+	const char *not_refused = req->op == MEDIA_OP_TEST_ASK ? ask_harmless() : NULL;
 	struct media_input in = {0};
 	int rc;
 
-	if (req->op == MEDIA_OP_TEST_OPEN) /* docs/SPEC.md §6: seccomp kills the worker here */
+	/* docs/SPEC.md §6's test hooks: the filter stops the worker at openat, at prlimit64 */
+	if (req->op == MEDIA_OP_TEST_OPEN)
 		rc = open("/etc/hostname", O_RDONLY);
-	if (req->op == MEDIA_OP_TEST_LIMIT) /* the filter stops it: only reading is harmless */
+	if (req->op == MEDIA_OP_TEST_LIMIT)
 		prlimit(0, RLIMIT_CORE, &(struct rlimit){0, 0}, NULL);
-	if (req->op == MEDIA_OP_TEST_ASK && ask_harmless()) {
-		snprintf(err, err_size, "%s was not refused with EPERM", ask_harmless());
+	if (not_refused) {
+		snprintf(err, err_size, "%s was not refused with EPERM", not_refused);
 		rep->status = MEDIA_CORRUPT;
 		return;
 	}
