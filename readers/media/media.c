@@ -221,10 +221,14 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 	}
 	const char *hook = secure_getenv("TOOLFS_MEDIA_TEST"); /* docs/SPEC.md §6: test hooks */
 
-	if (hook)
-		req.op = strcmp(hook, "open") == 0  ? MEDIA_OP_TEST_OPEN
-			 : strcmp(hook, "lie") == 0 ? MEDIA_OP_TEST_LIE
-						    : MEDIA_OP_TEST_LOOP;
+	if (hook && strcmp(hook, "profile") == 0)
+		req.profile = 1;
+	else if (hook)
+		req.op = strcmp(hook, "open") == 0    ? MEDIA_OP_TEST_OPEN
+			 : strcmp(hook, "lie") == 0   ? MEDIA_OP_TEST_LIE
+			 : strcmp(hook, "ask") == 0   ? MEDIA_OP_TEST_ASK
+			 : strcmp(hook, "limit") == 0 ? MEDIA_OP_TEST_LIMIT
+						      : MEDIA_OP_TEST_LOOP;
 	rc = media_call(file->fd, &req, file->deadline, &ans, err, sizeof(err));
 	if (rc < 0)
 		return -1;

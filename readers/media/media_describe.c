@@ -10,8 +10,10 @@
 
 #include "media_worker.h"
 
-/* Streams and chapters listed one a line; the rest are counted. */
+/* Streams and chapters listed one a line; the rest are counted. A book or a talk has hundreds
+ * of chapters, each a line of at most MEDIA_MAX_TAG bytes of title. */
 #define MEDIA_MAX_LISTED 32
+#define MEDIA_MAX_CHAPTERS 1000
 /* Bytes shown of one tag value. */
 #define MEDIA_MAX_TAG 300
 
@@ -129,7 +131,7 @@ static void put_chapters(FILE *out, const AVFormatContext *fmt)
 		const AVChapter *c = fmt->chapters[i];
 		const AVDictionaryEntry *title = av_dict_get(c->metadata, "title", NULL, 0);
 
-		if (i == MEDIA_MAX_LISTED) {
+		if (i == MEDIA_MAX_CHAPTERS) {
 			fprintf(out, "... and %u more chapters\n", fmt->nb_chapters - i);
 			break;
 		}

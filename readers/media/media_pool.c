@@ -7,6 +7,7 @@
  * file took over sees no other file, whoever reads it. A worker that dies, hangs past the read's
  * deadline or answers wrongly is killed and reaped by the server, asked; the next read gets a
  * fresh one. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -337,6 +338,22 @@ static void describe_death(int status, char *err, size_t err_size)
 			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+/* The sentence for a worker its filter stopped at the system call name (the worker's, so
+ * only its first letters, digits and underscores are taken). */
+static void stopped_at(const char *name, char *err, size_t err_size)
+{
+	char call[sizeof(((struct media_reply *)0)->syscall)];
+	size_t n = 0;
+
+	while (n + 1 < sizeof(call) && (isalnum((unsigned char)name[n]) || name[n] == '_')) {
+		call[n] = name[n];
+		n++;
+	}
+	call[n] = '\0';
+	snprintf(err, err_size, "the media decoder was stopped by its sandbox at syscall %s",
+		 n ? call : "?");
+}
+
 /* One request on a worker taken from the pool (fresh: a new one). Returns as media_call, with
  * *status the worker's wait status when it died. */
 static int call_once(int fd, const struct media_request *req, uint64_t deadline, bool fresh,
@@ -359,12 +376,16 @@ static int call_once(int fd, const struct media_request *req, uint64_t deadline,
 	rc = send_message(w.sock, req, sizeof(*req), fd);
 	if (rc == 0)
 		rc = receive_answer(w.sock, max_blob, deadline, ans);
-	if (rc == 0) {
+	if (rc == 0 && ans->rep.status != MEDIA_SANDBOXED) {
 		worker_give_back(&w, ans->rep.cpu_ms);
 		return 0;
 	}
+	if (rc == 0) /* its filter stopped it: the reply names the call */
+		stopped_at(ans->rep.syscall, err, err_size);
 	media_answer_free(ans);
 	*status = worker_end(&w);
+	if (rc == 0)
+		return TR_E_CORRUPT;
 	if (rc == -3)
 		return -1;
 	if (rc == -2) {

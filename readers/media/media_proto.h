@@ -17,11 +17,13 @@
 #define MEDIA_MAX_BLOB (512u << 20)
 
 enum media_op {
-	MEDIA_OP_PROBE = 1,     /* metadata, the loudness outline, pictures of a video */
-	MEDIA_OP_AUDIO = 2,     /* MEDIA_OP_PROBE and the audio of [t0, t1) as WAV */
-	MEDIA_OP_TEST_OPEN = 3, /* test hook: the worker calls open(2) (seccomp kills it) */
-	MEDIA_OP_TEST_LOOP = 4, /* test hook: the worker spins (the deadline kills it) */
-	MEDIA_OP_TEST_LIE = 5,  /* test hook: a video's picture claims a size whose bytes wrap */
+	MEDIA_OP_PROBE = 1,      /* metadata, the loudness outline, pictures of a video */
+	MEDIA_OP_AUDIO = 2,      /* MEDIA_OP_PROBE and the audio of [t0, t1) as WAV */
+	MEDIA_OP_TEST_OPEN = 3,  /* test hook: the worker calls open(2) (seccomp kills it) */
+	MEDIA_OP_TEST_LOOP = 4,  /* test hook: the worker spins (the deadline kills it) */
+	MEDIA_OP_TEST_LIE = 5,   /* test hook: a video's picture claims a size whose bytes wrap */
+	MEDIA_OP_TEST_ASK = 6,   /* test hook: the harmless questions first (each fails: EPERM) */
+	MEDIA_OP_TEST_LIMIT = 7, /* test hook: prlimit64 setting a limit (the filter stops it) */
 };
 
 struct media_request {
@@ -35,6 +37,9 @@ struct media_request {
 	uint32_t skip_whole; /* no WAV when t0 is 0 and the file ends by t1 (the file is sent) */
 	uint64_t max_blob;   /* bytes of WAV the worker may make */
 	uint64_t deadline;   /* CLOCK_MONOTONIC ns (the same clock in both processes), 0 none */
+	uint32_t profile;    /* test runs: the worker's filter logs instead of stopping (its first
+			      * request decides, before anything of the file is read) */
+	uint32_t pad;
 };
 
 /* To the fork server: MEDIA_SPAWN with a socket (SCM_RIGHTS) forks a worker on it; MEDIA_END
@@ -66,6 +71,8 @@ enum media_status {
 	MEDIA_UNSUPPORTED = 2, /* no stream FFmpeg decodes */
 	MEDIA_TOO_LARGE = 3,   /* the WAV would pass max_blob */
 	MEDIA_NOMEM = 4,
+	MEDIA_SANDBOXED = 5, /* the filter stopped the worker at the call named in syscall; the
+			      * worker dies of SIGSYS after this reply */
 };
 
 enum media_kind {
@@ -89,6 +96,7 @@ struct media_reply {
 	uint32_t pad;
 	char format[32]; /* FFmpeg's demuxer name's first entry: "mp3", "mov", "matroska" ... */
 	char audio_codec[16]; /* the first audio stream's codec name, or "" */
+	char syscall[24];     /* MEDIA_SANDBOXED: the system call's name (or number) */
 };
 
 #endif

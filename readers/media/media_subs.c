@@ -246,6 +246,7 @@ void media_time_text(int64_t ms, char *buf, size_t size)
 			 ms / 1000 % 60, ms % 1000);
 }
 
+/* Writes the cues of [from, to) (to < 0: to the end; to == from: the instant from). */
 static void track_write(struct track *t, struct text_buf *b, int64_t from, int64_t to)
 {
 	const AVDictionaryEntry *lang = av_dict_get(t->st->metadata, "language", NULL, 0);
@@ -258,10 +259,11 @@ static void track_write(struct track *t, struct text_buf *b, int64_t from, int64
 		const struct cue *c = &t->cues[i];
 		char s[32], e[32];
 
-		/* overlapping [from, to); a cue without an end is an instant */
+		/* overlapping [from, to), or on screen at the instant from (to == from); a cue
+		 * without an end is an instant */
 		if (c->end > c->start ? c->end <= from : c->start < from)
 			continue;
-		if (to > from && c->start >= to)
+		if (to >= from && (to > from ? c->start >= to : c->start > from))
 			continue;
 		media_time_text(c->start, s, sizeof(s));
 		media_time_text(c->end, e, sizeof(e));
@@ -374,7 +376,7 @@ int media_subtitles(AVFormatContext *fmt, double t0, double t1, uint64_t deadlin
 		goto done;
 	for (i = 0; i < (unsigned)n; i++)
 		track_write(&tracks[i], &b, (int64_t)llround(t0 * 1000),
-			    t1 > t0 ? (int64_t)llround(fmin(t1, 1e12) * 1000) : 0);
+			    t1 >= t0 ? (int64_t)llround(fmin(t1, 1e12) * 1000) : -1);
 	if (b.full) {
 		b.full = 0;
 		b.limit = MEDIA_SUBS_MAX_TEXT;

@@ -92,7 +92,8 @@ void media_sheet_label(struct media_frame *frame, const char *text, int scale, i
 /* The text subtitle tracks (mov_text, SubRip, WebVTT, ASS/SSA; the first 16) of fmt as timed
  * lines (a cue's text cut at 4096 bytes, a track's at MEDIA_SUBS_MAX_TEXT): for each
  * track a line "Subtitle track N (language, codec):", then one line per cue overlapping
- * [t0, t1) (t1 <= t0: to the end), "[MM:SS.mmm --> MM:SS.mmm] text\n" (hours as H:MM:SS.mmm),
+ * [t0, t1) (t1 < 0: to the end), or on screen at t0 when t1 == t0 (start <= t0 < end),
+ * "[MM:SS.mmm --> MM:SS.mmm] text\n" (hours as H:MM:SS.mmm),
  * sorted by start, the cue's lines joined with " / ", ASS override tags removed. Times are the
  * packets' own, exact to the millisecond. *text (owned, NUL-terminated, *len bytes) is NULL
  * with *len 0 when there is no text track. Reads the whole file's packets (other streams

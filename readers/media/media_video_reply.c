@@ -97,8 +97,9 @@ int media_video_reply(struct media_input *in, const struct media_request *req,
 		if (r < 0)
 			fprintf(text, "[pictures: %s]\n", why(r));
 	}
-	r = media_subtitles(in->fmt, req->t0, req->t1 < 0 ? 0 : req->t1, deadline, &subs,
-			    &subs_len);
+	/* a frame's cues are those on screen at its time, a sheet's those of its span */
+	r = media_subtitles(in->fmt, req->t0, req->picture == 2 ? req->t0 : req->t1, deadline,
+			    &subs, &subs_len);
 	if (r == -ENOMEM) {
 		media_frame_free(&pic);
 		return MEDIA_NOMEM;

@@ -54,12 +54,15 @@ int media_wav(struct media_input *in, double t0, double t1, uint64_t max_bytes, 
 	      size_t *len, double *end, char *err, size_t err_size);
 
 /* The sandbox (media_sandbox.c). media_sandbox_limits, in the fork server: nobody when root
- * started it, rlimits, no new privileges, the charsets FFmpeg converts from loaded; then in each
- * worker it forks, media_sandbox_worker (no new process, killed with the server, whose pid it
- * is given) and media_sandbox_seccomp (the allowlist). Each returns 0 or -1. */
+ * started it, rlimits, no new privileges, the charsets FFmpeg converts from loaded, the system
+ * calls' names; then in each worker it forks, media_sandbox_worker (no new process, killed with
+ * the server, whose pid it is given) and, before the first request is run,
+ * media_sandbox_seccomp: the allowlist, EPERM for harmless questions, and for any other call a
+ * MEDIA_SANDBOXED reply naming it on MEDIA_WORKER_FD and death by SIGSYS (with profile, a test
+ * run's under a tracer such as strace: every call allowed and logged). Each returns 0 or -1. */
 int media_sandbox_limits(void);
 int media_sandbox_worker(pid_t server);
-int media_sandbox_seccomp(void);
+int media_sandbox_seccomp(bool profile);
 
 uint64_t media_now_ns(void);
 

@@ -73,7 +73,7 @@ static int run_subs(AVFormatContext *fmt, char **argv, int argc, uint64_t deadli
 
 	if (argc != 0 && argc != 2)
 		return -EINVAL;
-	r = media_subtitles(fmt, argc ? atof(argv[0]) : 0, argc ? atof(argv[1]) : 0, deadline,
+	r = media_subtitles(fmt, argc ? atof(argv[0]) : 0, argc ? atof(argv[1]) : -1, deadline,
 			    &text, &len);
 	if (r < 0)
 		return r;
