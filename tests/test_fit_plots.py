@@ -35,16 +35,20 @@ def decoded(image: dict) -> tuple:
     return raw, Image.open(io.BytesIO(raw))
 
 
+def on_white(im: Image.Image) -> Image.Image:
+    """What is seen: the colours over white (those of transparent pixels do not count)."""
+    return Image.alpha_composite(Image.new("RGBA", im.size, "white"), im.convert("RGBA"))
+
+
 def mean_difference(a: Image.Image, b: Image.Image) -> float:
-    diff = ImageChops.difference(a.convert("RGBA"), b.convert("RGBA"))
-    return max(ImageStat.Stat(diff).mean)
+    return max(ImageStat.Stat(ImageChops.difference(on_white(a), on_white(b))).mean)
 
 
 def lanczos(path: pathlib.Path, size) -> Image.Image:
     return Image.open(path).convert("RGBA").resize(size, Image.LANCZOS)
 
 
-@pytest.mark.parametrize("name", list(gen_plots.PLOTS))
+@pytest.mark.parametrize("name", list(gen_plots.PLOTS) + [gen_plots.TRANSPARENT_PLOT[0]])
 def test_a_plot_just_over_the_limit_is_not_larger_than_its_source(plots, toolfs_read, name):
     source = (plots / name).read_bytes()
     w, h = Image.open(plots / name).size
@@ -63,6 +67,11 @@ def test_a_plot_just_over_the_limit_is_not_larger_than_its_source(plots, toolfs_
     assert ("[The attached image is encoded with 256 colours, as the full-colour PNG at this "
             "size was larger than the source]") in r.json["content"]
     assert mean_difference(im, lanczos(plots / name, im.size)) < 1.0
+    if name == gen_plots.TRANSPARENT_PLOT[0]:
+        alpha = im.convert("RGBA").getchannel("A")
+        assert "transparency" in im.info and alpha.getextrema() == (0, 255)
+        want = lanczos(plots / name, im.size).getchannel("A")
+        assert ImageStat.Stat(ImageChops.difference(alpha, want)).mean[0] < 1.0
 
 
 def test_a_plot_shrunk_by_half_or_more_stays_full_colour(plots, toolfs_read):

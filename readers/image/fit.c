@@ -421,6 +421,8 @@ static unsigned char *filtered_rows(VipsImage *thumb, uint64_t deadline)
 	if (!f.rows)
 		return NULL;
 	watch_deadline(thumb, deadline);
+	/* One worker: each of libvips' workers holds its own strips of every stage of the
+	 * pipeline, and a notebook's fits must stay in its memory bound (docs/SPEC.md §3). */
 	vips_image_set_int(thumb, "concurrency", 1);
 	if (vips_sink_disc(thumb, fill_strip, &f)) {
 		free(f.rows);
@@ -474,7 +476,7 @@ static VipsImage *into_memory(VipsImage *thumb, uint64_t deadline)
 
 /* True when every alpha sample of the 8-bit PNG in src is opaque (or it has no alpha): a full
  * sequential decode of its own. */
-static bool png_opaque(const struct tr_blob *src)
+static bool png_opaque(const struct tr_blob *src, uint64_t deadline)
 {
 	VipsImage *in = NULL, *alpha = NULL;
 	double min = 0;
@@ -484,9 +486,10 @@ static bool png_opaque(const struct tr_blob *src)
 		return false;
 	if (!vips_image_hasalpha(in))
 		opaque = true;
-	else if (!vips_extract_band(in, &alpha, in->Bands - 1, NULL) &&
-		 !vips_min(alpha, &min, NULL))
-		opaque = min >= 255;
+	else if (!vips_extract_band(in, &alpha, in->Bands - 1, NULL)) {
+		watch_deadline(alpha, deadline);
+		opaque = !vips_min(alpha, &min, NULL) && min >= 255;
+	}
 	if (alpha)
 		g_object_unref(alpha);
 	g_object_unref(in);
@@ -499,12 +502,13 @@ static bool png_opaque(const struct tr_blob *src)
  * premultiplied floats (alpha weighting that changes nothing where all is opaque) in four times
  * the buffers (a plot of 2014x1406 fitted to 2000: 30 MB against 4). NULL when the PNG is of
  * another kind or has transparency (vips_thumbnail then). */
-static VipsImage *png_resized(const struct tr_blob *src, const struct source *s, uint32_t target)
+static VipsImage *png_resized(const struct tr_blob *src, const struct source *s, uint32_t target,
+			      uint64_t deadline)
 {
 	uint32_t from_long = s->width > s->height ? s->width : s->height;
 	VipsImage *in = NULL, *colour = NULL, *out = NULL;
 
-	if (from_long <= target || !png_opaque(src))
+	if (from_long <= target || !png_opaque(src, deadline))
 		return NULL;
 	if (vips_pngload_buffer(src->data, src->len, &in, "access", VIPS_ACCESS_SEQUENTIAL, NULL))
 		return NULL;
@@ -545,7 +549,7 @@ static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint
 		   png_shrink_factor(s, target) > 1) {
 		pre = png_shrunk_on_load(src, png_shrink_factor(s, target), NULL);
 	} else if (strcmp(loader, "pngload_buffer") == 0 && s->page == 0 &&
-		   (thumb = png_resized(src, s, target))) {
+		   (thumb = png_resized(src, s, target, deadline))) {
 		return in_memory ? into_memory(thumb, deadline) : thumb;
 	}
 	if (pre) {
@@ -616,6 +620,11 @@ static enum tr_error try_encoding(VipsImage *thumb, int attempt, const struct so
 
 	if (!blob && tr_deadline_passed(deadline))
 		return timed_out(err, err_size);
+	if (!blob && attempt == ATTEMPT_PALETTE) {
+		/* No palette (libimagequant failed, no memory): the next encoding instead. */
+		vips_error_clear();
+		return TR_E_TOO_LARGE;
+	}
 	if (!blob) {
 		vips_reason(err, err_size, "libvips cannot encode it");
 		return TR_E_IO;
