@@ -74,6 +74,24 @@ def test_a_plot_just_over_the_limit_is_not_larger_than_its_source(plots, toolfs_
         assert ImageStat.Stat(ImageChops.difference(alpha, want)).mean[0] < 1.0
 
 
+def test_a_jpeg_just_over_the_limit_is_not_larger_than_its_source(plots, toolfs_read):
+    name = gen_plots.JPEG_PHOTO[0]
+    source = (plots / name).read_bytes()
+    r = toolfs_read(plots / name)
+    assert r.rc == 0, r.json
+    image = r.json["images"][0]
+    raw, im = decoded(image)
+    assert len(raw) <= len(source), f"fitted {len(raw)} bytes, source {len(source)}"
+    assert image["mediaType"] == "image/jpeg" and max(im.size) == MAX_DIM
+    assert r.json["metadata"]["resized"]["saving"] == "jpeg"
+    assert ("[The attached image is encoded at a lower JPEG quality, as the first was larger "
+            "than the source]") in r.json["content"]
+    # the same picture (its noise is what JPEG gives up): compared at an eighth of the size
+    small = (im.size[0] // 8, im.size[1] // 8)
+    assert mean_difference(im.resize(small, Image.BOX),
+                           lanczos(plots / name, im.size).resize(small, Image.BOX)) < 4.0
+
+
 def test_a_plot_shrunk_by_half_or_more_stays_full_colour(plots, toolfs_read):
     """The rule is for fits by less than half: a plot of 4030x2812 is shrunk on load by 2."""
     name = gen_plots.BIG_PLOT[0]
