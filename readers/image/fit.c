@@ -167,8 +167,8 @@ static bool png_pixels(VipsImage *img)
 }
 
 /* Encodes img as PNG (attempt ATTEMPT_PNG), as a PNG of 256 colours at most (ATTEMPT_PALETTE:
- * libimagequant through libvips) or as JPEG at jpeg_ladder[attempt]; returns a blob, or NULL
- * with the libvips error set (or none, when the PNG encoder ran out of memory). */
+ * tr_png_encode_palette) or as JPEG at jpeg_ladder[attempt]; returns a blob, or NULL with the
+ * libvips error set (or none, when a PNG encoder ran out of memory or the deadline passed). */
 static struct tr_blob *encode(VipsImage *img, int attempt, uint64_t deadline)
 {
 	bool jpeg = attempt >= 0;
@@ -721,7 +721,7 @@ static enum tr_error fit(const struct tr_blob *src, const struct tr_region *regi
 	 * as it is (docs/SPEC.md §3): resampling a plot's flat colours and anti-aliased lines by a
 	 * few percent gives every pixel a colour of its own, and its PNG grows 1.5 to 2.5 times.
 	 * (Shrunk further, a source is no measure: a 300x9000 screenshot of 40 KB in 3 colours
-	 * shown at 67x2000 takes 130 KB in any encoding that keeps its text legible.) */
+	 * takes 130 KB as a PNG at 67x2000, and the rule would make it a JPEG at 53x1600.) */
 	if (!region && accepted_source(loader) && from_long < 2 * (uint64_t)target)
 		budget.max_bytes = src->len;
 	/* A drawing's 256-colour palette PNG is tried after its full-colour PNG. */
