@@ -122,6 +122,7 @@ struct tr_metadata {
 	int64_t tracked_ins, tracked_del; /* -1 when absent: tracked changes of a document */
 	bool has_resized;
 	uint32_t from_width, from_height, to_width, to_height;
+	const char *saving;      /* static or NULL: tr_fit.saving (resized.saving) */
 	bool has_content_tokens; /* content_tokens is the estimate of content as it stands */
 	uint64_t content_tokens; /* (a reader that weighed it already: metadata.tokens.content) */
 	double scale;

@@ -137,10 +137,55 @@ def test_render_equals_rsvg_convert_at_the_same_size(toolfs_read, fx, name, own,
     assert_close(got, rsvg_convert(fx / name, *shown))
 
 
-def test_percent_size_without_viewbox_uses_the_default_canvas(toolfs_read, fx):
-    j = toolfs_read(fx / "percent.svg").json
+def boxed(path: pathlib.Path, box, size) -> pathlib.Path:
+    """The document's drawing in a sized copy whose viewBox is box: what it looks like cropped
+    to box, as an independent rsvg-convert render."""
+    text = path.read_text()
+    inner = text[text.index(">", text.index("<svg")) + 1:text.rindex("</svg>")]
+    out = path.with_name("boxed_" + path.name)
+    out.write_text(f'<svg xmlns="http://www.w3.org/2000/svg" width="{size[0]}" '
+                   f'height="{size[1]}" viewBox="{" ".join(map(str, box))}">{inner}</svg>\n')
+    return out
+
+
+# The drawings' ink corners, known from their geometry (gen_svg: the red rect's stroke; offset.svg
+# moves it by (-500, -300)).
+@pytest.mark.parametrize("name,corner", [
+    ("percent.svg", (10, 10)), ("negative.svg", (8.5, 18.25)), ("nosize.svg", (8.5, 18.25)),
+    ("percent_mixed.svg", (8.5, 18.25)), ("offset.svg", (-491.5, -281.75)),
+    ("percent_viewbox.svg", None)])
+def test_a_sizeless_svg_is_drawn_at_its_bounding_box_as_rsvg_convert(toolfs_read, fx, name,
+                                                                     corner):
+    """Issue 37 item 5: no usable width/height and no viewBox: the drawing's ink box, the size
+    rsvg-convert gives. rsvg-convert 2.54 then draws from the user space's origin, cutting off
+    what lies left of or above it (all of offset.svg); toolfs draws from the box's corner, so the
+    pixels are compared with rsvg-convert's render of the drawing with that box as its viewBox."""
+    j = toolfs_read(fx / name).json
+    size = rsvg_convert(fx / name).size
+    got = png_of(j)
+    assert got.size == size
+    assert j["metadata"]["dimensions"] == {"width": size[0], "height": size[1]}
+    assert "resized" not in j["metadata"]
+    want = rsvg_convert(boxed(fx / name, corner + size, size) if corner else fx / name)
+    assert_close(got, want)
+
+
+def test_a_sizeless_svg_larger_than_image_max_dim_is_fitted(toolfs_read, fx):
+    assert rsvg_convert(fx / "wide_sizeless.svg").size == (5000, 400)
+    j = toolfs_read(fx / "wide_sizeless.svg").json
+    assert j["metadata"]["dimensions"] == {"width": 5000, "height": 400}
+    assert j["metadata"]["resized"]["to"] == {"width": 2000, "height": 160}
+    want = rsvg_convert(boxed(fx / "wide_sizeless.svg", (100, 100, 5000, 400), (2000, 160)))
+    assert_close(png_of(j), want)
+
+
+def test_an_empty_sizeless_svg_is_the_default_canvas(toolfs_read, fx):
+    assert subprocess.run(["rsvg-convert", str(fx / "empty.svg")],
+                          capture_output=True).returncode != 0
+    j = toolfs_read(fx / "empty.svg").json
     assert png_of(j).size == (1024, 768)
     assert j["metadata"]["dimensions"] == {"width": 1024, "height": 768}
+    assert_transparent(png_of(j))
 
 
 def test_image_max_dim_and_image_max_b64(toolfs_read, fx):

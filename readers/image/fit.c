@@ -3,6 +3,7 @@
  * quality ladder, then smaller sizes). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <vips/vips.h>
@@ -22,6 +23,13 @@ static const int jpeg_ladder[] = {85, 75, 60, 45};
  * than the whole JPEG ladder. */
 #define INCOMPRESSIBLE_RATIO 0.5
 #define PNG_HOPELESS_MARGIN 1.5
+/* A source whose file holds less than this fraction of its raw pixel bytes is a drawing (a plot,
+ * a screenshot): flat colours and anti-aliased edges, which a 256-colour palette keeps. */
+#define DRAWING_RATIO 0.125
+/* The encodings tried at a size, in order: full-colour PNG, palette PNG, then the JPEG ladder
+ * (attempts 0 to N_LADDER - 1). */
+#define ATTEMPT_PNG (-2)
+#define ATTEMPT_PALETTE (-1)
 
 static uint64_t base64_len(size_t len)
 {
@@ -145,24 +153,54 @@ out:
 	return rc;
 }
 
-/* Encodes img as PNG or JPEG (quality q); returns a blob, or NULL with the libvips error set
- * (or none, when the PNG encoder ran out of memory). */
-static struct tr_blob *encode(VipsImage *img, bool jpeg, int quality, uint64_t deadline)
+/* The key under which a decoded image (into_memory) holds its rows in PNG's layout. */
+#define FILTERED_ROWS "toolfs-filtered-rows"
+
+/* True when img's pixels are already what a PNG holds: 8-bit sRGB or grey. */
+static bool png_pixels(VipsImage *img)
 {
+	VipsInterpretation interp = vips_image_get_interpretation(img);
+
+	return vips_image_get_format(img) == VIPS_FORMAT_UCHAR &&
+	       ((interp == VIPS_INTERPRETATION_sRGB && (img->Bands == 3 || img->Bands == 4)) ||
+		(interp == VIPS_INTERPRETATION_B_W && (img->Bands == 1 || img->Bands == 2)));
+}
+
+/* Encodes img as PNG (attempt ATTEMPT_PNG), as a PNG of 256 colours at most (ATTEMPT_PALETTE:
+ * tr_png_encode_palette) or as JPEG at jpeg_ladder[attempt]; returns a blob, or NULL with the
+ * libvips error set (or none, when a PNG encoder ran out of memory or the deadline passed). */
+static struct tr_blob *encode(VipsImage *img, int attempt, uint64_t deadline)
+{
+	bool jpeg = attempt >= 0;
+	/* A decoded copy in PNG's layout (into_memory) is encoded as it is: no second copy. */
+	const unsigned char *filtered = g_object_get_data(G_OBJECT(img), FILTERED_ROWS);
+	uint32_t w = (uint32_t)img->Xsize, h = (uint32_t)img->Ysize;
+	size_t row_bytes = VIPS_IMAGE_SIZEOF_LINE(img);
 	VipsImage *ready = NULL;
 	void *buf = NULL;
 	size_t len = 0;
 	struct tr_blob *blob = NULL;
 
+	if (filtered && attempt == ATTEMPT_PNG)
+		return tr_png_encode_filtered(filtered, w, h, img->Bands);
+	if (filtered && attempt == ATTEMPT_PALETTE)
+		return tr_png_encode_palette(filtered + 1, row_bytes + 1, w, h, img->Bands,
+					     deadline);
 	if (to_8bit(img, jpeg, &ready))
 		return NULL;
 	watch_deadline(ready, deadline);
 	if (jpeg) {
-		if (!vips_jpegsave_buffer(ready, &buf, &len, "Q", quality, "strip", TRUE,
-					  "optimize_coding", TRUE, NULL)) {
+		if (!vips_jpegsave_buffer(ready, &buf, &len, "Q", jpeg_ladder[attempt], "strip",
+					  TRUE, "optimize_coding", TRUE, NULL)) {
 			blob = tr_blob_copy(buf, len);
 			g_free(buf);
 		}
+	} else if (attempt == ATTEMPT_PALETTE) {
+		if (!vips_image_wio_input(ready))
+			blob = tr_png_encode_palette(VIPS_IMAGE_ADDR(ready, 0, 0),
+						     VIPS_IMAGE_SIZEOF_LINE(ready),
+						     (uint32_t)ready->Xsize, (uint32_t)ready->Ysize,
+						     ready->Bands, deadline);
 	} else if (!vips_image_wio_input(ready)) {
 		/* The pixels in memory, then tr_png_encode (libdeflate) instead of libpng's zlib. */
 		blob = tr_png_encode(VIPS_IMAGE_ADDR(ready, 0, 0), VIPS_IMAGE_SIZEOF_LINE(ready),
@@ -353,15 +391,138 @@ static VipsImage *cropped(const struct tr_blob *src, const struct source *s, uin
 	return rc ? NULL : thumb;
 }
 
-/* thumb (taken over) decoded into memory, so that several encodings decode it once. */
+/* Where libvips' sink writes a fit's rows: rows of row_bytes + 1, each after its filter byte. */
+struct filling {
+	unsigned char *rows;
+	size_t row_bytes;
+};
+
+static int fill_strip(VipsRegion *region, VipsRect *area, void *data)
+{
+	struct filling *f = data;
+
+	for (int y = area->top; y < VIPS_RECT_BOTTOM(area); y++) {
+		unsigned char *row = f->rows + (size_t)y * (f->row_bytes + 1);
+
+		row[0] = 0;
+		memcpy(row + 1, VIPS_REGION_ADDR(region, area->left, y), f->row_bytes);
+	}
+	return 0;
+}
+
+/* Rows of thumb computed into memory in PNG's layout, each after its filter type byte (0), as
+ * libvips' own write to memory computes them (its sink, in strips, killed at deadline); NULL
+ * when it fails (libvips' error set) or out of memory. */
+static unsigned char *filtered_rows(VipsImage *thumb, uint64_t deadline)
+{
+	struct filling f = {NULL, VIPS_IMAGE_SIZEOF_LINE(thumb)};
+
+	f.rows = malloc((f.row_bytes + 1) * (size_t)thumb->Ysize);
+	if (!f.rows)
+		return NULL;
+	watch_deadline(thumb, deadline);
+	/* One worker: each of libvips' workers holds its own strips of every stage of the
+	 * pipeline, and a notebook's fits must stay in its memory bound (docs/SPEC.md §3). */
+	vips_image_set_int(thumb, "concurrency", 1);
+	if (vips_sink_disc(thumb, fill_strip, &f)) {
+		free(f.rows);
+		return NULL;
+	}
+	return f.rows;
+}
+
+/* thumb (taken over) decoded into memory, so that several encodings decode it once. Pixels a
+ * PNG holds as they are (png_pixels) are computed into PNG's own layout (filtered_rows), which
+ * the image returned views (FILTERED_ROWS): the PNG encodings deflate them without a copy. */
 static VipsImage *into_memory(VipsImage *thumb, uint64_t deadline)
 {
-	VipsImage *mem;
+	VipsImage *mem = NULL, *area = NULL, *folded = NULL, *view = NULL;
+	VipsInterpretation interp = vips_image_get_interpretation(thumb);
+	size_t row_bytes = VIPS_IMAGE_SIZEOF_LINE(thumb);
+	int height = thumb->Ysize, bands = thumb->Bands;
+	unsigned char *rows;
 
-	watch_deadline(thumb, deadline);
-	mem = vips_image_copy_memory(thumb);
+	if (!png_pixels(thumb)) {
+		watch_deadline(thumb, deadline);
+		mem = vips_image_copy_memory(thumb);
+		g_object_unref(thumb);
+		return mem;
+	}
+	rows = filtered_rows(thumb, deadline);
 	g_object_unref(thumb);
-	return mem;
+	if (!rows)
+		return NULL;
+	/* One band of row_bytes + 1 samples a row, its first column cut and the rest folded back
+	 * into pixels: a view of rows that libvips encodes (JPEG) like any image. */
+	mem = vips_image_new_from_memory(rows, (row_bytes + 1) * (size_t)height, (int)row_bytes + 1,
+					 height, 1, VIPS_FORMAT_UCHAR);
+	if (!mem) {
+		free(rows);
+		return NULL;
+	}
+	g_signal_connect(mem, "postclose", G_CALLBACK(free_pixels), rows);
+	if (!vips_extract_area(mem, &area, 1, 0, (int)row_bytes, height, NULL) &&
+	    !vips_bandfold(area, &folded, "factor", bands, NULL))
+		vips_copy(folded, &view, "interpretation", interp, NULL);
+	if (view)
+		g_object_set_data(G_OBJECT(view), FILTERED_ROWS, rows);
+	if (folded)
+		g_object_unref(folded);
+	if (area)
+		g_object_unref(area);
+	g_object_unref(mem);
+	return view;
+}
+
+/* True when every alpha sample of the 8-bit PNG in src is opaque (or it has no alpha): a full
+ * sequential decode of its own. */
+static bool png_opaque(const struct tr_blob *src, uint64_t deadline)
+{
+	VipsImage *in = NULL, *alpha = NULL;
+	double min = 0;
+	bool opaque = false;
+
+	if (vips_pngload_buffer(src->data, src->len, &in, "access", VIPS_ACCESS_SEQUENTIAL, NULL))
+		return false;
+	if (!vips_image_hasalpha(in))
+		opaque = true;
+	else if (!vips_extract_band(in, &alpha, in->Bands - 1, NULL)) {
+		watch_deadline(alpha, deadline);
+		opaque = !vips_min(alpha, &min, NULL) && min >= 255;
+	}
+	if (alpha)
+		g_object_unref(alpha);
+	g_object_unref(in);
+	vips_error_clear();
+	return opaque;
+}
+
+/* An 8-bit PNG without transparency resized by libvips' Lanczos reduce straight on its 8-bit
+ * samples, decoded sequentially, its alpha (all opaque) left out: what vips_thumbnail does with
+ * premultiplied floats (alpha weighting that changes nothing where all is opaque) in four times
+ * the buffers (a plot of 2014x1406 fitted to 2000: 30 MB against 4). NULL when the PNG is of
+ * another kind or has transparency (vips_thumbnail then). */
+static VipsImage *png_resized(const struct tr_blob *src, const struct source *s, uint32_t target,
+			      uint64_t deadline)
+{
+	uint32_t from_long = s->width > s->height ? s->width : s->height;
+	VipsImage *in = NULL, *colour = NULL, *out = NULL;
+
+	if (from_long <= target || !png_opaque(src, deadline))
+		return NULL;
+	if (vips_pngload_buffer(src->data, src->len, &in, "access", VIPS_ACCESS_SEQUENTIAL, NULL))
+		return NULL;
+	if (vips_image_get_format(in) == VIPS_FORMAT_UCHAR &&
+	    (!vips_image_hasalpha(in)
+		     ? !vips_copy(in, &colour, NULL)
+		     : !vips_extract_band(in, &colour, 0, "n", in->Bands - 1, NULL)))
+		vips_resize(colour, &out, (double)target / from_long, "kernel",
+			    VIPS_KERNEL_LANCZOS3, NULL);
+	if (colour)
+		g_object_unref(colour);
+	g_object_unref(in);
+	vips_error_clear();
+	return out;
 }
 
 /* Frame s->page shrunk to fit a target x target box. Shrunk on load first where toolfs can: a
@@ -387,6 +548,9 @@ static VipsImage *shrunk(const struct tr_blob *src, const struct source *s, uint
 	} else if (strcmp(loader, "pngload_buffer") == 0 && s->page == 0 &&
 		   png_shrink_factor(s, target) > 1) {
 		pre = png_shrunk_on_load(src, png_shrink_factor(s, target), NULL);
+	} else if (strcmp(loader, "pngload_buffer") == 0 && s->page == 0 &&
+		   (thumb = png_resized(src, s, target, deadline))) {
+		return in_memory ? into_memory(thumb, deadline) : thumb;
 	}
 	if (pre) {
 		rc = vips_thumbnail_image(pre, &thumb, (int)target, "height", (int)target, "size",
@@ -435,24 +599,39 @@ static enum tr_error decode_error(char *err, size_t err_size)
 	return missing ? TR_E_UNSUPPORTED : TR_E_CORRUPT;
 }
 
-/* Encodes thumb as PNG (attempt -1) or as JPEG at jpeg_ladder[attempt]; when its base64 fits in
- * opts->image_max_b64, fills *out with it (the fit of source s) and returns TR_OK. Returns
- * TR_E_TOO_LARGE when it does not fit, TR_E_IO with err set when it cannot be encoded. */
+/* What a fit may take: base64 within opts->image_max_b64 and, for a source in a format the
+ * providers accept, no more bytes than the source (max_bytes; else UINT64_MAX). */
+struct budget {
+	const struct tr_options *opts;
+	uint64_t max_bytes;
+	bool grew; /* an encoding within image_max_b64 was refused for max_bytes */
+};
+
+/* Encodes thumb (encode's attempt); when it is within budget, fills *out with it (the fit of
+ * source s) and returns TR_OK. Returns TR_E_TOO_LARGE when it is not, TR_E_IO with err set when
+ * it cannot be encoded. */
 static enum tr_error try_encoding(VipsImage *thumb, int attempt, const struct source *s,
-				  const struct tr_options *opts, uint64_t deadline,
-				  struct tr_fit *out, char *err, size_t err_size)
+				  struct budget *budget, uint64_t deadline, struct tr_fit *out,
+				  char *err, size_t err_size)
 {
 	bool jpeg = attempt >= 0;
-	struct tr_blob *blob = encode(thumb, jpeg, jpeg ? jpeg_ladder[attempt] : 0, deadline);
+	struct tr_blob *blob = encode(thumb, attempt, deadline);
 	uint32_t to_w, to_h, to_long, from_long;
 
 	if (!blob && tr_deadline_passed(deadline))
 		return timed_out(err, err_size);
+	if (!blob && attempt == ATTEMPT_PALETTE) {
+		/* No palette (libimagequant failed, no memory): the next encoding instead. */
+		vips_error_clear();
+		return TR_E_TOO_LARGE;
+	}
 	if (!blob) {
 		vips_reason(err, err_size, "libvips cannot encode it");
 		return TR_E_IO;
 	}
-	if (base64_len(blob->len) > opts->image_max_b64) {
+	if (base64_len(blob->len) > budget->opts->image_max_b64 || blob->len > budget->max_bytes) {
+		if (base64_len(blob->len) <= budget->opts->image_max_b64)
+			budget->grew = true;
 		tr_blob_unref(blob);
 		return TR_E_TOO_LARGE;
 	}
@@ -470,8 +649,23 @@ static enum tr_error try_encoding(VipsImage *thumb, int attempt, const struct so
 		.frames = s->frames,
 		.largest = s->largest,
 		.scale = (double)from_long / (double)to_long,
+		.saving = !budget->grew                ? NULL
+			  : attempt == ATTEMPT_PALETTE ? "palette"
+						       : "jpeg",
 	};
 	return TR_OK;
+}
+
+/* True for the loaders of the formats the providers accept as they are (PNG, JPEG, GIF, WebP). */
+static bool accepted_source(const char *loader)
+{
+	static const char *const accepted[] = {"pngload_buffer", "jpegload_buffer",
+					       "gifload_buffer", "webpload_buffer"};
+
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++)
+		if (strcmp(loader, accepted[i]) == 0)
+			return true;
+	return false;
 }
 
 /* fit_image, of the rectangle region of the source when region is not NULL. */
@@ -521,6 +715,18 @@ static enum tr_error fit(const struct tr_blob *src, const struct tr_region *regi
 	target = from_long < opts->image_max_dim ? from_long : (uint32_t)opts->image_max_dim;
 
 	bool skip_png = jpeg_source || png_hopeless(src, loader, &source, target, opts);
+	struct budget budget = {.opts = opts, .max_bytes = UINT64_MAX};
+
+	/* A fit by less than half never takes more bytes than a source the providers would take
+	 * as it is (docs/SPEC.md §3): resampling a plot's flat colours and anti-aliased lines by a
+	 * few percent gives every pixel a colour of its own, and its PNG grows 1.5 to 2.5 times.
+	 * (Shrunk further, a source is no measure: a 300x9000 screenshot of 40 KB in 3 colours
+	 * takes 130 KB as a PNG at 67x2000, and the rule would make it a JPEG at 53x1600.) */
+	if (!region && accepted_source(loader) && from_long < 2 * (uint64_t)target)
+		budget.max_bytes = src->len;
+	/* A drawing's 256-colour palette PNG is tried after its full-colour PNG. */
+	bool palette = budget.max_bytes != UINT64_MAX && !jpeg_source && source.raw_bytes &&
+		       (double)src->len < DRAWING_RATIO * (double)source.raw_bytes;
 	/* A photo nearly always fits at the first quality: that encoding pulls the pixels straight
 	 * from the decoder (libvips decodes and encodes on two cores at once) instead of from a
 	 * decoded copy, which only the rest of the ladder needs. */
@@ -538,7 +744,7 @@ static enum tr_error fit(const struct tr_blob *src, const struct tr_region *regi
 		 * DCT's shrink, is the heavy part: it keeps a worker per core. */
 		if (!source.crop)
 			vips_image_set_int(streamed, "concurrency", 1);
-		rc = try_encoding(streamed, 0, &source, opts, deadline, out, err, err_size);
+		rc = try_encoding(streamed, 0, &source, &budget, deadline, out, err, err_size);
 		g_object_unref(streamed);
 		if (rc == TR_OK || rc == TR_E_TIMEOUT)
 			return rc;
@@ -551,17 +757,22 @@ static enum tr_error fit(const struct tr_blob *src, const struct tr_region *regi
 		VipsImage *thumb = shrunk(src, &source, target, loader, true, deadline);
 		/* PNG stays PNG when it fits; a photo (JPEG source) goes straight to JPEG, and so does
 		 * anything that did not fit as PNG at a larger size or cannot (png_hopeless). */
-		int first = step > 0 ? 0 : skip_png ? done_at_full_size + 1 : -1;
+		int first = step > 0 ? 0 : skip_png ? done_at_full_size + 1 : ATTEMPT_PNG;
 
 		if (!thumb && tr_deadline_passed(deadline))
 			return timed_out(err, err_size);
 		if (!thumb)
 			return decode_error(err, err_size);
 		for (int attempt = first; attempt < (int)N_LADDER; attempt++) {
-			enum tr_error rc = try_encoding(thumb, attempt, &source, opts, deadline,
+			if (attempt == ATTEMPT_PALETTE &&
+			    (!palette || !budget.grew || is_grey(thumb)))
+				continue;
+			enum tr_error rc = try_encoding(thumb, attempt, &source, &budget, deadline,
 							out, err, err_size);
 
 			if (rc != TR_E_TOO_LARGE) {
+				if (rc == TR_OK && step > 0 && budget.grew)
+					out->saving = "size";
 				g_object_unref(thumb);
 				return rc;
 			}

@@ -116,6 +116,17 @@ bool tr_fit_needed(uint32_t width, uint32_t height, size_t len, const struct tr_
 	       4 * (((uint64_t)len + 2) / 3) > opts->image_max_b64;
 }
 
+const char *tr_fit_saving_text(const char *saving)
+{
+	if (strcmp(saving, "palette") == 0)
+		return "encoded with 256 colours, as the full-colour PNG at this size was larger "
+		       "than the source";
+	if (strcmp(saving, "jpeg") == 0)
+		return "encoded at a lower JPEG quality, as the first was larger than the source";
+	return "shown smaller than the size limit, as every encoding at the limit was larger "
+	       "than the source";
+}
+
 #if defined(TR_HAVE_VIPS)
 /* Defined when fit.c is linked in (the fuzz targets); else the module is loaded. */
 extern const struct tr_vips_api tr_vips_api __attribute__((weak));
@@ -251,12 +262,16 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 		res->meta.to_width = fit.width;
 		res->meta.to_height = fit.height;
 		res->meta.scale = fit.scale;
+		res->meta.saving = fit.saving;
 		if (!img->region)
 			tr_buf_printf(
 				&res->content,
 				" [Image: original %ux%u, shown at %ux%u; multiply coordinates "
 				"by %.3f to map back]",
 				fit.from_width, fit.from_height, fit.width, fit.height, fit.scale);
+		if (fit.saving)
+			tr_buf_printf(&res->content, " [The attached image is %s]",
+				      tr_fit_saving_text(fit.saving));
 	}
 	tr_buf_printf(&res->content, "%s", frames);
 	if (!same_type)

@@ -162,7 +162,15 @@ struct tr_fit {
 	uint32_t frames; /* frames (pages, icon sizes) of the source; one is in data */
 	bool largest;    /* data shows the largest of the frames (icons), not the first */
 	double scale;    /* from long edge / to long edge (1.0 when only converted) */
+	/* static, or NULL: how the fit was kept from growing past the source's bytes (its
+	 * full-colour encoding at this size within image_max_b64 was larger): "palette" (a PNG of
+	 * 256 colours), "jpeg" (a JPEG quality), "size" (a smaller size). */
+	const char *saving;
 };
+
+/* The words that say why a fit is what tr_fit.saving names, e.g. for "palette": "encoded with
+ * 256 colours, as the full-colour PNG at this size was larger than the source". */
+const char *tr_fit_saving_text(const char *saving);
 
 /* True when an image of this size and byte length must be fitted: its long edge exceeds
  * opts->image_max_dim or its base64 would exceed opts->image_max_b64. */
@@ -256,6 +264,30 @@ int tr_png_shrink_region(const unsigned char *data, size_t len, uint32_t factor,
  * memory or the arguments are out of range. In the core (libdeflate only). */
 struct tr_blob *tr_png_encode(const unsigned char *pixels, size_t stride, uint32_t width,
 			      uint32_t height, int bands);
+
+/* tr_png_encode of rows already in PNG's layout: height rows of 1 + width x bands bytes, each
+ * a filter type byte (0) and its samples, deflated as they are (no copy). */
+struct tr_blob *tr_png_encode_filtered(const unsigned char *filtered, uint32_t width,
+				       uint32_t height, int bands);
+
+/* Encodes height rows of width palette indices (rows stride bytes apart, each below n_colours)
+ * as a PNG of colour type 3: IHDR, PLTE of the n_colours (1 to 256) colours of rgba, tRNS when
+ * one is not opaque (up to the last such), one IDAT (filter type 0, libdeflate level 6) and
+ * IEND. Returns a new blob (caller owns), or NULL when out of memory or the arguments are out
+ * of range. In the core (libdeflate only). */
+struct tr_blob *tr_png_encode_indexed(const unsigned char *indices, size_t stride, uint32_t width,
+				      uint32_t height, const unsigned char (*rgba)[4],
+				      unsigned n_colours);
+
+/* Encodes height rows of width x bands 8-bit samples (rows stride bytes apart; bands 3 RGB or
+ * 4 RGBA) as a PNG of at most 256 colours chosen by libimagequant, each pixel its nearest
+ * colour, not dithered (tr_png_encode_indexed). The colour histogram is built a strip of rows at
+ * a time, so memory is the indices (width x height bytes) plus the histogram of distinct colours,
+ * never a copy of the pixels. Returns a new blob (caller owns), or NULL when out of memory,
+ * libimagequant fails, deadline (tr_deadline_after_ms; 0: none) passes or the arguments are out
+ * of range. Part of toolfs-vips.so. */
+struct tr_blob *tr_png_encode_palette(const unsigned char *pixels, size_t stride, uint32_t width,
+				      uint32_t height, int bands, uint64_t deadline);
 
 /* The interface table toolfs-vips.so (fit.c) exports (util/module.c loads it); abi first.
  * tr_fit_has_loader and tr_fit_image call through it. */

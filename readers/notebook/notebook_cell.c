@@ -210,9 +210,11 @@ static int fit_image(const struct tr_nb_context *ctx, struct tr_nb_image *image,
 	}
 	if (fit.width != image->width || fit.height != image->height)
 		snprintf(fitted, size,
-			 ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates"
+			 ", shown at %" PRIu32 "x%" PRIu32 " as %s%s%s%s; multiply coordinates"
 			 " by %.3f to map back",
-			 fit.width, fit.height, fit.media_type, fit.scale);
+			 fit.width, fit.height, fit.media_type, fit.saving ? " (" : "",
+			 fit.saving ? tr_fit_saving_text(fit.saving) : "", fit.saving ? ")" : "",
+			 fit.scale);
 	else
 		snprintf(fitted, size, ", re-encoded as %s to fit the size limit", fit.media_type);
 	tr_blob_unref(image->blob);

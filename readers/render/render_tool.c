@@ -205,6 +205,10 @@ static void write_metadata(struct tr_json *j, const struct tr_result *res)
 		write_size_object(j, "to", m->to_width, m->to_height);
 		tr_json_key(j, "scale");
 		tr_json_fixed(j, m->scale, 3);
+		if (m->saving) {
+			tr_json_key(j, "saving");
+			tr_json_string(j, m->saving, strlen(m->saving));
+		}
 		tr_json_end_object(j);
 	}
 	if (m->has_region)

@@ -34,8 +34,9 @@ int tr_svg_inflate(const unsigned char *data, size_t len, size_t limit, char **o
 
 /* --- the SVG module (toolfs-svg.so: svg_render.c, svg_child.c) --- */
 
-/* docs/SPEC.md §3: an SVG with neither an absolute width and height nor a viewBox is drawn on a
- * canvas of this size (CSS's default replaced-element size is 300x150: too small to read). */
+/* docs/SPEC.md §3: an SVG with neither an absolute width and height nor a viewBox, whose drawing
+ * has no extent, is drawn on a canvas of this size (CSS's default replaced-element size is
+ * 300x150: too small to read). */
 #define TR_SVG_DEFAULT_WIDTH 1024
 #define TR_SVG_DEFAULT_HEIGHT 768
 /* The render process may map at most this much memory (RLIMIT_AS). */
@@ -57,7 +58,8 @@ struct tr_svg_render {
 /* Renders the SVG document svg[0..len) in this process: parsed by librsvg from memory with no
  * base file or URL (so no external resource resolves: files, http:, XInclude, other documents'
  * elements; only data: URLs), its own size taken from absolute width and height, else its
- * viewBox, else TR_SVG_DEFAULT_*, scaled (down only) so the long edge is within lim->max_dim,
+ * viewBox, else its drawing's ink bounding box (drawn from the box's corner), else
+ * TR_SVG_DEFAULT_*, scaled (down only) so the long edge is within lim->max_dim,
  * drawn straight at that size (never at the declared size first) on a transparent canvas, and
  * encoded as PNG; when the base64 would pass lim->max_b64, drawn again smaller until it fits.
  * Returns TR_OK and fills out (caller owns out->png), or an error code with one sentence in

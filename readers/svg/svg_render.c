@@ -25,14 +25,18 @@ static void reason(char *err, size_t err_size, const char *what, GError *gerr)
 		err[--n] = '\0';
 }
 
-/* The document's own size in pixels: absolute width and height, else the viewBox, else the
- * default. */
-static void natural_size(RsvgHandle *h, double *w, double *h_out)
+/* The document's own size in pixels: absolute width and height, else the viewBox, else (as
+ * rsvg-convert) the drawing's ink bounding box, whole pixels from its corner (*box, the area of
+ * the document shown; left zero otherwise), else the default canvas for a drawing with no extent.
+ * */
+static void natural_size(RsvgHandle *h, double *w, double *h_out, RsvgRectangle *box)
 {
+	static const RsvgRectangle unit = {0, 0, 1, 1};
 	gboolean has_w, has_h, has_vb;
 	RsvgLength lw, lh;
-	RsvgRectangle vb;
+	RsvgRectangle vb, ink, logical;
 
+	memset(box, 0, sizeof(*box));
 	if (rsvg_handle_get_intrinsic_size_in_pixels(h, w, h_out) && *w >= 1 && *h_out >= 1 &&
 	    isfinite(*w) && isfinite(*h_out))
 		return;
@@ -40,6 +44,16 @@ static void natural_size(RsvgHandle *h, double *w, double *h_out)
 	if (has_vb && vb.width > 0 && vb.height > 0 && isfinite(vb.width) && isfinite(vb.height)) {
 		*w = vb.width;
 		*h_out = vb.height;
+		return;
+	}
+	/* Measured as a layout in a 1x1 viewport, as rsvg-convert's legacy_layer_geometry: with
+	 * no viewBox the user space is not scaled, so the ink rectangle is in pixels. */
+	if (rsvg_handle_get_geometry_for_layer(h, NULL, &unit, &ink, &logical, NULL) &&
+	    ink.width > 0 && ink.height > 0 && isfinite(ink.x) && isfinite(ink.y) &&
+	    isfinite(ink.width) && isfinite(ink.height)) {
+		*box = (RsvgRectangle){ink.x, ink.y, ceil(ink.width), ceil(ink.height)};
+		*w = box->width;
+		*h_out = box->height;
 		return;
 	}
 	*w = TR_SVG_DEFAULT_WIDTH;
@@ -86,9 +100,10 @@ static void unpremultiply(unsigned char *data, int stride, uint32_t w, uint32_t 
 	}
 }
 
-/* Draws the document into a w x hgt canvas and encodes it; *png NULL on failure (err says). */
-static enum tr_error draw(RsvgHandle *h, uint32_t w, uint32_t hgt, struct tr_blob **png, char *err,
-			  size_t err_size)
+/* Draws the document into a w x hgt canvas, box (when its size is not zero) scaled to fill it,
+ * and encodes it; *png NULL on failure (err says). */
+static enum tr_error draw(RsvgHandle *h, uint32_t w, uint32_t hgt, const RsvgRectangle *box,
+			  struct tr_blob **png, char *err, size_t err_size)
 {
 	/* Zeroed: a transparent canvas. */
 	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)w,
@@ -106,6 +121,11 @@ static enum tr_error draw(RsvgHandle *h, uint32_t w, uint32_t hgt, struct tr_blo
 		return TR_E_TOO_LARGE;
 	}
 	cr = cairo_create(surface);
+	if (box->width > 0 && box->height > 0) {
+		/* rsvg-convert's way: the viewport at the box's corner, the scale on the context. */
+		cairo_scale(cr, w / box->width, hgt / box->height);
+		viewport = (RsvgRectangle){-box->x, -box->y, box->width, box->height};
+	}
 	if (!rsvg_handle_render_document(h, cr, &viewport, &gerr)) {
 		/* librsvg's RenderingError::OutOfMemory: cairo could not make a surface. */
 		bool memory = gerr && strstr(gerr->message, "NoMemory");
@@ -143,6 +163,7 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 	RsvgHandle *h = rsvg_handle_new_from_data(svg, len, &gerr);
 	enum tr_error code;
 	double w, hgt;
+	RsvgRectangle box;
 	uint32_t max_dim = lim->max_dim;
 
 	memset(out, 0, sizeof(*out));
@@ -152,12 +173,12 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 		return TR_E_CORRUPT;
 	}
 	rsvg_handle_set_dpi(h, 96);
-	natural_size(h, &w, &hgt);
+	natural_size(h, &w, &hgt, &box);
 	out->from_width = w > UINT32_MAX ? UINT32_MAX : (uint32_t)fmax(1, round(w));
 	out->from_height = hgt > UINT32_MAX ? UINT32_MAX : (uint32_t)fmax(1, round(hgt));
 	for (int tries = 0;; tries++) {
 		fitted_size(w, hgt, max_dim, &out->width, &out->height);
-		code = draw(h, out->width, out->height, &out->png, err, err_size);
+		code = draw(h, out->width, out->height, &box, &out->png, err, err_size);
 		if (code != TR_OK)
 			break;
 		if (4 * ((out->png->len + 2) / 3) <= lim->max_b64)
