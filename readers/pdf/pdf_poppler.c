@@ -91,19 +91,6 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-static void fail_too_large(struct pdf_read *rd, uint64_t n_pages)
-{
-	struct tr_result *res = rd->res;
-	uint64_t size = (uint64_t)rd->file->st.st_size, limit = rd->opts->max_pdf_size;
-	char hint[128] = "", sel[48];
-
-	/* Page selectors open the file without loading it, so they still work. */
-	if (tr_pdf_next_selector(0, n_pages, TR_PDF_DEFAULT_PAGES, sel, sizeof(sel)) >= 0)
-		snprintf(hint, sizeof(hint), "; read %s:%s.tool.json for the text and page images",
-			 rd->file->src->name, sel);
-	tr_result_fail_too_large(res, "PDF", size, limit, hint);
-}
-
 /* The long edge of page renders: docs/SPEC.md §3, 1568 px or less when image_max_dim says so. */
 static uint32_t render_long_edge(const struct tr_options *opts)
 {
@@ -515,7 +502,8 @@ int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *se
 	struct pdf_read rd = {.file = file, .opts = opts, .res = res};
 	uint64_t size = (uint64_t)file->st.st_size;
 	/* The default view of a file within max_pdf_size loads it once: poppler parses it from
-	 * memory, it is hashed on the way and attached as documents[0]. */
+	 * memory, it is hashed on the way and attached as documents[0]. A larger one is read from
+	 * its descriptor, as page selectors are, and not attached (docs/SPEC.md §3). */
 	bool load = !sel->present && size <= opts->max_pdf_size;
 	struct tr_blob *whole = NULL;
 	GError *error = NULL;
@@ -537,10 +525,7 @@ int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *se
 	if (n_pages < 0)
 		n_pages = 0;
 	res->meta.page_count = n_pages;
-	if (!sel->present && !load)
-		fail_too_large(&rd, (uint64_t)n_pages);
-	else
-		rc = read_pages(&rd, sel, (uint64_t)n_pages, whole);
+	rc = read_pages(&rd, sel, (uint64_t)n_pages, whole);
 out:
 	for (uint64_t i = 0; i < rd.ocr_count; i++) {
 		g_free(rd.texts[i]);
