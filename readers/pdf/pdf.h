@@ -26,6 +26,26 @@ bool tr_pdf_text_is_blank(const char *text);
  * trailing whitespace is dropped. Returns 0, or -1 when out of memory (out->oom). */
 int tr_pdf_text_append(struct tr_buf *out, const char *text, size_t len);
 
+/* Code points of text[0..len) that are neither whitespace nor bidi embedding marks: how much
+ * text a page's extraction holds, to choose between two of them. */
+size_t tr_pdf_text_letters(const char *text, size_t len);
+
+/* A glyph's box on the page in points, y downwards (the layout of PopplerRectangle). */
+struct tr_pdf_box {
+	double x1, y1, x2, y2;
+};
+
+/* Appends to out the text[0..len) of poppler's glyph selection with its spaces put where the
+ * glyphs are apart: boxes[0..n_boxes) holds one box per code point of text other than the bidi
+ * embedding marks (which are dropped). poppler's right-to-left words carry their spaces one
+ * glyph late ("abc d ef" for "abcd ef"); here a space separates two runs of glyphs when their
+ * boxes are further apart than 0.15 of the glyph height, whatever the text said. A glyph that
+ * starts where the previous one ends belongs to its run (the parts of a ligature such as
+ * lam-alef are given left to right), so the gap is measured once the run is complete.
+ * Returns 0; 1 when the boxes do not match the text (out untouched); -1 when out of memory. */
+int tr_pdf_text_respace(struct tr_buf *out, const char *text, size_t len,
+			const struct tr_pdf_box *boxes, size_t n_boxes);
+
 /* --- pdf_window --- */
 /* which pages a PDF result shows and which sibling continues it (pure math). */
 
