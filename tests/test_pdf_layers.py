@@ -3,6 +3,8 @@
 appearances, right-to-left pages, and the default view of a PDF over max_pdf_size; against
 pdftotext."""
 import hashlib
+import json
+import pathlib
 import re
 import subprocess
 
@@ -85,3 +87,37 @@ def test_default_view_over_max_pdf_size_reads_the_pages(read, pdfs):
     assert "documents" not in j
     assert j["range"] == {"unit": "page", "start": 1, "end": 1, "total": 1}
     assert j["metadata"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
+
+
+def read_with_tessdata(build_dir, pdfs, tmp_path, name, langs):
+    """toolfs-read on name with only langs' traineddata installed ($TESSDATA_PREFIX)."""
+    tessdata = tmp_path / "tessdata"
+    tessdata.mkdir()
+    for lang in langs:
+        (tessdata / f"{lang}.traineddata").symlink_to(f"{TESSDATA}/{lang}.traineddata")
+    proc = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "--", name], cwd=pdfs,
+                          capture_output=True, check=True,
+                          env={"PATH": "/usr/bin:/bin", "TESSDATA_PREFIX": str(tessdata)})
+    return json.loads(proc.stdout)
+
+
+def test_scanned_arabic_page_says_english_ocr_is_mismatched(build_dir, pdfs, tmp_path):
+    j = read_with_tessdata(build_dir, pdfs, tmp_path, "arabic-scan.pdf", ["eng", "osd"])
+    assert j["success"] and j["metadata"]["ocr"]["language"] == "eng"
+    assert j["content"].rstrip("\n").endswith(
+        "\n[page 1: OCR'd in eng, but the page's script is Arabic, which eng does not read: "
+        "the text above may be noise; install the Debian package tesseract-ocr-ara]")
+
+
+@pytest.mark.skipif(not pathlib.Path(f"{TESSDATA}/ara.traineddata").exists(),
+                    reason="tesseract-ocr-ara is not installed")
+def test_scanned_arabic_page_is_ocrd_in_arabic(build_dir, pdfs, tmp_path):
+    j = read_with_tessdata(build_dir, pdfs, tmp_path, "arabic-scan.pdf", ["eng", "osd", "ara"])
+    assert j["success"] and j["metadata"]["ocr"]["language"] == "ara"
+    assert "--- Page 1 (OCR) ---" in j["content"] and "OCR'd in" not in j["content"]
+    ours = set(j["content"].split())
+    truth = [word for line in gen_pdf_layers.ARABIC_LINES for word in line.split()]
+    assert sum(word in ours for word in truth) >= 0.8 * len(truth)

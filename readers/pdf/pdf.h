@@ -161,6 +161,8 @@ struct tr_pdf_ocr_page {
 	enum tr_pdf_ocr_status status;
 	char *text; /* malloc'd, when done */
 	int confidence;
+	char lang[64];                /* the language it was read in (struct tr_ocr_text) */
+	char script[32], missing[16]; /* a script no installed language reads (ditto) */
 	char err[256];
 };
 

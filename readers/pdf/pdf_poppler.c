@@ -354,13 +354,21 @@ static void ocr_body(struct pdf_read *rd, const struct tr_pdf_ocr_page *ocr, boo
 
 	switch (ocr->status) {
 	case TR_PDF_OCR_DONE:
-		if (tr_ocr_note(rd->res, (uint32_t)p, ocr->confidence, rd->opts->ocr_lang.text) < 0)
+		if (tr_ocr_note(rd->res, (uint32_t)p, ocr->confidence,
+				ocr->lang[0] ? ocr->lang : rd->opts->ocr_lang.text) < 0)
 			body->oom = true;
 		else if (ocr->text[0])
 			tr_pdf_text_append(body, ocr->text, strlen(ocr->text));
 		else
 			tr_buf_printf(body, "[page %llu: no text layer, and OCR found no text%s]",
 				      p, see);
+		if (ocr->script[0])
+			tr_buf_printf(
+				body,
+				"\n[page %llu: OCR'd in %s, but the page's script is %s, which "
+				"%s does not read: the text above may be noise; install the "
+				"Debian package tesseract-ocr-%s]",
+				p, ocr->lang, ocr->script, ocr->lang, ocr->missing);
 		break;
 	case TR_PDF_OCR_TIMEOUT:
 		tr_buf_printf(body,
