@@ -374,27 +374,25 @@ def test_repairable_truncation_reads(read, pdfs):
     assert_pages_match_pdftotext(path, r.json, [1, 2, 3, 4])
 
 
-def test_too_large_points_at_page_selectors(read, pdfs):
+def test_over_max_pdf_size_reads_pages_without_attaching(read, pdfs):
     path = pdfs / "photo.pdf"
-    size = path.stat().st_size
-    assert size > MIB
-    r = read("photo.pdf", "--max-pdf-size", "1M")
-    assert r.rc == 1
-    assert r.json["errorCode"] == "too_large"
-    assert r.json["error"] == (f"PDF file exceeds 1MB limit (actual: {size / MIB:.2f}MB); "
-                               "read photo.pdf:1.tool.json for the text and page images")
-    assert r.json["metadata"]["pageCount"] == 1
-    assert "documents" not in r.json
-    # The selector it names works on the same file with the same limit.
-    j = read("photo.pdf", "--max-pdf-size", "1M", "--select", "1").json
-    assert j["success"] and [i["page"] for i in j["images"]] == [1]
+    assert path.stat().st_size > MIB
+    j = read("photo.pdf", "--max-pdf-size", "1M", "--ocr", "off").json
+    assert j["success"] and j["metadata"]["pageCount"] == 1
+    assert "documents" not in j
+    # The page without a text layer is rendered as in any default view.
+    assert [i["page"] for i in j["images"]] == [1]
+    assert j["range"] == {"unit": "page", "start": 1, "end": 1, "total": 1}
 
 
-def test_too_large_hint_uses_the_default_window(read, pdfs):
-    r = read("p150.pdf", "--max-pdf-size", "64K")
-    assert r.json["errorCode"] == "too_large"
-    assert r.json["error"].endswith("; read p150.pdf:1-10.tool.json for the text and page images")
-    assert r.json["metadata"]["pageCount"] == 150
+def test_over_max_pdf_size_default_view_is_pages_1_to_10(read, pdfs):
+    path = pdfs / "p150.pdf"
+    j = read("p150.pdf", "--max-pdf-size", "64K").json
+    assert j["success"] and j["metadata"]["pageCount"] == 150
+    assert j["range"] == {"unit": "page", "start": 1, "end": 10, "total": 150}
+    assert j["next"] == "p150.pdf:11-20.tool.json"
+    assert "documents" not in j
+    assert_pages_match_pdftotext(path, j, range(1, 11))
 
 
 def test_script_quoting_the_header_is_not_a_pdf(read, pdfs):

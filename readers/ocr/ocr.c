@@ -88,8 +88,14 @@ int tr_ocr_image(struct tr_result *res, const struct tr_blob *blob, const struct
 		tr_buf_printf(&res->content, "\n--- OCR ---\n%s\n", text.text);
 	else
 		tr_buf_printf(&res->content, "\n[OCR found no text]");
+	if (text.script[0])
+		tr_buf_printf(&res->content,
+			      "\n[OCR'd in %s, but the image's script is %s, which %s does not "
+			      "read: the text above may be noise; install the Debian package "
+			      "tesseract-ocr-%s]",
+			      text.lang, text.script, text.lang, text.missing);
 	free(text.text);
 	if (res->content.oom)
 		return -1;
-	return tr_ocr_note(res, 0, text.confidence, lang);
+	return tr_ocr_note(res, 0, text.confidence, text.lang[0] ? text.lang : lang);
 }

@@ -22,17 +22,25 @@
 struct tr_ocr_text {
 	char *text;     /* malloc'd UTF-8, trailing whitespace dropped; "" when none was found */
 	int confidence; /* Tesseract's mean word confidence, 0-100 */
+	/* The language it was read in: the one asked for, or the one of the script Tesseract's
+	 * script detection found (osd.traineddata) when the one asked for does not read that
+	 * script and that language is installed. */
+	char lang[sizeof(((struct tr_option_word *)0)->text)];
+	/* The script found ("Arabic") and its language ("ara") when neither the language asked
+	 * for nor an installed one reads it: the text is likely noise; "" otherwise. */
+	char script[32], missing[16];
 };
 
 /* The interface table toolfs-ocr.so exports (util/module.c loads it); abi first. Every entry
  * is safe to call from several threads at once. */
-#define TR_OCR_ABI 1
+#define TR_OCR_ABI 2
 struct tr_ocr_api {
 	unsigned abi; /* TR_OCR_ABI */
 	/* 0 when every language of lang ("eng+deu") has its traineddata; else 1 with err naming
 	 * the missing one and its Debian package. */
 	int (*check)(const char *lang, char *err, size_t err_size);
-	/* Recognises width x height 8-bit grey pixels (rows stride bytes apart) scanned at dpi.
+	/* Recognises width x height 8-bit grey pixels (rows stride bytes apart) scanned at dpi,
+	 * in lang or the language of the script it finds (struct tr_ocr_text).
 	 * A cached answer for key (NULL: none) is returned without recognising again, and a new
 	 * one is cached under it. Returns 0 with *out filled (the caller frees out->text), 1 on
 	 * an engine failure (err), 2 when deadline (0: none) passed first or during the

@@ -26,6 +26,26 @@ bool tr_pdf_text_is_blank(const char *text);
  * trailing whitespace is dropped. Returns 0, or -1 when out of memory (out->oom). */
 int tr_pdf_text_append(struct tr_buf *out, const char *text, size_t len);
 
+/* Code points of text[0..len) that are neither whitespace nor bidi embedding marks: how much
+ * text a page's extraction holds, to choose between two of them. */
+size_t tr_pdf_text_letters(const char *text, size_t len);
+
+/* A glyph's box on the page in points, y downwards (the layout of PopplerRectangle). */
+struct tr_pdf_box {
+	double x1, y1, x2, y2;
+};
+
+/* Appends to out the text[0..len) of poppler's glyph selection with its spaces put where the
+ * glyphs are apart: boxes[0..n_boxes) holds one box per code point of text other than the bidi
+ * embedding marks (which are dropped). poppler's right-to-left words carry their spaces one
+ * glyph late ("abc d ef" for "abcd ef"); here a space separates two runs of glyphs when their
+ * boxes are further apart than 0.15 of the glyph height, whatever the text said. A glyph that
+ * starts where the previous one ends belongs to its run (the parts of a ligature such as
+ * lam-alef are given left to right), so the gap is measured once the run is complete.
+ * Returns 0; 1 when the boxes do not match the text (out untouched); -1 when out of memory. */
+int tr_pdf_text_respace(struct tr_buf *out, const char *text, size_t len,
+			const struct tr_pdf_box *boxes, size_t n_boxes);
+
 /* --- pdf_window --- */
 /* which pages a PDF result shows and which sibling continues it (pure math). */
 
@@ -76,9 +96,10 @@ extern const struct tr_pdf_api tr_pdf_api;
 
 /* The read of docs/SPEC.md §3 "PDFs" (the tr_reader.read contract; type and mimeType are already set):
  * the default view (pages 1-10 as text, renders of pages without a text layer, the whole file
- * as documents[0] when within 100 pages and opts->max_pdf_size) or a page selector (text and a
- * render of each page, at most opts->max_pdf_pages pages). Sets metadata.pageCount whenever the
- * document opens. Failures (encrypted, corrupt, too_large, out_of_range, io_error) go into res.
+ * as documents[0] when within 100 pages and opts->max_pdf_size; a larger file is read from its
+ * descriptor, not loaded) or a page selector (text and a render of each page, at most
+ * opts->max_pdf_pages pages). Sets metadata.pageCount whenever the document opens. Failures
+ * (encrypted, corrupt, out_of_range, io_error) go into res.
  * Returns 0, or -1 when out of memory. */
 int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *sel,
 			const struct tr_options *opts, struct tr_result *res);
@@ -140,6 +161,8 @@ struct tr_pdf_ocr_page {
 	enum tr_pdf_ocr_status status;
 	char *text; /* malloc'd, when done */
 	int confidence;
+	char lang[64];                /* the language it was read in (struct tr_ocr_text) */
+	char script[32], missing[16]; /* a script no installed language reads (ditto) */
 	char err[256];
 };
 

@@ -25,6 +25,16 @@ struct ocr_run {
 	bool oom;
 };
 
+/* Moves answer (its text included) into page. */
+static void take_answer(struct tr_pdf_ocr_page *page, const struct tr_ocr_text *answer)
+{
+	page->text = answer->text;
+	page->confidence = answer->confidence;
+	snprintf(page->lang, sizeof(page->lang), "%s", answer->lang);
+	snprintf(page->script, sizeof(page->script), "%s", answer->script);
+	snprintf(page->missing, sizeof(page->missing), "%s", answer->missing);
+}
+
 /* OCRs one page: the cached answer (another read may have just made it), or a render under the
  * lock and a recognition outside it. */
 static void ocr_one(struct ocr_run *run, struct tr_pdf_ocr_page *job)
@@ -61,8 +71,7 @@ static void ocr_one(struct ocr_run *run, struct tr_pdf_ocr_page *job)
 		rc = 1;
 	}
 	job->status = rc == 0 ? TR_PDF_OCR_DONE : rc == 2 ? TR_PDF_OCR_TIMEOUT : TR_PDF_OCR_FAILED;
-	job->text = text.text;
-	job->confidence = text.confidence;
+	take_answer(job, &text);
 }
 
 static void *ocr_thread(void *arg)
@@ -132,8 +141,7 @@ int tr_pdf_ocr_pages(PopplerDocument *doc, const struct tr_file *file,
 		tr_ocr_key(&file->st, pages[i].page, run.lang, key, sizeof(key));
 		if (run.api->cached(key, &text) == 0) {
 			pages[i].status = TR_PDF_OCR_DONE;
-			pages[i].text = text.text;
-			pages[i].confidence = text.confidence;
+			take_answer(&pages[i], &text);
 		} else {
 			run.jobs[run.n_jobs++] = &pages[i];
 		}

@@ -179,6 +179,36 @@ static void test_text_tidy(void)
 	check_tidy(PDF "\n" RLE, PDF "\n" RLE);
 }
 
+/* Runs tr_pdf_text_respace on text and boxes; expects rc and, when 0, expected. */
+static void check_respace(const char *text, const struct tr_pdf_box *boxes, size_t n, int rc,
+			  const char *expected)
+{
+	struct tr_buf out = {0};
+
+	tr_buf_append(&out, "<", 1);
+	EXPECT_INT(tr_pdf_text_respace(&out, text, strlen(text), boxes, n), rc);
+	tr_buf_append(&out, "", 1);
+	EXPECT_STR(out.data, expected);
+	tr_buf_free(&out);
+}
+
+static void test_text_respace(void)
+{
+	/* poppler's right-to-left "A BC": the space one glyph late, glyphs right to left. */
+	static const struct tr_pdf_box late[] = {
+		{90, 0, 100, 10}, {70, 0, 80, 10}, {80, 0, 70, 10}, {60, 0, 70, 10}};
+	/* "xyz", y and z the halves of one ligature glyph given left to right, 0.5 pt after x. */
+	static const struct tr_pdf_box ligature[] = {
+		{40.5, 0, 50, 10}, {30, 0, 35, 10}, {35, 0, 40, 10}, {0, 0, 0, 0}, {9, 20, 19, 30}};
+
+	check_respace(RLE "A" PDF RLE "B" PDF " " RLE "C" PDF, late, 4, 0, "<A BC");
+	check_respace("xyz\nw", ligature, 5, 0, "<xyz\nw");
+	check_respace("xyz", ligature, 2, 1, "<"); /* boxes that do not match: untouched */
+	check_respace("xy", ligature, 3, 1, "<");
+	EXPECT_INT(tr_pdf_text_letters(RLE "a" PDF " b\n\xD7\xA9", 12), 3);
+	EXPECT_INT(tr_pdf_text_letters("", 0), 0);
+}
+
 /* A one-page PDF (200 x 100 pt, "Hello unit test" in Helvetica) with a correct xref table. */
 static size_t build_pdf(char *out, size_t size)
 {
@@ -308,6 +338,7 @@ int main(void)
 	test_window();
 	test_next_selector();
 	test_text_tidy();
+	test_text_respace();
 	test_read_in_memory_pdf();
 	return EXPECT_DONE();
 }
