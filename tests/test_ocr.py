@@ -3,6 +3,7 @@
 Pillow at 300 dpi, no text layer), read through toolfs-read and a mount, against the known words
 and the tesseract CLI run on pdftoppm's page images."""
 import json
+import os
 import pathlib
 import subprocess
 
@@ -129,6 +130,15 @@ def test_missing_language_names_the_debian_package(read):
     assert "tesseract-ocr-zzq" in r.json["content"]
     # a page with a text layer needs no OCR, so no language either
     assert read("mixed.pdf", "--select", "1", "--ocr_lang", "zzq").rc == 0
+
+
+def test_missing_language_is_named_as_debian_spells_its_package(read):
+    # Tesseract's chi_sim is Debian's tesseract-ocr-chi-sim (no package has an underscore).
+    if os.path.exists("/usr/share/tesseract-ocr/5/tessdata/chi_sim.traineddata"):
+        pytest.skip("chi_sim is installed here")
+    r = read("scan1.pdf", "--ocr_lang", "chi_sim")
+    assert r.json["errorCode"] == "unsupported"
+    assert "install the Debian package tesseract-ocr-chi-sim," in r.json["content"]
 
 
 @pytest.mark.parametrize("bad", ["", "eng+", "+eng", "eng++deu", "../eng", "e ng", "x" * 64])

@@ -26,8 +26,9 @@ struct tr_ocr_text {
 	 * script detection found (osd.traineddata) when the one asked for does not read that
 	 * script and that language is installed. */
 	char lang[sizeof(((struct tr_option_word *)0)->text)];
-	/* The script found ("Arabic") and its language ("ara") when neither the language asked
-	 * for nor an installed one reads it: the text is likely noise; "" otherwise. */
+	/* The script found ("Arabic") and its language's Debian package suffix ("ara", "chi-sim")
+	 * when neither the language asked for nor an installed one reads it: the text is likely
+	 * noise; "" otherwise. */
 	char script[32], missing[16];
 };
 

@@ -53,6 +53,18 @@ static void tessdata_dir(char *buf, size_t size)
 	snprintf(buf, size, "%s", TR_TESSDATA_DIR);
 }
 
+/* Writes the Debian package suffix of the len bytes of language code lang into out: Debian spells
+ * Tesseract's "chi_sim" tesseract-ocr-chi-sim. */
+static void debian_package_suffix(const char *lang, size_t len, char *out, size_t out_size)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < out_size; i++)
+		out[i] = lang[i] == '_' ? '-' : lang[i];
+	if (out_size)
+		out[i] = '\0';
+}
+
 int tr_ocr_check(const char *lang, char *err, size_t err_size)
 {
 	char dir[2048], path[2048 + 64 + 16];
@@ -64,10 +76,13 @@ int tr_ocr_check(const char *lang, char *err, size_t err_size)
 
 		snprintf(path, sizeof(path), "%s/%.*s.traineddata", dir, (int)len, p);
 		if (access(path, R_OK) != 0) {
+			char package[64];
+
+			debian_package_suffix(p, len, package, sizeof(package));
 			snprintf(err, err_size,
 				 "OCR language %.*s is not installed (no %.*s.traineddata in %s): "
-				 "install the Debian package tesseract-ocr-%.*s, or set ocr_lang",
-				 (int)len, p, (int)len, p, dir, (int)len, p);
+				 "install the Debian package tesseract-ocr-%s, or set ocr_lang",
+				 (int)len, p, (int)len, p, dir, package);
 			return 1;
 		}
 		p += len + (p[len] == '+');
@@ -350,7 +365,8 @@ static void script_language(const char *lang, const unsigned char *grey, uint32_
 			snprintf(use, use_size, "%s", wanted);
 		} else {
 			snprintf(out->script, sizeof(out->script), "%s", script);
-			snprintf(out->missing, sizeof(out->missing), "%s", wanted);
+			debian_package_suffix(wanted, strlen(wanted), out->missing,
+					      sizeof(out->missing));
 		}
 	}
 	/* script points into the engine's character set: capi.h's advice to TessDeleteText it
