@@ -44,7 +44,6 @@ struct tfs_fs {
 	 * (tfs_attrs_own): then its entries' attributes are read in one statx (tfs_stat_entry) */
 	dev_t source_dev;
 	bool source_local;
-	char *root_kpath; /* SOURCE as the kernel names the root's descriptor (beneath.h); owned */
 	struct tfs_inodes inodes;
 	struct tfs_cache *cache;    /* owned */
 	struct tfs_handles handles; /* open sibling handles */
