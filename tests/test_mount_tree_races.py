@@ -160,3 +160,35 @@ def test_renamed_source_does_not_keep_a_directory_moved_to_its_old_path(base, to
         finally:
             os.close(held)
         assert os.path.exists(f"/proc/{m.pid}"), "the daemon died"
+
+
+# -- 1. directory ACLs, under allow_other ------------------------------------------------------
+
+@pytest.mark.parametrize("mode", CACHE_MODES)
+def test_directory_acl_denies_through_entries_another_user_walked(base, toolfs_bin, mode):
+    src = base / "src"
+    (src / "acldir" / "sub").mkdir(parents=True)
+    (src / "open").mkdir()
+    (src / "acldir" / "x.txt").write_bytes(b"x\n")
+    (src / "acldir" / "sub" / "y.txt").write_bytes(b"y\n")
+    (src / "open" / "z.txt").write_bytes(b"z\n")
+    for path in src.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    src.chmod(0o755)
+    subprocess.run(["setfacl", "-m", "u:nobody:---", str(src / "acldir")], check=True)
+    # natively, uid 65534 may not search acldir, though its mode is 0755
+    assert access(src / "acldir" / "x.txt", user=NOBODY) == "EACCES"
+    acl = [("acldir/x.txt", False), ("acldir/sub/y.txt", False),
+           ("acldir/sub/y.txt.tool.json", False), ("acldir/x.txt.tool.txt", False),
+           ("acldir", True), ("acldir/sub", True)]
+    with mounted(toolfs_bin, src, base / "mnt", "-o", f"cache={mode},allow_other") as m:
+        for rel, listing in acl:  # root walks first: the kernel caches what it may
+            assert access(m.path / rel, listing=listing).startswith("ok\n"), rel
+        for rel, listing in acl:
+            assert access(m.path / rel, listing=listing, user=NOBODY) == "EACCES", rel
+        # what the ACL does not cover is served to uid 65534, and root still reads everything
+        assert access(m.path / "open" / "z.txt", user=NOBODY) == "ok\nz\n"
+        assert sibling_content(m.path / "open" / "z.txt.tool.json", user=NOBODY) == \
+            "     1\tz\n"
+        assert access(m.path / "acldir" / "sub" / "y.txt") == "ok\ny\n"
+        assert os.path.exists(f"/proc/{m.pid}"), "the daemon died"
