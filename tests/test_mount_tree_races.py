@@ -16,7 +16,7 @@ import time
 import pytest
 
 from conftest import CACHE_MODES
-from mount_util import mounted
+from mount_util import mounted, settled
 from test_mount_confine import base, toolfs_bin  # noqa: F401 (fixtures: a dir uid 65534 reaches)
 
 ANSWER = 2  # seconds within which the mount must answer a request (a hang guard, not a timing)
@@ -191,4 +191,7 @@ def test_directory_acl_denies_through_entries_another_user_walked(base, toolfs_b
         assert sibling_content(m.path / "open" / "z.txt.tool.json", user=NOBODY) == \
             "     1\tz\n"
         assert access(m.path / "acldir" / "sub" / "y.txt") == "ok\ny\n"
+        # an ACL set while mounted holds from then on (relaxed: after the invalidation delay)
+        subprocess.run(["setfacl", "-m", "u:nobody:---", str(src / "open")], check=True)
+        assert settled(mode, lambda: access(m.path / "open" / "z.txt", user=NOBODY) == "EACCES")
         assert os.path.exists(f"/proc/{m.pid}"), "the daemon died"
