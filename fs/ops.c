@@ -83,10 +83,13 @@ static void tfs_op_init(void *userdata, struct fuse_conn_info *conn)
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
-	/* The kernel's permission checks (default_permissions) apply SOURCE's POSIX ACLs, which it
-	 * asks by getxattr and caches with the attributes: the daemon opens by inode, where no path
-	 * is searched, so a directory's ACL is honoured only by the kernel's walk. */
-	if (conn->capable & FUSE_CAP_POSIX_ACL)
+	/* Under allow_other the kernel's permission checks (default_permissions) apply SOURCE's
+	 * POSIX ACLs, which it asks by getxattr and caches with the attributes: the daemon opens by
+	 * inode, where no path is searched, so a directory's ACL is honoured only by the kernel's
+	 * walk. Not without it: only the daemon's own user enters, whose own lookups in SOURCE meet
+	 * the ACLs, and `ls -l` would ask every name for its ACL (2.5 times the time). */
+	fs->posix_acl = tfs_creds_others() && (conn->capable & FUSE_CAP_POSIX_ACL);
+	if (fs->posix_acl)
 		conn->want |= FUSE_CAP_POSIX_ACL;
 }
 
@@ -525,9 +528,10 @@ static void tfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, co
 	fuse_reply_err(req, EROFS);
 }
 
-/* The POSIX ACL of a real directory or regular file (fd: O_PATH), which the kernel asks for its
- * permission checks: its size when size is 0, else its bytes. Siblings, links and special files
- * have none (ENODATA); any other attribute is EOPNOTSUPP. */
+/* The POSIX ACL of a real directory or regular file, which the kernel asks for its permission
+ * checks when it applies them (fs->posix_acl): its size when size is 0, else its bytes.
+ * Siblings, links and special files have none (ENODATA). Any other attribute, and every one
+ * when the kernel applies no ACLs, is EOPNOTSUPP: `ls -l` then stops asking after one name. */
 static void tfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct tfs_fs *fs = tfs_fs_of(req);
@@ -536,8 +540,8 @@ static void tfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, si
 	ssize_t n;
 	int fd;
 
-	if (strcmp(name, XATTR_NAME_POSIX_ACL_ACCESS) != 0 &&
-	    strcmp(name, XATTR_NAME_POSIX_ACL_DEFAULT) != 0) {
+	if (!fs->posix_acl || (strcmp(name, XATTR_NAME_POSIX_ACL_ACCESS) != 0 &&
+			       strcmp(name, XATTR_NAME_POSIX_ACL_DEFAULT) != 0)) {
 		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}

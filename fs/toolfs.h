@@ -52,6 +52,7 @@ struct tfs_fs {
 	/* The kernel opens directories without the daemon and keeps every listing (cache=relaxed
 	 * on a kernel that allows it, set by init): readdir serves listings kept in listings. */
 	bool no_opendir;
+	bool posix_acl; /* the kernel applies SOURCE's POSIX ACLs (FUSE_CAP_POSIX_ACL; ops.c) */
 	struct tfs_listing_store listings;
 	struct fuse_session *se; /* borrowed; set before the session runs */
 	struct tfs_trimmer
