@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -38,22 +37,6 @@ static char *fd_path(int fd, char *buf)
 	}
 	buf[n] = '\0';
 	return buf;
-}
-
-int tfs_beneath_init(struct tfs_fs *fs)
-{
-	char buf[PATH_MAX];
-
-	if (!fd_path(fs->root.fd, buf))
-		return -errno;
-	fs->root_kpath = strdup(buf);
-	return fs->root_kpath ? 0 : -ENOMEM;
-}
-
-void tfs_beneath_destroy(struct tfs_fs *fs)
-{
-	free(fs->root_kpath);
-	fs->root_kpath = NULL;
 }
 
 static bool statx_dev_ino(int fd, dev_t *dev, ino_t *ino)
@@ -121,13 +104,11 @@ bool tfs_fd_beneath(const struct tfs_fs *fs, int fd)
 {
 	char path[PATH_MAX], root_now[PATH_MAX];
 
-	if (!fd_path(fd, path))
+	/* SOURCE's path now: it may have been renamed since the daemon started, and its old path
+	 * may hold another tree (a directory moved out of it there included). */
+	if (!fd_path(fd, path) || !fd_path(fs->root.fd, root_now))
 		return parents_reach_root(fs, fd);
-	if (path_within(path, fs->root_kpath))
-		return true;
-	/* SOURCE itself may have been renamed since the daemon started. */
-	return fd_path(fs->root.fd, root_now) && strcmp(root_now, fs->root_kpath) != 0 &&
-	       path_within(path, root_now);
+	return path_within(path, root_now);
 }
 
 /* A file or link: the directory of its latest name is inside SOURCE. Whether the name still

@@ -9,17 +9,14 @@
 struct tfs_fs;
 struct tfs_inode;
 
-/* Remembers the path of SOURCE as the kernel names its root descriptor, and own_dev, the device
- * of the daemon's own mount (0 until it is mounted), for the checks below. Returns 0 or -errno. */
-int tfs_beneath_init(struct tfs_fs *fs);
-void tfs_beneath_destroy(struct tfs_fs *fs);
-
 /* Reads the device of the mount at mountpoint without asking its file system (no request to the
- * daemon, whose loop may not run yet) into fs->own_dev. Returns 0 or -errno. */
+ * daemon, whose loop may not run yet) into fs->own_dev, the device of the daemon's own mount (0
+ * until it is mounted), for the checks below. Returns 0 or -errno. */
 int tfs_beneath_set_own_mount(struct tfs_fs *fs, const char *mountpoint);
 
 /* Whether fd (a descriptor opened by path from a directory inside SOURCE, or a directory's by
- * handle: either way one whose kernel path is its own) is SOURCE or below it now. */
+ * handle: either way one whose kernel path is its own) is SOURCE or below it now: SOURCE as it
+ * is named now (its root descriptor's path), never by the path it had before a rename. */
 bool tfs_fd_beneath(const struct tfs_fs *fs, int fd);
 
 /* 0 when the real or sibling inode is still inside SOURCE: a directory is, or lies below it; a

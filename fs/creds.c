@@ -61,6 +61,11 @@ void tfs_creds_init(bool allow_other)
 	set_fsuid(daemon_ids.uid);
 }
 
+bool tfs_creds_others(void)
+{
+	return daemon_ids.enabled;
+}
+
 void tfs_creds_set_caller(fuse_req_t req)
 {
 	const struct fuse_ctx *ctx;

@@ -31,6 +31,9 @@ enum tfs_rights {
  * rights (a probe of setfsuid). */
 void tfs_creds_init(bool allow_other);
 
+/* Whether other users may enter the mount (allow_other), as tfs_creds_init recorded. */
+bool tfs_creds_others(void);
+
 /* The process that made req is this thread's caller until tfs_creds_clear_caller. */
 void tfs_creds_set_caller(fuse_req_t req);
 void tfs_creds_clear_caller(void);

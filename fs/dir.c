@@ -173,7 +173,10 @@ static void reply_entries(fuse_req_t req, struct tfs_fs *fs, struct tfs_inode *d
 				if (fd < 0)
 					continue; /* gone since the snapshot */
 				err = tfs_lookup_real(fs, dir, ent->name, fd, seen, &e);
-				if (err)
+				if (err == -ELOOP) /* listed; its lookup answers ELOOP */
+					e = (struct fuse_entry_param){.attr.st_ino = ent->ino,
+								      .attr.st_mode = ent->type};
+				else if (err)
 					continue;
 			}
 			entsize = fuse_add_direntry_plus(req, p, rem, ent->name, &e, next);

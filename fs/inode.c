@@ -241,15 +241,32 @@ static struct tfs_inode *set_entry(struct tfs_inodes *tab, struct tfs_inode *ino
 	return was;
 }
 
-struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
-				      struct tfs_inode *dir, const char *name, const char *path,
-				      uint64_t seen, bool *created)
+/* Whether dir may become the directory of the latest entry of directory inode: it is not inode
+ * and does not hang from it (a directory bound inside itself, or two mounts bound into each
+ * other, would make inode its own ancestor), and a chain of TFS_MAX_DEPTH - 1 directories at
+ * most leads from inode up to the root, so that every walk up the tree ends within the bound.
+ * Under the lock. */
+static bool parent_allowed(const struct tfs_inode *inode, const struct tfs_inode *dir)
+{
+	unsigned depth = 0;
+
+	for (const struct tfs_inode *p = dir; p; p = p->parent) {
+		if (p == inode || ++depth >= TFS_MAX_DEPTH - 1)
+			return false;
+	}
+	return true;
+}
+
+int tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
+			struct tfs_inode *dir, const char *name, const char *path, uint64_t seen,
+			struct tfs_inode **found, bool *created)
 {
 	struct tfs_inode *inode, *fresh = NULL, *was = NULL;
 	char *dir_path = S_ISDIR(st->st_mode) ? strdup(path) : NULL, *copy = strdup(name);
-	int mount_id;
+	int mount_id, err = -ENOMEM;
 
 	*created = false;
+	*found = NULL;
 	if (!copy || (S_ISDIR(st->st_mode) && !dir_path))
 		goto fail;
 	pthread_mutex_lock(&tab->lock);
@@ -271,6 +288,13 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 		pthread_mutex_lock(&tab->lock);
 		inode = find_real(tab, st->st_dev, st->st_ino);
 	}
+	if (S_ISDIR(st->st_mode) && inode != &tab->root && !parent_allowed(inode, dir)) {
+		pthread_mutex_unlock(&tab->lock);
+		if (fresh)
+			free(fresh->handle);
+		err = -ELOOP;
+		goto fail;
+	}
 	if (inode) {
 		inode->refs++;
 		if (inode != &tab->root) {
@@ -290,7 +314,8 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 		free(fresh);
 		if (was)
 			tfs_inodes_forget(tab, was, 1);
-		return inode;
+		*found = inode;
+		return 0;
 	}
 	fresh->refs = 1;
 	fresh->fd = -1;
@@ -307,13 +332,14 @@ struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const stru
 	tfs_fdpool_adopt(tab, fresh, fd);
 	pthread_mutex_unlock(&tab->lock);
 	*created = true;
-	return fresh;
+	*found = fresh;
+	return 0;
 fail:
 	free(copy);
 	free(dir_path);
 	free(fresh);
 	close(fd);
-	return NULL;
+	return err;
 }
 
 struct tfs_inode *tfs_inodes_child_ref(struct tfs_inodes *tab, struct tfs_inode *dir,

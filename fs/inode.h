@@ -145,15 +145,21 @@ uint64_t tfs_inode_nodeid(const struct tfs_inodes *tab, const struct tfs_inode *
 bool tfs_inodes_entry_ref(struct tfs_inodes *tab, struct tfs_inode *inode,
 			  struct tfs_inode **parent, char **name);
 
+/* The most inodes a chain of latest entries holds from any inode up to the root (both counted):
+ * every walk up the tree ends within it. More than any path of PATH_MAX bytes can name. */
+enum { TFS_MAX_DEPTH = 4096 };
+
 /* Counts one kernel lookup of the real entry st, found as name in directory dir and opened as
  * fd (O_PATH | O_NOFOLLOW, owned by the call: it goes to the pool or is closed). (dir, name)
  * becomes the inode's latest entry; its moved mark is cleared when the event that set it was
  * taken in before the lookup resolved the name (its number at most seen). For a directory, path
- * (borrowed) becomes its path from the root. *created says whether the inode is new. Returns the
- * inode, or NULL when out of memory (fd closed). */
-struct tfs_inode *tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
-				      struct tfs_inode *dir, const char *name, const char *path,
-				      uint64_t seen, bool *created);
+ * (borrowed) becomes its path from the root. Sets *found to the inode and *created to whether
+ * it is new, and returns 0; or returns -ENOMEM, or -ELOOP for a directory that dir is, or hangs
+ * from (the tree would have a cycle), or one that would pass TFS_MAX_DEPTH (fd closed, the
+ * table unchanged). */
+int tfs_inodes_add_real(struct tfs_inodes *tab, int fd, const struct stat *st,
+			struct tfs_inode *dir, const char *name, const char *path, uint64_t seen,
+			struct tfs_inode **found, bool *created);
 
 /* The real inode (dev, ino) with one more reference, or NULL. */
 struct tfs_inode *tfs_inodes_real_ref(struct tfs_inodes *tab, dev_t dev, ino_t ino);

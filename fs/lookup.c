@@ -57,10 +57,11 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 			return -ENOMEM;
 		}
 	}
-	inode = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, dir, name, path, seen, &created);
+	err = tfs_inodes_add_real(&fs->inodes, fd, &e->attr, dir, name, path, seen, &inode,
+				  &created);
 	free(path);
-	if (!inode)
-		return -ENOMEM;
+	if (err)
+		return err;
 	if (created && fs->watch && inode->type == S_IFDIR)
 		watch_new_dir(fs, inode, &e->attr);
 	if (inode->type == S_IFREG)

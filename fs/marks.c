@@ -21,13 +21,16 @@ void tfs_inodes_mark_locked(struct tfs_inodes *tab, struct tfs_inode *inode)
 
 bool tfs_inodes_beneath_known(struct tfs_inodes *tab, struct tfs_inode *dir, uint64_t *marks)
 {
+	unsigned depth;
 	bool known;
 
 	pthread_mutex_lock(&tab->lock);
 	*marks = tab->marks;
 	known = dir->beneath_marks == tab->marks + 1;
+	depth = 0;
 	for (struct tfs_inode *p = dir->parent; known && p; p = p->parent)
-		known = tab->watched && tab->watched(tab->on_free_arg, p);
+		known = ++depth < TFS_MAX_DEPTH && tab->watched &&
+			tab->watched(tab->on_free_arg, p);
 	pthread_mutex_unlock(&tab->lock);
 	return known;
 }
@@ -84,10 +87,15 @@ void tfs_inodes_mark_moved(struct tfs_inodes *tab, struct tfs_inode *inode, bool
 bool tfs_inodes_reachable(struct tfs_inodes *tab, struct tfs_inode *inode)
 {
 	uint64_t now = 0;
+	unsigned depth = 0;
 	bool reachable = true;
 
 	pthread_mutex_lock(&tab->lock);
 	for (struct tfs_inode *p = inode->is_sibling ? inode->dir : inode; p; p = p->parent) {
+		if (++depth > TFS_MAX_DEPTH) { /* past the bound entries are added within */
+			reachable = false;
+			break;
+		}
 		if (!p->moved_until)
 			continue;
 		if (p->moved_until != UINT64_MAX && !now)

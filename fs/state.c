@@ -23,9 +23,6 @@ int tfs_fs_init(struct tfs_fs *fs, const struct tfs_fs_setup *setup)
 		close(setup->root_fd);
 		goto out_cache;
 	}
-	err = tfs_beneath_init(fs);
-	if (err < 0)
-		goto out_inodes;
 	fs->inodes.fd_cap = tfs_inodes_fd_cap(setup->nofile);
 	if (setup->no_handles)
 		fs->inodes.use_handles = false;
@@ -35,8 +32,6 @@ int tfs_fs_init(struct tfs_fs *fs, const struct tfs_fs_setup *setup)
 		tfs_watch_dir(fs->watch, &fs->inodes.root, fs->root.fd);
 	}
 	return 0;
-out_inodes:
-	tfs_inodes_destroy(&fs->inodes);
 out_cache:
 	tfs_handles_destroy(&fs->handles);
 	tfs_cache_free(fs->cache);
@@ -49,7 +44,6 @@ void tfs_fs_destroy(struct tfs_fs *fs)
 {
 	tfs_watch_free(fs->watch);
 	fs->watch = NULL;
-	tfs_beneath_destroy(fs);
 	tfs_inodes_destroy(&fs->inodes);
 	tfs_handles_destroy(&fs->handles);
 	tfs_cache_free(fs->cache);

@@ -44,7 +44,6 @@ struct tfs_fs {
 	 * (tfs_attrs_own): then its entries' attributes are read in one statx (tfs_stat_entry) */
 	dev_t source_dev;
 	bool source_local;
-	char *root_kpath; /* SOURCE as the kernel names the root's descriptor (beneath.h); owned */
 	struct tfs_inodes inodes;
 	struct tfs_cache *cache;    /* owned */
 	struct tfs_handles handles; /* open sibling handles */
@@ -53,6 +52,7 @@ struct tfs_fs {
 	/* The kernel opens directories without the daemon and keeps every listing (cache=relaxed
 	 * on a kernel that allows it, set by init): readdir serves listings kept in listings. */
 	bool no_opendir;
+	bool posix_acl; /* the kernel applies SOURCE's POSIX ACLs (FUSE_CAP_POSIX_ACL; ops.c) */
 	struct tfs_listing_store listings;
 	struct fuse_session *se; /* borrowed; set before the session runs */
 	struct tfs_trimmer

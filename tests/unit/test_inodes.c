@@ -109,8 +109,8 @@ static void test_descriptor_pool(bool handles)
 		snprintf(path, sizeof(path), "f%d", i);
 		fd = openat(root_fd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		EXPECT(fd >= 0 && fstat(fd, &st) == 0);
-		inodes[i] = tfs_inodes_add_real(&tab, fd, &st, &tab.root, path, NULL, UINT64_MAX,
-						&created);
+		EXPECT(tfs_inodes_add_real(&tab, fd, &st, &tab.root, path, NULL, UINT64_MAX,
+					   &inodes[i], &created) == 0);
 		EXPECT(inodes[i] && created);
 		EXPECT(tab.n_fds <= POOL_CAP);
 	}
@@ -179,7 +179,8 @@ static void test_size_given(void)
 	root_fd = temp_tree(dir, 1, &tab);
 	fd = openat(root_fd, "f0", O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	EXPECT(fd >= 0 && fstat(fd, &st) == 0);
-	inode = tfs_inodes_add_real(&tab, fd, &st, &tab.root, "f0", NULL, UINT64_MAX, &created);
+	EXPECT(tfs_inodes_add_real(&tab, fd, &st, &tab.root, "f0", NULL, UINT64_MAX, &inode,
+				   &created) == 0);
 	EXPECT(inode && created);
 
 	EXPECT(tfs_inodes_open_size_stale(&tab, inode, 10)); /* nothing given yet */
@@ -199,6 +200,50 @@ static void test_size_given(void)
 	tfs_inodes_destroy(&tab);
 	snprintf(path, sizeof(path), "%s/f0", dir);
 	unlink(path);
+	rmdir(dir);
+}
+
+/* Adds the directory at path (below root_fd) as name in dir; returns add_real's answer. */
+static int add_dir(struct tfs_inodes *tab, int root_fd, const char *path, struct tfs_inode *dir,
+		   const char *name, struct tfs_inode **inode)
+{
+	int fd = openat(root_fd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	bool created;
+
+	EXPECT(fd >= 0 && fstat(fd, &st) == 0);
+	return tfs_inodes_add_real(tab, fd, &st, dir, name, path, UINT64_MAX, inode, &created);
+}
+
+/* No cycles in the tree: a directory found again inside itself (a bind mount of x on x/y), or
+ * below a directory that hangs from it (a/b then a as b's child, a stale kernel entry's view of
+ * a swap), is -ELOOP and leaves the table as it was. */
+static void test_no_cycles(void)
+{
+	char dir[] = "/tmp/toolfs-unit-cycle-XXXXXX", path[64];
+	struct tfs_inode *a, *b, *again = NULL;
+	struct tfs_inodes tab;
+	int root_fd;
+
+	root_fd = temp_tree(dir, 0, &tab);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	EXPECT(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/a/b", dir);
+	EXPECT(mkdir(path, 0755) == 0);
+	EXPECT(add_dir(&tab, root_fd, "a", &tab.root, "a", &a) == 0);
+	EXPECT(add_dir(&tab, root_fd, "a/b", a, "b", &b) == 0);
+	EXPECT(add_dir(&tab, root_fd, "a", a, "y", &again) == -ELOOP && !again);
+	EXPECT(add_dir(&tab, root_fd, "a", b, "a", &again) == -ELOOP && !again);
+	EXPECT(a->parent == &tab.root && b->parent == a && a->refs == 2 && b->refs == 1);
+	EXPECT(tfs_inodes_reachable(&tab, b));
+	/* found again where it is, it is counted once more */
+	EXPECT(add_dir(&tab, root_fd, "a/b", a, "b", &again) == 0 && again == b && b->refs == 2);
+	tfs_inodes_forget(&tab, b, 2);
+	tfs_inodes_forget(&tab, a, 1);
+	tfs_inodes_destroy(&tab);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	rmdir(path);
 	rmdir(dir);
 }
 
@@ -304,5 +349,6 @@ int main(void)
 	test_descriptor_pool(true);
 	test_descriptor_pool(false);
 	test_size_given();
+	test_no_cycles();
 	return EXPECT_DONE();
 }
