@@ -115,6 +115,7 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 	struct tfs_fs *fs = tfs_fs_of(req);
 	struct tfs_inode *inode = tfs_inode_of(req, ino);
 	struct stat st;
+	double timeout;
 	int fd, rc;
 
 	/* With or without a handle: a sibling inode is one version, whose size every handle on it
@@ -143,9 +144,14 @@ static void tfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 		fuse_reply_err(req, errno);
 		return;
 	}
+	/* The kernel checks every walk into the mount against the root's mode
+	 * (default_permissions): it lets in no one whom SOURCE's ancestors keep out. */
+	if (inode == &fs->inodes.root)
+		st.st_mode &= fs->root_mask | ~(mode_t)0777;
+	timeout = tfs_plain_attr_timeout(fs, inode);
 	if (inode->type == S_IFREG)
-		tfs_inodes_gave_size(&fs->inodes, inode, st.st_size);
-	fuse_reply_attr(req, &st, tfs_plain_attr_timeout(fs, inode));
+		timeout = tfs_inodes_gave_attrs(&fs->inodes, inode, st.st_size, timeout);
+	fuse_reply_attr(req, &st, timeout);
 }
 
 static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -289,10 +295,11 @@ static void open_sibling(fuse_req_t req, struct tfs_inode *inode, struct fuse_fi
 		fuse_reply_err(req, -err);
 		return;
 	}
-	h = tfs_handle_open(&fs->handles, doc);
-	if (!h) {
+	/* -o max_open_memory: past it, the open is refused (EMFILE) rather than pin more. */
+	err = tfs_handle_open(&fs->handles, doc, fuse_req_ctx(req)->uid, &h);
+	if (err) {
 		tr_doc_unref(doc);
-		fuse_reply_err(req, ENOMEM);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	fi->fh = (uintptr_t)h;
