@@ -161,7 +161,8 @@ mode_t tfs_ancestors_mask(const struct tr_root *root, const struct stat *st)
 			"allow_other the mount's root shows mode %04o instead of %04o, so that "
 			"the mount lets in no one whom that directory keeps out\n",
 			who ? who : "an ancestor", root->path,
-			(unsigned)(st->st_mode & mask & 07777), (unsigned)(st->st_mode & 07777));
+			(unsigned)(st->st_mode & (mask | 07000) & 07777),
+			(unsigned)(st->st_mode & 07777));
 	free(who);
 	return mask;
 }
