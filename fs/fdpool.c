@@ -61,7 +61,7 @@ static struct tfs_inode **fd_list_newest(struct tfs_inodes *tab, const struct tf
 	return inode->fd_unpooled ? &tab->retire_newest : &tab->fd_newest;
 }
 
-static uint64_t now_ms(void)
+uint64_t tfs_now_ms(void)
 {
 	struct timespec ts;
 
@@ -84,7 +84,7 @@ static void fd_lru_push(struct tfs_inodes *tab, struct tfs_inode *inode)
 	struct tfs_inode **newest = fd_list_newest(tab, inode);
 
 	if (inode->fd_unpooled)
-		inode->fd_retire_ms = now_ms() + TFS_FD_RETIRE_MS;
+		inode->fd_retire_ms = tfs_now_ms() + TFS_FD_RETIRE_MS;
 	inode->fd_newer = NULL;
 	inode->fd_older = *newest;
 	*(*newest ? &(*newest)->fd_newer : fd_list_oldest(tab, inode)) = inode;
@@ -102,7 +102,7 @@ static void fd_close_unused(struct tfs_inodes *tab, struct tfs_inode *inode)
 /* Closes the retired descriptors that are due; returns ms until the next one, or -1. */
 static int fd_retire_due(struct tfs_inodes *tab)
 {
-	uint64_t now = now_ms();
+	uint64_t now = tfs_now_ms();
 
 	while (tab->retire_oldest && tab->retire_oldest->fd_retire_ms <= now)
 		fd_close_unused(tab, tab->retire_oldest);

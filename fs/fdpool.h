@@ -15,6 +15,9 @@ struct tfs_inodes;
  * each real inode (fd, fd_users, fd_unpooled, ...), all under the table's lock; only fdpool.c
  * touches them. */
 
+/* CLOCK_MONOTONIC in milliseconds, the clock of the table's deadlines. */
+uint64_t tfs_now_ms(void);
+
 /* The least fd_cap. */
 #define TFS_FD_CAP_MIN 16
 

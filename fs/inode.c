@@ -534,9 +534,16 @@ bool tfs_inodes_reopen_unchanged(struct tfs_inodes *tab, struct tfs_inode *inode
 	return same;
 }
 
-void tfs_inodes_gave_size(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size)
+double tfs_inodes_gave_attrs(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size,
+			     double timeout)
 {
+	uint64_t now = timeout > 0 ? tfs_now_ms() : 0;
+
 	pthread_mutex_lock(&tab->lock);
+	if (timeout > 0 && inode->changed_ms && now - inode->changed_ms < TFS_FILE_HOT_MS)
+		timeout = 0;
+	if (timeout > 0)
+		inode->long_attrs = true;
 	if (inode->given == TFS_SIZE_NONE) {
 		inode->given = TFS_SIZE_ONE;
 		inode->given_size = size;
@@ -546,6 +553,27 @@ void tfs_inodes_gave_size(struct tfs_inodes *tab, struct tfs_inode *inode, off_t
 		inode->given = TFS_SIZE_MIXED;
 	}
 	pthread_mutex_unlock(&tab->lock);
+	return timeout;
+}
+
+void tfs_inodes_file_changed(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	uint64_t now = tfs_now_ms();
+
+	pthread_mutex_lock(&tab->lock);
+	inode->changed_ms = now ? now : 1;
+	pthread_mutex_unlock(&tab->lock);
+}
+
+bool tfs_inodes_take_long_attrs(struct tfs_inodes *tab, struct tfs_inode *inode)
+{
+	bool given;
+
+	pthread_mutex_lock(&tab->lock);
+	given = inode->long_attrs;
+	inode->long_attrs = false;
+	pthread_mutex_unlock(&tab->lock);
+	return given;
 }
 
 bool tfs_inodes_open_size_stale(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size)

@@ -77,6 +77,13 @@ struct tfs_inode {
 			/* Regular files: opened says the state at the previous open is known:
 			 * its size, mtime and ctime; under the table lock. */
 			bool opened;
+			/* Regular files: a reply gave the kernel attributes with a timeout since
+			 * the watch last invalidated them (tfs_inodes_gave_attrs). Under the
+			 * lock. */
+			bool long_attrs;
+			/* Regular files: when a change event last named the file (tfs_now_ms),
+			 * 0 never. Under the lock. */
+			uint64_t changed_ms;
 			/* Regular files: the sizes given to the kernel (lookups, getattr) since
 			 * the last open that invalidated its attributes: TFS_SIZE_NONE, one size
 			 * (given_size), or TFS_SIZE_MIXED. Under the table lock. */
@@ -236,9 +243,24 @@ bool tfs_inodes_reopen_unchanged(struct tfs_inodes *tab, struct tfs_inode *inode
 /* tfs_inode.given: what the daemon knows of the size the kernel holds for a regular file. */
 enum { TFS_SIZE_NONE, TFS_SIZE_ONE, TFS_SIZE_MIXED };
 
-/* Records that a reply (lookup, readdirplus, getattr) gave the kernel size for the real regular
- * file inode. */
-void tfs_inodes_gave_size(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size);
+/* How long after a change event names a regular file its attributes are given with a timeout of
+ * 0 (ops.c, "Never a padded read"). */
+#define TFS_FILE_HOT_MS 1000
+
+/* Records that a reply (lookup, readdirplus, getattr) gives the kernel size for the real regular
+ * file inode, its attributes to be valid timeout seconds. Returns the timeout to give: 0 when a
+ * change event named the file less than TFS_FILE_HOT_MS ago, else timeout. */
+double tfs_inodes_gave_attrs(struct tfs_inodes *tab, struct tfs_inode *inode, off_t size,
+			     double timeout);
+
+/* For a change event that names the real regular file inode (the watch takes it in): from now on
+ * for TFS_FILE_HOT_MS, replies give its attributes no timeout. */
+void tfs_inodes_file_changed(struct tfs_inodes *tab, struct tfs_inode *inode);
+
+/* For the watch's invalidation of the real regular file inode after a change: returns whether a
+ * reply since the previous one gave its attributes a timeout (the kernel may hold them still),
+ * and from then on counts none as given. */
+bool tfs_inodes_take_long_attrs(struct tfs_inodes *tab, struct tfs_inode *inode);
 
 /* For an open of the real regular file inode whose descriptor has size: returns true when the
  * kernel may hold another size for it (any size given since the last such open differs, or

@@ -58,6 +58,16 @@ static bool is_deleted(struct tfs_inodes *tab, struct tfs_inode *inode)
 	return gone;
 }
 
+/* Whether the job must invalidate its child's attributes: always, but for a regular file changed
+ * in place, which needs it only when a reply gave its attributes a timeout since the last one
+ * (ops.c, "Never a padded read"). */
+static bool child_attrs_held(struct tfs_inodes *tab, const struct tfs_job *job)
+{
+	if (job->name || job->child->type != S_IFREG)
+		return true;
+	return tfs_inodes_take_long_attrs(tab, job->child);
+}
+
 /* Sends the kernel one job's invalidations, outside every lock: the kernel may have to wait
  * for a request on the same directory to finish, which may itself wait for the lock. */
 void tfs_watch_run_job(struct tfs_watch *w, struct tfs_job *job)
@@ -89,7 +99,7 @@ void tfs_watch_run_job(struct tfs_watch *w, struct tfs_job *job)
 	if (job->dir_attrs)
 		fuse_lowlevel_notify_inval_inode(w->se, dir, 0, 0);
 	if (job->child) {
-		if (job->child != job->dir || !job->dir_attrs)
+		if ((job->child != job->dir || !job->dir_attrs) && child_attrs_held(tab, job))
 			fuse_lowlevel_notify_inval_inode(w->se, tfs_inode_nodeid(tab, job->child),
 							 0, 0);
 		if (job->moved)

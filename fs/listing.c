@@ -146,14 +146,6 @@ fail:
 	return err;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 void tfs_listing_store_init(struct tfs_listing_store *store)
 {
 	*store = (struct tfs_listing_store){.head = NULL};
@@ -192,7 +184,7 @@ static void kept_unlink(struct tfs_listing_store *store, struct tfs_kept_listing
  * TFS_LISTING_KEPT; under the lock. */
 static void store_trim(struct tfs_listing_store *store)
 {
-	uint64_t now = now_ms();
+	uint64_t now = tfs_now_ms();
 	size_t idle = 0;
 
 	for (struct tfs_kept_listing **link = &store->head; *link;) {
@@ -252,7 +244,7 @@ void tfs_listing_put(struct tfs_listing_store *store, struct tfs_kept_listing *k
 {
 	pthread_mutex_lock(&store->lock);
 	kept->users--;
-	kept->used_ms = now_ms();
+	kept->used_ms = tfs_now_ms();
 	if (done)
 		kept->done = true;
 	if (kept->done && kept->users == 0) {

@@ -64,8 +64,6 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 		return err;
 	if (created && fs->watch && inode->type == S_IFDIR)
 		watch_new_dir(fs, inode, &e->attr);
-	if (inode->type == S_IFREG)
-		tfs_inodes_gave_size(&fs->inodes, inode, e->attr.st_size);
 	e->ino = tfs_inode_nodeid(&fs->inodes, inode);
 	e->entry_timeout = tfs_watch_covers(fs->watch, dir) &&
 					   (inode->type == S_IFDIR || fs->cache_attrs)
@@ -80,6 +78,9 @@ int tfs_lookup_real(struct tfs_fs *fs, struct tfs_inode *dir, const char *name, 
 		e->attr_timeout = fs->cache_attrs && tfs_watch_covers(fs->watch, dir)
 					  ? TFS_PLAIN_TIMEOUT
 					  : 0.0;
+	if (inode->type == S_IFREG)
+		e->attr_timeout = tfs_inodes_gave_attrs(&fs->inodes, inode, e->attr.st_size,
+							e->attr_timeout);
 	return 0;
 }
 

@@ -337,6 +337,7 @@ int main(int argc, char **argv)
 		goto out_paths;
 	}
 	tfs_creds_init(cmd.allow_other);
+	fs.root_mask = cmd.allow_other ? tfs_ancestors_mask(&fs.root, &root_st) : 0777;
 
 	if (session_args(&cmd, &fs, &args) < 0) {
 		fprintf(stderr, "toolfs: out of memory\n");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "startup.h"
@@ -93,6 +94,77 @@ static bool path_within(const char *a, const char *b)
 	if (strcmp(b, "/") == 0)
 		return true;
 	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+/* The classes of st's file (owner, group, others: 0700, 0070, 0007) that may search the directory
+ * a, by a's mode; with an ACL (acl), whose named entries may keep out anyone but a's owner, only
+ * st's owner when that is a's owner with u+x. */
+static mode_t searchers(const struct stat *a, const struct stat *st, bool acl)
+{
+	mode_t classes = 0;
+
+	if (acl)
+		return a->st_uid == st->st_uid && (a->st_mode & S_IXUSR) ? 0700 : 0;
+	if (a->st_uid == st->st_uid   ? a->st_mode & S_IXUSR
+	    : a->st_gid == st->st_gid ? a->st_mode & S_IXGRP
+				      : a->st_mode & S_IXOTH)
+		classes |= 0700;
+	if (a->st_gid == st->st_gid ? a->st_mode & S_IXGRP : a->st_mode & S_IXOTH)
+		classes |= 0070;
+	if (a->st_mode & S_IXOTH)
+		classes |= 0007;
+	return classes;
+}
+
+/* Whether the directory path has an access ACL beyond its mode. */
+static bool has_acl(const char *path)
+{
+	return getxattr(path, "system.posix_acl_access", NULL, 0) > 0;
+}
+
+/* Narrows *mask by the ancestors of path (absolute); the first that narrows it goes into *who
+ * (owned) when *who is NULL. */
+static void narrow_by_ancestors(const char *path, const struct stat *st, mode_t *mask, char **who)
+{
+	char *up = strdup(path), *slash;
+	mode_t classes;
+	struct stat a;
+
+	if (!up || strcmp(up, "/") == 0) {
+		free(up);
+		return;
+	}
+	while ((slash = strrchr(up, '/')) != NULL) {
+		slash[slash == up] = '\0'; /* "/x" becomes "/", "/" ends the walk */
+		classes = stat(up, &a) < 0 ? 0 : searchers(&a, st, has_acl(up));
+		if ((classes & *mask) != *mask) {
+			*mask &= classes;
+			if (!*who)
+				*who = strdup(up);
+		}
+		if (slash == up)
+			break;
+	}
+	free(up);
+}
+
+mode_t tfs_ancestors_mask(const struct tr_root *root, const struct stat *st)
+{
+	mode_t mask = 0777;
+	char *who = NULL;
+
+	narrow_by_ancestors(root->path, st, &mask, &who);
+	narrow_by_ancestors(root->given, st, &mask, &who);
+	if (mask != 0777)
+		fprintf(stderr,
+			"toolfs: warning: %s does not let every user reach source %s; with "
+			"allow_other the mount's root shows mode %04o instead of %04o, so that "
+			"the mount lets in no one whom that directory keeps out\n",
+			who ? who : "an ancestor", root->path,
+			(unsigned)(st->st_mode & (mask | 07000) & 07777),
+			(unsigned)(st->st_mode & 07777));
+	free(who);
+	return mask;
 }
 
 /* Returns 0 when /dev/fuse can be used, else an errno. Non-root mounts go through the setuid

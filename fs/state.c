@@ -14,7 +14,7 @@ int tfs_fs_init(struct tfs_fs *fs, const struct tfs_fs_setup *setup)
 	tfs_listing_store_init(&fs->listings);
 	fs->source_dev = setup->root_st->st_dev;
 	fs->source_local = tfs_attrs_own(setup->root_fd);
-	tfs_handles_init(&fs->handles);
+	tfs_handles_init(&fs->handles, fs->opts.max_open_memory);
 	fs->cache = tfs_cache_new(fs->opts.cache_size);
 	err = fs->cache ? tfs_inodes_init(&fs->inodes, setup->root_fd, setup->root_st,
 					  setup->held_budget)

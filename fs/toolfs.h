@@ -40,6 +40,9 @@ struct tfs_fs {
 	struct tr_options opts;
 	struct tr_root root; /* SOURCE, which every path is confined to (tr_confine.h); owned */
 	dev_t own_dev;       /* the daemon's own mount, never entered (beneath.h); 0 before it */
+	/* The permission bits of SOURCE's root shown to the kernel: with allow_other, those its
+	 * ancestors let through (tfs_ancestors_mask), else 0777 */
+	mode_t root_mask;
 	/* SOURCE's device, and whether its file system keeps its attributes itself
 	 * (tfs_attrs_own): then its entries' attributes are read in one statx (tfs_stat_entry) */
 	dev_t source_dev;

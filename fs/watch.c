@@ -366,6 +366,8 @@ static void take_event(struct tfs_watch *w, const struct inotify_event *ev)
 			tfs_inodes_forget(tab, dir, 1); /* a file the kernel does not know */
 			return;
 		}
+		if (!moved && child->type == S_IFREG)
+			tfs_inodes_file_changed(tab, child);
 		/* A name created, deleted or moved changes dir's attributes (mtime, nlink) and
 		 * its listing, which the kernel keeps (dir.c): both are invalidated. */
 		tfs_watch_queue(w,

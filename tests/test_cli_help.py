@@ -79,7 +79,7 @@ def run(*args):
 
 def test_the_two_oracles_agree():
     assert set(spec_options()) == set(header_fields())
-    assert mount_only() == {"cache_size", "symlinks", "hide_siblings"}
+    assert mount_only() == {"cache_size", "max_open_memory", "symlinks", "hide_siblings"}
 
 
 @pytest.mark.parametrize("name", ["toolfs", "toolfs-read"])

@@ -260,16 +260,22 @@ def reap(pid: int, timeout: float = MOUNT_TIMEOUT):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the system unit runs as root")
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="seccomp_exec.py knows x86-64 only")
-def test_system_unit_runs_confined(build_dir):
+@pytest.mark.parametrize("home", [0o755, 0o700], ids=["open-home", "closed-home"])
+def test_system_unit_runs_confined(build_dir, home):
     """ExecStart under the unit's own restrictions mounts with allow_other; uid 65534 reads what
-    the modes let it read and nothing else; ExecStop unmounts and the daemon exits 0."""
+    the modes let it read and nothing else; ExecStop unmounts and the daemon exits 0. Issue 36,
+    item 6: a workspace under a 0700 home (root's here) is readable through the mount by no one
+    the home keeps out (uid 65534 gets EACCES at the mount's root), and the daemon says so in
+    its log (ExecStart's stderr, the journal)."""
     need_systemd_tools()
     text = render(UNITS["system"], build_dir)
     settings = service_settings(text)
-    # Reachable by uid 65534, as /run and a workspace are.
+    # Reachable by uid 65534, as /run and a workspace are (but for the closed home).
     base = pathlib.Path(tempfile.mkdtemp(prefix="toolfs-unit-", dir="/tmp"))
     base.chmod(0o755)
-    src = base / "proj"
+    (base / "home").mkdir()
+    (base / "home").chmod(home)
+    src = base / "home" / "proj"
     (src / "priv").mkdir(parents=True)
     src.chmod(0o755)
     (src / "priv").chmod(0o700)
@@ -286,9 +292,12 @@ def test_system_unit_runs_confined(build_dir):
     runtime = base / "run"
     instance = escape_path(src)
     mnt = runtime / "toolfs" / instance
-    mnt.mkdir(parents=True)  # RuntimeDirectory=toolfs/%i, RuntimeDirectoryMode=0755
-    for path in (runtime, runtime / "toolfs", mnt):
-        path.chmod(int(settings["RuntimeDirectoryMode"][-1], 8))
+    mnt.mkdir(parents=True)  # RuntimeDirectory=toolfs/%i
+    # systemd gives the innermost directory RuntimeDirectoryMode, its parents 0755
+    for path in (runtime, runtime / "toolfs"):
+        path.chmod(0o755)
+    mnt.chmod(int(settings["RuntimeDirectoryMode"][-1], 8))
+    assert settings["RuntimeDirectoryMode"][-1] == "0700", "the mount point, unmounted: root's"
     prefix = confinement(settings)
     umask = int(settings.get("UMask", ["0022"])[-1], 8)
     libc = ctypes.CDLL(None, use_errno=True)
@@ -320,11 +329,20 @@ def test_system_unit_runs_confined(build_dir):
             assert int(status["CapBnd"], 16) == want
             assert int(status["CapEff"], 16) == want
 
+        warning = "does not let every user reach source"
         pub = as_nobody("cat", mnt / "pub.txt.tool.json")
-        assert pub.returncode == 0, pub.stderr
-        assert '"success":true' in pub.stdout and "anyone may read this" in pub.stdout
-        for denied in (mnt / "priv" / "inner.txt.tool.json", mnt / "other.txt.tool.json",
-                       mnt / "priv"):
+        if home == 0o755:
+            assert pub.returncode == 0, pub.stderr
+            assert '"success":true' in pub.stdout and "anyone may read this" in pub.stdout
+            assert warning not in start.stderr.decode()
+            denied_paths = ()
+        else:
+            assert pub.returncode != 0 and os.strerror(errno.EACCES) in pub.stderr, pub.stdout
+            assert f"{base / 'home'} {warning} {src}" in start.stderr.decode(), start.stderr
+            assert (mnt.stat().st_mode & 0o777) == 0o700, oct(mnt.stat().st_mode)
+            denied_paths = (mnt / "pub.txt", mnt)
+        for denied in denied_paths + (mnt / "priv" / "inner.txt.tool.json",
+                                      mnt / "other.txt.tool.json", mnt / "priv"):
             done = as_nobody("cat", denied)
             assert done.returncode != 0 and os.strerror(errno.EACCES) in done.stderr, \
                 (denied, done.stdout, done.stderr)

@@ -214,3 +214,84 @@ def test_read_while_renamed_over_is_one_version(build_dir, tmp_path, mode, busy)
             thread.join()
             reader.close()
     report(f"cache={mode} concurrent rename {'busy' if busy else 'idle'}", reads, stats)
+
+
+# A writer that rewrites the file in place every PAUSE seconds (2 ms, as issue 36 found it, or
+# none), from a process of its own (so that the reader's GIL does not pace it): "trunc" opens it O_TRUNC and writes, "pwrite" writes over it
+# from offset 0 and cuts it to size. Sizes cycle between 100 and 30,000 bytes; no byte is NUL.
+RACING_WRITER = r"""
+import os, sys, time
+path, how, pause = sys.argv[1], sys.argv[2], float(sys.argv[3])
+fd = os.open(path, os.O_WRONLY)
+i = 0
+while True:
+    i += 1
+    size = 100 + (i * 7919) % 29_901
+    stamp = b"[w%07d]" % i
+    data = (stamp * (size // len(stamp) + 1))[:size]
+    if how == "trunc":
+        with open(path, "wb") as f:
+            f.write(data)
+    else:
+        os.pwrite(fd, data, 0)
+        os.ftruncate(fd, size)
+    time.sleep(pause)
+"""
+RACING_READS = int(os.environ.get("TOOLFS_RACING_READS", "3000"))
+
+
+# With a writer that never pauses, every mode still padded 1-2 reads in 3,000 in some runs
+# (a3ab549: 2 and 14 in relaxed), one version cut inside a page and zeros to the page's end
+# under a larger size: not yet understood (two READs of one read() in flight, the later one's
+# short end lowering the size first so that the earlier one's is dropped, would do it). Counted
+# and reported, not failed (issue 36, item 3).
+NONSTOP_RESIDUAL = pytest.mark.xfail(strict=False, reason="rare padding with a writer that "
+                                     "never pauses, not yet understood")
+
+
+@pytest.mark.parametrize("pause", [0.002, 0], ids=["2ms", "nonstop"])
+@pytest.mark.parametrize("how", ["trunc", "pwrite"])
+@pytest.mark.parametrize("mode", MODES)
+def test_read_while_rewritten_in_place_is_never_padded(build_dir, tmp_path, request, mode, how,
+                                                       pause):
+    """Issue 36, item 3: a writer rewrites the file in place every 2 ms (or without pause, which
+    padded 2-14 reads of a3ab549 in 3,000 where 2 ms did once or never) while the file
+    is read 3,000 times, by cat (2 ms) or as cat reads (nonstop: read into a 128 KiB buffer to
+    EOF, no stat): no read holds a NUL (SOURCE never does), so no read is one version padded to
+    another's size. (A read racing a rewrite in place may show the file mid-write, as SOURCE
+    would: only the padding is checked.)"""
+    if not pause:
+        request.applymarker(NONSTOP_RESIDUAL)
+    src = tmp_path / "src"
+    src.mkdir()
+    path = src / "f.txt"
+    path.write_bytes(b"x" * 20_000)
+    with mounted(build_dir / "fs" / "toolfs", src, tmp_path / "mnt", "-o", f"cache={mode}") as m:
+        view = m.path / "f.txt"
+        assert view.read_bytes() == b"x" * 20_000
+        writer = subprocess.Popen([sys.executable, "-c", RACING_WRITER, str(path), how,
+                                   str(pause)])
+        reader = Reader()
+        padded, examples = 0, []
+        try:
+            for _ in range(1000):  # until the writer has begun (bounded: 10 s)
+                if path.read_bytes()[:2] == b"[w":
+                    break
+                time.sleep(0.01)
+            for _ in range(RACING_READS):
+                if pause:
+                    data = subprocess.run(["cat", view], stdout=subprocess.PIPE,
+                                          check=True).stdout
+                else:
+                    data = reader.read(view, 1)
+                if b"\0" in data:
+                    padded += 1
+                    if len(examples) < 3:
+                        examples.append(f"{len(data)} bytes, NUL from {data.index(0)}: "
+                                        f"{data[:10]!r}")
+        finally:
+            writer.kill()
+            writer.wait()
+            reader.close()
+    print(f"\ncache={mode} {how} {pause}: {RACING_READS} reads, {padded} padded with NULs")
+    assert padded == 0, f"{padded} of {RACING_READS} reads padded with NULs: {examples}"

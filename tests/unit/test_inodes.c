@@ -185,16 +185,26 @@ static void test_size_given(void)
 
 	EXPECT(tfs_inodes_open_size_stale(&tab, inode, 10)); /* nothing given yet */
 	EXPECT(!tfs_inodes_open_size_stale(&tab, inode, 10));
-	tfs_inodes_gave_size(&tab, inode, 10);
+	tfs_inodes_gave_attrs(&tab, inode, 10, 0);
 	EXPECT(!tfs_inodes_open_size_stale(&tab, inode, 10));
 	EXPECT(tfs_inodes_open_size_stale(&tab, inode, 20)); /* rewritten in place */
-	tfs_inodes_gave_size(&tab, inode, 20);
+	tfs_inodes_gave_attrs(&tab, inode, 20, 0);
 	EXPECT(!tfs_inodes_open_size_stale(&tab, inode, 20));
 	/* Two sizes given: the kernel keeps whichever reply came first. */
-	tfs_inodes_gave_size(&tab, inode, 30);
-	tfs_inodes_gave_size(&tab, inode, 20);
+	tfs_inodes_gave_attrs(&tab, inode, 30, 0);
+	tfs_inodes_gave_attrs(&tab, inode, 20, 0);
 	EXPECT(tfs_inodes_open_size_stale(&tab, inode, 20));
 	EXPECT(!tfs_inodes_open_size_stale(&tab, inode, 20));
+
+	/* Attributes cached (cache=relaxed) until a change event names the file; then none for
+	 * TFS_FILE_HOT_MS, and the watch invalidates only what a reply gave with a timeout. */
+	EXPECT(!tfs_inodes_take_long_attrs(&tab, inode));
+	EXPECT(tfs_inodes_gave_attrs(&tab, inode, 20, 300) == 300);
+	tfs_inodes_file_changed(&tab, inode);
+	EXPECT(tfs_inodes_take_long_attrs(&tab, inode));
+	EXPECT(!tfs_inodes_take_long_attrs(&tab, inode));
+	EXPECT(tfs_inodes_gave_attrs(&tab, inode, 20, 300) == 0);
+	EXPECT(!tfs_inodes_take_long_attrs(&tab, inode));
 
 	tfs_inodes_forget(&tab, inode, 1);
 	tfs_inodes_destroy(&tab);
