@@ -79,6 +79,14 @@ enum tr_probe {
 	TR_PROBE_CONTENT = 3,   /* the bytes carry this format's signature */
 };
 
+/* A reader's capabilities (struct tr_reader.caps). */
+enum tr_reader_cap {
+	/* Its read runs third-party parsers (poppler, libvips, librsvg, libxml2, ...) on the file's
+	 * bytes: the dispatcher runs it in a sandboxed worker process, one per read (readers/
+	 * sandbox, docs/SPEC.md §8), never in the programs themselves. */
+	TR_CAP_UNTRUSTED = 1u << 0,
+};
+
 struct tr_reader {
 	const char *name;
 	enum tr_probe (*probe)(const struct tr_file *file);
@@ -97,6 +105,11 @@ struct tr_reader {
 	bool regions;
 	/* Takes time selectors (T, T1-T2: audio and video); others fail them with out_of_range. */
 	bool times;
+	/* enum tr_reader_cap bits: what the isolation layer must know of this reader. */
+	unsigned caps;
+	/* The shared module its read loads (util/module.c), e.g. "toolfs-pdf.so", or NULL: the
+	 * reader worker's fork server loads it once, before it forks the read's worker. */
+	const char *module;
 };
 
 /* The registered readers in priority order, NULL-terminated (registry.c). */

@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: MIT
+"""The isolation layer (docs/SPEC.md §8): every reader that runs a third-party parser reads in
+toolfs-reader-worker, never in toolfs-read, toolfs-mcp or the mount daemon. Checked from outside:
+strace (which process opened the parser's library) and /proc/PID/maps of each front end, after a
+read of every format; and the failure paths (TOOLFS_WORKER_TEST): a crash, a loop, memory past
+max_worker_memory and a lying reply each cost one read, and no worker or zombie is left."""
+import json
+import os
+import pathlib
+import re
+import subprocess
+import time
+
+import cairo
+import pytest
+from PIL import Image
+
+from mount_util import mounted
+
+WORKER = "toolfs-reader-worker"
+# What must never be mapped into a front end (libmagic stays: it types every file).
+PARSERS = re.compile(r"/lib(poppler|vips|xml2|zip|rsvg|tesseract|cairo|heif|tiff|jpeg|png16|"
+                     r"webp|gif|fontconfig|freetype)[^/]*\.so")
+
+
+def make_pdf(path: pathlib.Path) -> None:
+    """A one-page PDF with a line of text and a filled rectangle (cairo)."""
+    surface = cairo.PDFSurface(str(path), 300, 200)
+    ctx = cairo.Context(surface)
+    ctx.set_source_rgb(0.2, 0.4, 0.8)
+    ctx.rectangle(20, 80, 120, 60)
+    ctx.fill()
+    ctx.set_source_rgb(0, 0, 0)
+    ctx.select_font_face("DejaVu Sans")
+    ctx.set_font_size(14)
+    ctx.move_to(20, 40)
+    ctx.show_text("Sandboxed page one")
+    surface.finish()
+
+
+# One file per family moved behind the worker: (name, maker, the words its result shows).
+FAMILIES = {
+    "pdf": ("doc.pdf", make_pdf, "Sandboxed page one"),
+}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> pathlib.Path:
+    root = tmp_path_factory.mktemp("sandbox") / "src"
+    root.mkdir()
+    for name, make, _ in FAMILIES.values():
+        make(root / name)
+    (root / "hello.txt").write_text("hello\n")
+    return root
+
+
+def worker_processes(build_dir) -> list:
+    """PIDs of this build's toolfs-reader-worker processes (fork servers and workers), and
+    zombies whose parent is one."""
+    exe = str(build_dir / "readers" / WORKER)
+    found, zombies = [], []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.readlink(entry / "exe") == exe:
+                found.append(int(entry.name))
+                continue
+        except OSError:
+            pass
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] == "Z":
+            zombies.append((int(entry.name), int(fields[1])))
+    return found + [pid for pid, parent in zombies if parent in found]
+
+
+def workers_of(build_dir, server_parent: int) -> list:
+    """The fork server started by server_parent and its workers, zombies included."""
+    def parent(pid):
+        try:
+            stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+            return int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError):
+            return None
+    found = worker_processes(build_dir)
+    servers = [pid for pid in found if parent(pid) == server_parent]
+    return servers + [pid for pid in found if parent(pid) in servers]
+
+
+def zombies_of(pid: int) -> list:
+    out = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] == "Z" and int(fields[1]) == pid:
+            out.append(int(entry.name))
+    return out
+
+
+def parsers_mapped(pid: int) -> set:
+    maps = pathlib.Path(f"/proc/{pid}/maps").read_text()
+    return {m.group(0).rsplit("/", 1)[-1] for m in PARSERS.finditer(maps)}
+
+
+class Mcp:
+    """toolfs-mcp over stdio, newline-delimited JSON-RPC."""
+
+    def __init__(self, build_dir, root, env=None):
+        self.proc = subprocess.Popen([str(build_dir / "mcp" / "toolfs-mcp"), str(root)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env={**os.environ, **(env or {})})
+        self.next_id = 0
+        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "test", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def call(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return json.loads(self.proc.stdout.readline())["result"]
+
+    def read(self, **args):
+        return self.call("tools/call", {"name": "read", "arguments": args})
+
+    def close(self):
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_toolfs_read_opens_no_parser_itself(build_dir, tree, family):
+    """strace -f: the parser's libraries are opened by the worker, never by toolfs-read."""
+    name, _, words = FAMILIES[family]
+    log = tree.parent / f"strace-{family}.txt"
+    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", str(log),
+                           str(build_dir / "cli" / "toolfs-read"), name],
+                          cwd=tree, capture_output=True, timeout=120)
+    assert words in json.loads(done.stdout)["content"]
+    lines = log.read_text().splitlines()
+    main = lines[0].split()[0]
+    opened_by_main = {m.group(0) for line in lines if line.split()[0] == main
+                      and "= -1" not in line for m in [PARSERS.search(line)] if m}
+    opened_by_others = [line for line in lines if line.split()[0] != main
+                        and PARSERS.search(line) and "= -1" not in line]
+    assert not opened_by_main
+    assert opened_by_others  # the worker did load them
+
+
+def test_mcp_and_mount_map_no_parser(build_dir, tree, tmp_path):
+    """After a read of every family, neither toolfs-mcp nor the daemon maps a parser."""
+    server = Mcp(build_dir, tree)
+    try:
+        for family, (name, _, words) in FAMILIES.items():
+            answer = server.read(file_path=name)
+            assert words in answer["content"][0]["text"], family
+        assert parsers_mapped(server.proc.pid) == set()
+    finally:
+        server.close()
+    with mounted(build_dir / "fs" / "toolfs", tree, tmp_path / "mnt") as m:
+        for family, (name, _, words) in FAMILIES.items():
+            doc = json.loads((m.path / f"{name}.tool.json").read_text())
+            assert words in doc["content"], family
+        assert parsers_mapped(m.pid) == set()
+
+
+HOOKS = {
+    # hook: (errorCode, a phrase of the error, extra arguments)
+    "crash": ("corrupt", "was stopped by SIGSEGV", ()),
+    "loop": ("timeout", "ran past max_render_ms (300 ms)", ("--max-render-ms", "300")),
+    "alloc": ("too_large", "needed more memory than max_worker_memory (256MB)",
+              ("--max-worker-memory", "256M")),
+    "lie": ("corrupt", "sandboxed worker gave an invalid answer", ()),
+}
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("hook", sorted(HOOKS))
+def test_worker_failure_costs_one_read(build_dir, tree, family, hook):
+    name = FAMILIES[family][0]
+    code, phrase, args = HOOKS[hook]
+    done = subprocess.run([str(build_dir / "cli" / "toolfs-read"), *args, name], cwd=tree,
+                          capture_output=True, timeout=120,
+                          env={**os.environ, "TOOLFS_WORKER_TEST": hook})
+    doc = json.loads(done.stdout)
+    assert doc["errorCode"] == code, doc["error"]
+    assert phrase in doc["error"]
+    assert doc["path"] == name
+
+
+def test_mcp_keeps_answering_and_leaves_no_worker(build_dir, tree):
+    """A crashing worker fails its read alone; the server answers the next call; the fork
+    server is its one child left, with no worker or zombie under either."""
+    server = Mcp(build_dir, tree, {"TOOLFS_WORKER_TEST": "crash"})
+    try:
+        for _ in range(3):
+            for family, (name, _, _) in FAMILIES.items():
+                answer = server.read(file_path=name)
+                assert answer["isError"], family
+                assert "SIGSEGV" in answer["content"][0]["text"]
+            assert server.read(file_path="hello.txt")["content"][0]["text"] == "     1\thello\n"
+        deadline = time.monotonic() + 3
+        while len(workers_of(build_dir, server.proc.pid)) > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = workers_of(build_dir, server.proc.pid)
+        assert len(left) == 1  # the fork server alone
+        assert zombies_of(server.proc.pid) == [] and zombies_of(left[0]) == []
+    finally:
+        server.close()
+    deadline = time.monotonic() + 3
+    while worker_processes(build_dir) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert worker_processes(build_dir) == []
