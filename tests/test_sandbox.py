@@ -38,9 +38,21 @@ def make_pdf(path: pathlib.Path) -> None:
     surface.finish()
 
 
+def make_png(path: pathlib.Path) -> None:
+    """A PNG past the fit's long edge (libvips fits it)."""
+    Image.effect_noise((2400, 1600), 40).convert("RGB").save(path)
+
+
+def make_bmp(path: pathlib.Path) -> None:
+    """A BMP (libvips converts it)."""
+    Image.new("RGB", (40, 30), (10, 200, 30)).save(path)
+
+
 # One file per family moved behind the worker: (name, maker, the words its result shows).
 FAMILIES = {
     "pdf": ("doc.pdf", make_pdf, "Sandboxed page one"),
+    "image": ("big.png", make_png, "PNG image, 2400x1600 pixels"),
+    "raster": ("small.bmp", make_bmp, "BMP image, 40x30 pixels"),
 }
 
 

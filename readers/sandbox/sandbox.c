@@ -59,22 +59,24 @@ static void server_stop(void)
 	server_sock = -1;
 }
 
-/* The server's environment: nothing of this process's but the module directory, Tesseract's
- * data folder and the test hook (docs/SPEC.md §8), which an administrator sets and no file
- * can. */
-static void server_environment(char *envp[4], char store[3][PATH_MAX + 32])
+/* The server's environment: nothing of this process's but what an administrator sets for the
+ * libraries and no file can (docs/SPEC.md §8): the module directory, Tesseract's data folder,
+ * libvips's switch off its untrusted loaders, and the test hook. */
+static const char *const kept_env[] = {"TOOLFS_MODULE_DIR", "TESSDATA_PREFIX",
+				       "VIPS_BLOCK_UNTRUSTED", "TOOLFS_WORKER_TEST"};
+#define KEPT_ENV (sizeof(kept_env) / sizeof(kept_env[0]))
+
+static void server_environment(char *envp[KEPT_ENV + 1], char store[KEPT_ENV][PATH_MAX + 32])
 {
-	static const char *const kept[] = {"TOOLFS_MODULE_DIR", "TESSDATA_PREFIX",
-					   "TOOLFS_WORKER_TEST"};
 	int n = 0;
 
-	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
-		const char *value = getenv(kept[i]);
+	for (size_t i = 0; i < KEPT_ENV; i++) {
+		const char *value = getenv(kept_env[i]);
 		int len;
 
 		if (!value)
 			continue;
-		len = snprintf(store[n], PATH_MAX + 32, "%s=%s", kept[i], value);
+		len = snprintf(store[n], PATH_MAX + 32, "%s=%s", kept_env[i], value);
 		if (len > 0 && len < PATH_MAX + 32)
 			envp[n] = store[n], n++;
 	}
@@ -84,9 +86,9 @@ static void server_environment(char *envp[4], char store[3][PATH_MAX + 32])
 /* Starts the server. Under server_lock. Returns 0, a TR_E_ code with err, or -1. */
 static int server_start(char *err, size_t err_size)
 {
-	char path[PATH_MAX], store[3][PATH_MAX + 32];
+	char path[PATH_MAX], store[KEPT_ENV][PATH_MAX + 32];
 	char *const argv[] = {SANDBOX_WORKER_FILE, NULL};
-	char *envp[4];
+	char *envp[KEPT_ENV + 1];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
@@ -269,9 +271,11 @@ static int send_request(const struct worker *w, uint32_t reader, const struct tr
 }
 
 /* Receives the reply into a new result tmp. Returns 0, 1 past the deadline, 2 when the worker
- * ran out of memory, 3 when the reply is not valid, -2 when the stream ended (the worker died),
- * -1 when out of memory. */
-static int receive_reply(const struct worker *w, uint64_t deadline, struct tr_result *tmp)
+ * ran out of memory, 3 when the reply is not valid, 4 when the seccomp filter stopped the worker
+ * (the call's name in syscall), -2 when the stream ended (the worker died), -1 when out of
+ * memory. */
+static int receive_reply(const struct worker *w, uint64_t deadline, struct tr_result *tmp,
+			 char syscall[SANDBOX_MAX_SYSCALL_NAME + 1])
 {
 	struct sandbox_reply rep;
 	unsigned char *data;
@@ -279,11 +283,19 @@ static int receive_reply(const struct worker *w, uint64_t deadline, struct tr_re
 
 	if (rc)
 		return rc == 1 ? 1 : -2;
-	if (rep.magic != SANDBOX_MAGIC || rep.status > SANDBOX_NOMEM ||
-	    rep.len > SANDBOX_MAX_REPLY || (rep.status == SANDBOX_NOMEM && rep.len))
+	if (rep.magic != SANDBOX_MAGIC || rep.status > SANDBOX_SYSCALL ||
+	    rep.len > SANDBOX_MAX_REPLY || (rep.status == SANDBOX_NOMEM && rep.len) ||
+	    (rep.status == SANDBOX_SYSCALL && rep.len > SANDBOX_MAX_SYSCALL_NAME))
 		return 3;
 	if (rep.status == SANDBOX_NOMEM)
 		return 2;
+	if (rep.status == SANDBOX_SYSCALL) {
+		memset(syscall, 0, SANDBOX_MAX_SYSCALL_NAME + 1);
+		if (tr_read_full_before(w->sock, syscall, rep.len, deadline) != 0 ||
+		    strspn(syscall, "abcdefghijklmnopqrstuvwxyz0123456789_?") != rep.len)
+			return 3;
+		return 4;
+	}
 	data = malloc(rep.len ? rep.len : 1);
 	if (!data)
 		return -1;
@@ -307,11 +319,16 @@ static uint32_t reader_index(const struct tr_reader *reader)
 
 /* Fills res with the failure of a worker that gave no valid result (rc of receive_reply). */
 static void worker_failed(struct tr_result *res, const struct tr_reader *reader,
-			  const struct tr_options *opts, int rc, int status)
+			  const struct tr_options *opts, int rc, int status, const char *syscall)
 {
 	char limit[32], actual[32];
 
-	if (rc == 1) {
+	if (rc == 4) {
+		tr_result_fail(res, TR_E_CORRUPT,
+			       "The %s reader's sandboxed worker was stopped by its sandbox at "
+			       "syscall %s on %s",
+			       reader->name, syscall, res->path);
+	} else if (rc == 1) {
 		tr_result_fail(
 			res, TR_E_TIMEOUT,
 			"The %s reader ran past max_render_ms (%llu ms) on %s: its sandboxed "
@@ -352,7 +369,7 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 					   : tr_deadline_after_ms(SANDBOX_NO_DEADLINE_MS);
 	struct tr_result tmp;
 	struct worker w;
-	char err[PATH_MAX + 128] = "";
+	char err[PATH_MAX + 128] = "", syscall[SANDBOX_MAX_SYSCALL_NAME + 1] = "";
 	int rc, status;
 
 	if (tr_result_init(&tmp, res->path) < 0) {
@@ -369,7 +386,7 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 	}
 	rc = send_request(&w, index, file, sel, opts);
 	if (rc == 0)
-		rc = receive_reply(&w, deadline, &tmp);
+		rc = receive_reply(&w, deadline, &tmp, syscall);
 	else
 		rc = -2;
 	status = worker_end(&w);
@@ -385,7 +402,7 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 	if (rc == -1)
 		return -1;
 	res->type = TR_TYPE_UNKNOWN;
-	worker_failed(res, reader, opts, rc, status);
+	worker_failed(res, reader, opts, rc, status, syscall);
 	return 0;
 }
 

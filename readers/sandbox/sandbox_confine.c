@@ -22,6 +22,7 @@
 #include <seccomp.h>
 
 #include "nobody.h"
+#include "sandbox_proto.h"
 #include "sandbox_worker.h"
 
 #define WORKER_CPU_SOFT 120 /* seconds of CPU; the core ends a read sooner (its deadline) */
@@ -60,10 +61,30 @@ static const char *const readable[] = {
 	"/usr/share/tesseract-ocr",
 	"/usr/share/mime",
 	"/etc/ld.so.cache",
+	"/etc/ImageMagick-6",
+	"/usr/share/ImageMagick-6",
 };
 
 static int ruleset_fd = -1;
 static scmp_filter_ctx filter;
+/* The names of the system calls, made by the server for its workers' SIGSYS handler. */
+#define SYSCALL_NAMES 512
+static char syscall_names[SYSCALL_NAMES][SANDBOX_MAX_SYSCALL_NAME + 1];
+
+static void name_syscalls(void)
+{
+	for (int nr = 0; nr < SYSCALL_NAMES; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+		snprintf(syscall_names[nr], sizeof(syscall_names[nr]), "%s", name ? name : "?");
+		free(name);
+	}
+}
+
+const char *sandbox_syscall_name(long nr)
+{
+	return nr >= 0 && nr < SYSCALL_NAMES ? syscall_names[nr] : "?";
+}
 
 static int limit(int resource, rlim_t soft, rlim_t hard)
 {
@@ -138,7 +159,7 @@ static int prepare_landlock(void)
 	return 0;
 }
 
-/* Everything else kills the worker (SIGSYS): execve, fork, socket, connect, ptrace, mount,
+/* Everything else stops the worker (SIGSYS, after its handler named the call): execve, fork, socket, connect, ptrace, mount,
  * kill, ... What the readers' libraries use: files read (opened read-only in practice:
  * Landlock, nobody and RLIMIT_FSIZE 0 refuse writes), memory, threads, time, the socket. */
 static const int allowed[] = {
@@ -208,6 +229,7 @@ static const int allowed[] = {
 	SCMP_SYS(getrusage),
 	SCMP_SYS(membarrier),
 	SCMP_SYS(fadvise64),
+	SCMP_SYS(times),
 };
 
 /* Information and housekeeping calls a library may make and do without: an error, not a
@@ -256,7 +278,9 @@ static int prepare_seccomp(void)
 {
 	int rc;
 
-	filter = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	/* SIGSYS trapped, so that the worker names the call (sandbox_worker.c on_sigsys) */
+	filter = seccomp_init(SCMP_ACT_TRAP);
+	name_syscalls();
 	rc = filter ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		rc = seccomp_rule_add(filter, SCMP_ACT_ALLOW, allowed[i], 0);

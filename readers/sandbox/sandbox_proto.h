@@ -41,7 +41,12 @@ struct sandbox_request {
 enum sandbox_status {
 	SANDBOX_OK = 0,    /* len bytes of serialized result follow */
 	SANDBOX_NOMEM = 1, /* the read ran out of memory (max_worker_memory); nothing follows */
+	/* the seccomp filter stopped the worker: len bytes (at most SANDBOX_MAX_SYSCALL_NAME,
+	 * [a-z0-9_]) of the system call's name follow */
+	SANDBOX_SYSCALL = 2,
 };
+
+#define SANDBOX_MAX_SYSCALL_NAME 32
 
 struct sandbox_reply {
 	uint32_t magic;

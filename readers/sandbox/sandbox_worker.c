@@ -76,6 +76,21 @@ static void on_abort(int sig)
 	raise(SIGABRT);
 }
 
+/* The seccomp filter's trap: the reply names the system call, then the worker dies of SIGSYS
+ * (the handler runs on one thread; the others die with it). */
+static void on_sigsys(int sig, siginfo_t *info, void *context)
+{
+	const char *name = sandbox_syscall_name(info->si_syscall);
+	struct sandbox_reply rep = {
+		.magic = SANDBOX_MAGIC, .status = SANDBOX_SYSCALL, .len = strlen(name)};
+
+	(void)context;
+	(void)!write(SANDBOX_FD, &rep, sizeof(rep));
+	(void)!write(SANDBOX_FD, name, rep.len);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static int reply(uint32_t status, const struct tr_buf *body)
 {
 	struct sandbox_reply rep = {
@@ -168,6 +183,11 @@ static void worker(int sock, pid_t server)
 	/* one arena per thread would take max_worker_memory in reservations alone */
 	mallopt(M_ARENA_MAX, 2);
 	signal(SIGABRT, on_abort);
+	{
+		struct sigaction sa = {.sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO};
+
+		sigaction(SIGSYS, &sa, NULL);
+	}
 	if (sandbox_worker_confine(server, req.opts.max_worker_memory))
 		_exit(1);
 	if (hook != HOOK_NONE)

@@ -18,4 +18,8 @@ int sandbox_server_confine(void);
  * default). Returns 0, or -1 (the worker then ends without an answer). */
 int sandbox_worker_confine(pid_t server, uint64_t max_memory);
 
+/* The name of system call nr (from a table the server made before any worker; "?" past it):
+ * safe in a signal handler. */
+const char *sandbox_syscall_name(long nr);
+
 #endif
