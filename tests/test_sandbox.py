@@ -48,11 +48,18 @@ def make_bmp(path: pathlib.Path) -> None:
     Image.new("RGB", (40, 30), (10, 200, 30)).save(path)
 
 
+def make_svg(path: pathlib.Path) -> None:
+    path.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100">'
+                    '<rect width="200" height="100" fill="red"/>'
+                    '<text x="10" y="50">Sandboxed SVG</text></svg>\n')
+
+
 # One file per family moved behind the worker: (name, maker, the words its result shows).
 FAMILIES = {
     "pdf": ("doc.pdf", make_pdf, "Sandboxed page one"),
     "image": ("big.png", make_png, "PNG image, 2400x1600 pixels"),
     "raster": ("small.bmp", make_bmp, "BMP image, 40x30 pixels"),
+    "svg": ("pic.svg", make_svg, "Sandboxed SVG"),
 }
 
 
@@ -235,3 +242,47 @@ def test_mcp_keeps_answering_and_leaves_no_worker(build_dir, tree):
     while worker_processes(build_dir) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert worker_processes(build_dir) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the worker drops to nobody only when root starts it")
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_worker_holds_only_its_socket_and_the_file(build_dir, tree, tmp_path, family):
+    """A worker of a root process (the daemon's case) runs as nobody, with no new privileges,
+    under seccomp, and holds none of the reading process's descriptors: only 0-2 (/dev/null),
+    its socket and the file it reads (an open file of the parent's, as /dev/fuse or another
+    read's file would be, is not there)."""
+    name = FAMILIES[family][0]
+    secret = tmp_path / "secret"
+    secret.write_text("not for the worker\n")
+    fd = os.open(secret, os.O_RDONLY)
+    try:
+        proc = subprocess.Popen([str(build_dir / "cli" / "toolfs-read"), "--max_render_ms",
+                                 "4000", name], cwd=tree, stdout=subprocess.PIPE, pass_fds=[fd],
+                                env={**os.environ, "TOOLFS_WORKER_TEST": "loop"})
+    finally:
+        os.close(fd)
+    try:
+        deadline = time.monotonic() + 10
+        while len(workers_of(build_dir, proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        server, worker = workers_of(build_dir, proc.pid)
+        status = {}
+        while time.monotonic() < deadline:  # confined once its request came
+            status = dict(line.split(":", 1) for line in
+                          pathlib.Path(f"/proc/{worker}/status").read_text().splitlines())
+            if status["Seccomp"].strip() == "2":
+                break
+            time.sleep(0.01)
+        targets = sorted(os.readlink(f"/proc/{worker}/fd/{n}")
+                         for n in os.listdir(f"/proc/{worker}/fd"))
+        assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4
+        assert status["NoNewPrivs"].strip() == "1"
+        assert status["Seccomp"].strip() == "2"
+        assert str(secret) not in targets
+        assert targets.count("/dev/null") == 3
+        assert [t for t in targets if t.startswith("socket:")] != []
+        assert str(tree / name) in targets
+        assert len(targets) == 5, targets
+    finally:
+        proc.kill()
+        proc.wait()
