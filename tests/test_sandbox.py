@@ -4,6 +4,8 @@ toolfs-reader-worker, never in toolfs-read, toolfs-mcp or the mount daemon. Chec
 strace (which process opened the parser's library) and /proc/PID/maps of each front end, after a
 read of every format; and the failure paths (TOOLFS_WORKER_TEST): a crash, a loop, memory past
 max_worker_memory and a lying reply each cost one read, and no worker or zombie is left."""
+import base64
+import io
 import json
 import os
 import pathlib
@@ -54,12 +56,33 @@ def make_svg(path: pathlib.Path) -> None:
                     '<text x="10" y="50">Sandboxed SVG</text></svg>\n')
 
 
+def make_docx(path: pathlib.Path) -> None:
+    import docx
+    document = docx.Document()
+    document.add_paragraph("Sandboxed docx words")
+    document.save(str(path))
+
+
+def make_notebook(path: pathlib.Path) -> None:
+    """A notebook whose one output is a PNG past the fit's long edge (libvips fits it)."""
+    import nbformat
+    buf = io.BytesIO()
+    Image.effect_noise((2400, 1600), 40).convert("RGB").save(buf, "PNG")
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell("print('Sandboxed cell')", outputs=[
+        nbformat.v4.new_output("display_data",
+                               data={"image/png": base64.b64encode(buf.getvalue()).decode()})]))
+    nbformat.write(nb, str(path))
+
+
 # One file per family moved behind the worker: (name, maker, the words its result shows).
 FAMILIES = {
     "pdf": ("doc.pdf", make_pdf, "Sandboxed page one"),
     "image": ("big.png", make_png, "PNG image, 2400x1600 pixels"),
     "raster": ("small.bmp", make_bmp, "BMP image, 40x30 pixels"),
     "svg": ("pic.svg", make_svg, "Sandboxed SVG"),
+    "office": ("words.docx", make_docx, "Sandboxed docx words"),
+    "notebook": ("cells.ipynb", make_notebook, "Sandboxed cell"),
 }
 
 
