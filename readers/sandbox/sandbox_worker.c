@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "reader.h"
 #include "sandbox.h"
 #include "sandbox_proto.h"
@@ -228,8 +229,13 @@ static void load_module(uint32_t index)
 		return;
 	loaded[index] = true;
 	file = tr_readers[index]->module;
-	if (file && tr_module_find(file, path, sizeof(path)) == 0)
-		(void)dlopen(path, RTLD_NOW | RTLD_LOCAL); /* kept for the server's life */
+	if (file && tr_module_find(file, path, sizeof(path)) == 0) {
+		void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* kept for the server's life */
+		const struct tr_vips_api *vips = handle ? dlsym(handle, "tr_vips_api") : NULL;
+
+		if (vips && vips->abi == TR_VIPS_ABI)
+			(void)vips->has_loader("pngload"); /* libvips started once */
+	}
 }
 
 static ssize_t receive_control(struct sandbox_control *msg, int *sock)
