@@ -309,3 +309,20 @@ def test_worker_holds_only_its_socket_and_the_file(build_dir, tree, tmp_path, fa
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_daemon_keeps_serving_and_leaves_no_worker(build_dir, tree, tmp_path, monkeypatch):
+    """The mount daemon with crashing workers: each family's result is corrupt naming SIGSEGV,
+    the text file beside it is served, and no worker or zombie is left under the daemon."""
+    monkeypatch.setenv("TOOLFS_WORKER_TEST", "crash")
+    with mounted(build_dir / "fs" / "toolfs", tree, tmp_path / "mnt") as m:
+        for family, (name, _, _) in FAMILIES.items():
+            doc = json.loads((m.path / f"{name}.tool.json").read_text())
+            assert doc["errorCode"] == "corrupt" and "SIGSEGV" in doc["error"], family
+        assert (m.path / "hello.txt.tool.txt").read_text() == "     1\thello\n"
+        deadline = time.monotonic() + 3
+        while len(workers_of(build_dir, m.pid)) > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = workers_of(build_dir, m.pid)
+        assert len(left) <= 1  # the fork server alone
+        assert zombies_of(m.pid) == [] and all(zombies_of(pid) == [] for pid in left)
