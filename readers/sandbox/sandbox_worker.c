@@ -105,8 +105,11 @@ static int reply(uint32_t status, const struct tr_buf *body)
 /* The hook's read in place of the reader's. */
 static int run_hook(void)
 {
-	if (hook == HOOK_CRASH)
+	if (hook ==
+	    HOOK_CRASH) { /* the kernel's default action, even under a sanitizer's handler */
+		signal(SIGSEGV, SIG_DFL);
 		raise(SIGSEGV);
+	}
 	if (hook == HOOK_LOOP)
 		for (volatile unsigned long spin = 0;; spin++)
 			;
