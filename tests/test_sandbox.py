@@ -326,3 +326,46 @@ def test_daemon_keeps_serving_and_leaves_no_worker(build_dir, tree, tmp_path, mo
         left = workers_of(build_dir, m.pid)
         assert len(left) <= 1  # the fork server alone
         assert zombies_of(m.pid) == [] and all(zombies_of(pid) == [] for pid in left)
+
+
+def make_text_bomb(path: pathlib.Path, repeats: int = 20_000_000) -> None:
+    """A 1.5 MB PDF whose one page's content stream repeats a text operator 20 million times:
+    poppler's text extraction, which no render budget covered, takes tens of seconds on it."""
+    import zlib
+    packer = zlib.compressobj(9)
+    chunk = b"BT /F1 1 Tf 10 10 Td (A) Tj ET\n" * 1_000_000
+    stream = b"".join(packer.compress(chunk) for _ in range(repeats // 1_000_000))
+    stream += packer.flush()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream +
+               b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    path.write_bytes(bytes(out))
+
+
+def test_pdf_text_extraction_is_under_the_read_budget(build_dir, tmp_path):
+    """Issue 35: text extraction, which no budget covered, ran on for tens of seconds in the
+    reading process; in the worker the whole read is under max_render_ms (and
+    max_worker_memory): timeout, the worker stopped."""
+    make_text_bomb(tmp_path / "ops.pdf")
+    done = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "--max-render-ms", "2000",
+                           "--ocr", "off", "ops.pdf"], cwd=tmp_path, capture_output=True,
+                          timeout=300)
+    doc = json.loads(done.stdout)
+    assert doc["errorCode"] == "timeout"
+    assert doc["error"] == ("The pdf reader ran past max_render_ms (2000 ms) on ops.pdf: its "
+                            "sandboxed worker was stopped")
