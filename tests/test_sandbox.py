@@ -17,6 +17,7 @@ import cairo
 import pytest
 from PIL import Image
 
+from fixtures import gen_pdfs
 from mount_util import mounted
 
 WORKER = "toolfs-reader-worker"
@@ -335,26 +336,7 @@ def make_text_bomb(path: pathlib.Path, repeats: int = 20_000_000) -> None:
     packer = zlib.compressobj(9)
     chunk = b"BT /F1 1 Tf 10 10 Td (A) Tj ET\n" * 1_000_000
     stream = b"".join(packer.compress(chunk) for _ in range(repeats // 1_000_000))
-    stream += packer.flush()
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
-               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-               b"/Resources << /Font << /F1 5 0 R >> >> >>",
-               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream +
-               b"\nendstream",
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref)
-    path.write_bytes(bytes(out))
+    gen_pdfs.one_page_pdf(path, stream + packer.flush())
 
 
 def test_pdf_text_extraction_is_under_the_read_budget(build_dir, tmp_path):
