@@ -231,6 +231,64 @@ def test_module_libraries_stay_out_of_the_programs(build_dir):
     assert not linked, "module libraries linked into a program: " + "; ".join(linked)
 
 
+def reader_rows() -> dict:
+    """Every reader's table row: {name: (folder, the row's text)}."""
+    rows = {}
+    for path in (REPO / "readers").rglob("*.c"):
+        for name, body in re.findall(r"^const struct tr_reader tr_reader_(\w+) = \{(.*?)^\};",
+                                     path.read_text(), re.S | re.M):
+            rows[name] = (path.parent.name, body)
+    return rows
+
+
+def folders_reaching_a_module() -> set:
+    """The folders of readers/ whose code loads a shared module (tr_module_api: poppler,
+    libvips, librsvg, libzip + libxml2, Tesseract), or calls a folder's functions that do."""
+    functions, sources = {}, {}
+    for folder in (REPO / "readers").iterdir():
+        if not folder.is_dir():
+            continue
+        sources[folder.name] = "".join(p.read_text() for p in folder.glob("*.c"))
+        headers = "".join(p.read_text() for p in folder.glob("*.h"))
+        functions[folder.name] = set(re.findall(r"\b(tr_\w+)\s*\(", headers))
+    reaching = {name for name, text in sources.items() if "tr_module_api(" in text} - {"util"}
+    while True:
+        more = {name for name, text in sources.items() if name not in reaching and any(
+            re.search(rf"\b{f}\b", text) for r in reaching for f in functions[r])}
+        more -= {"core", "util", "render", "sandbox"}  # the dispatcher and the helpers
+        if not more:
+            return reaching
+        reaching |= more
+
+
+def test_third_party_parsers_run_only_in_the_reader_worker(build_dir):
+    """Recipe step 10 (docs/SPEC.md §8): a reader whose folder reaches a module that links a
+    third-party parser is marked TR_CAP_UNTRUSTED in its table row, so that the dispatcher runs
+    it in toolfs-reader-worker and never in a front end; its .module names a module the build
+    makes; and no program but the worker is built from the worker's sources."""
+    rows = reader_rows()
+    assert {"pdf", "image", "text"} <= set(rows), sorted(rows)
+    reaching = folders_reaching_a_module()
+    assert {"pdf", "image", "svg", "office", "ocr", "notebook"} <= reaching, reaching
+    unmarked = {name for name, (folder, body) in rows.items()
+                if folder in reaching and "TR_CAP_UNTRUSTED" not in body}
+    # media: FFmpeg is in toolfs-media-worker, but media.c fits a video's frames (a PNG toolfs
+    # encoded from the worker's pixels) with libvips in the reading process, until media moves
+    # onto readers/sandbox (docs/SPEC.md §8 "What stays in the reading process")
+    known = {"media"}
+    assert unmarked <= known, \
+        f"readers that reach a parser's module without the worker: {sorted(unmarked - known)}"
+    for name, (folder, body) in rows.items():
+        for module in re.findall(r'\.module = "([^"]+)"', body):
+            built = build_dir / "readers" / module
+            assert built.exists() or not (build_dir / "readers" / "toolfs-pdf.so").exists(), \
+                f"reader {name} names {module}, which the build does not make"
+    dispatch = (REPO / "readers" / "core" / "read.c").read_text()
+    assert "TR_CAP_UNTRUSTED" in dispatch and "tr_sandbox_read(" in dispatch
+    meson = (REPO / "readers" / "meson.build").read_text()
+    assert meson.count("sandbox_worker_sources") == 1, "the worker's sources in a program"
+
+
 def test_recipe_names_places_that_exist():
     """reader.h's recipe is complete (reader, registry and its guard, build and modules,
     packaging, contract, manual pages and MCP text, tests, fuzzing) and every file and
@@ -240,7 +298,8 @@ def test_recipe_names_places_that_exist():
     flat = re.sub(r"\s*\n \* *", " ", recipe)
     for topic in ["registry.c", "TR_HAVE_FOO", "struct tr_module", "_module_deps",
                   "Build-Depends", ".ci/packages", "toolresult.schema.json", "tr_options.def",
-                  "docs/man/", "read_description", "tool_result_schema", "tests/fuzz"]:
+                  "docs/man/", "read_description", "tool_result_schema", "tests/fuzz",
+                  "TR_CAP_UNTRUSTED", "docs/SPEC.md §8"]:
         assert topic in flat, f"the recipe in reader.h does not say where: {topic}"
     paths = r"(?<![\w/])((?:docs|readers|tests|include|debian|mcp|\.ci)/[\w./-]*\w)"
     for rel in set(re.findall(paths, flat)):

@@ -2,10 +2,11 @@
 """The heavy optional readers as shared modules (docs/SPEC.md §1): a text read maps none of
 poppler, cairo, libvips, libxml2, ICU, libzip, uchardet (C++) or OpenSSL; a missing module is an `unsupported` result whose
 sentence names it, never a crash; a PDF, a .docx and an image that needs fitting load theirs from
-the build tree."""
+the build tree, in the reader worker (docs/SPEC.md §8)."""
 import json
 import os
 import pathlib
+import shutil
 import struct
 import subprocess
 import zlib
@@ -110,19 +111,33 @@ def test_small_png_needs_no_module(build_dir, loaded_modules, files):
     assert "libvips" not in _loaded(proc.stderr)
 
 
-def test_pdf_loads_its_module_from_the_build_tree(build_dir, loaded_modules, files):
+def test_pdf_loads_its_module_in_the_reader_worker_only(build_dir, loaded_modules, files):
+    """The module is loaded from the build tree by toolfs-reader-worker (docs/SPEC.md §8),
+    never by toolfs-read itself (tests/test_sandbox.py traces the worker's opens)."""
     proc, doc = _read(build_dir, files / "doc.pdf", trace=True)
     assert doc["success"], doc
     assert "Module test" in doc["content"]
-    assert "toolfs-pdf.so" in _loaded(proc.stderr)
+    loaded = _loaded(proc.stderr)
+    assert "libmagic" in loaded and "toolfs-pdf.so" not in loaded
 
 
-def test_docx_loads_the_office_module(build_dir, loaded_modules, files):
+def test_docx_loads_the_office_module_in_the_reader_worker_only(build_dir, loaded_modules, files):
     proc, doc = _read(build_dir, files / "doc.docx", trace=True)
     assert doc["success"], doc
     assert doc["content"] == "     1\tModule test\n"
     loaded = _loaded(proc.stderr)
-    assert "toolfs-office.so" in loaded and "libxml2" in loaded and "libzip" in loaded
+    assert "libmagic" in loaded
+    assert "toolfs-office.so" not in loaded and "libxml2" not in loaded and "libzip" not in loaded
+
+
+def _worker_beside(build_dir, folder):
+    """folder as the module directory of a read: the reader worker there (it runs the read,
+    docs/SPEC.md §8) and reachable by the user nobody it becomes, with no module in it."""
+    shutil.copy(build_dir / "readers" / "toolfs-reader-worker", folder)
+    for up in (folder, *folder.parents):
+        if up == pathlib.Path("/tmp"):
+            break
+        up.chmod(up.stat().st_mode | 0o055)
 
 
 def test_fitting_loads_the_vips_module(build_dir, files):
@@ -141,6 +156,7 @@ def test_fitting_loads_the_vips_module(build_dir, files):
 ])
 def test_missing_module_is_unsupported_naming_it(build_dir, loaded_modules, files, tmp_path, name,
                                                   module, sentence):
+    _worker_beside(build_dir, tmp_path)
     proc, doc = _read(build_dir, files / name, {"TOOLFS_MODULE_DIR": str(tmp_path)})
     assert proc.returncode == 1
     assert doc["success"] is False
@@ -149,6 +165,7 @@ def test_missing_module_is_unsupported_naming_it(build_dir, loaded_modules, file
 
 
 def test_broken_module_is_unsupported_with_the_loader_reason(build_dir, loaded_modules, files, tmp_path):
+    _worker_beside(build_dir, tmp_path)
     (tmp_path / "toolfs-pdf.so").write_bytes(b"not an ELF file")
     proc, doc = _read(build_dir, files / "doc.pdf", {"TOOLFS_MODULE_DIR": str(tmp_path)})
     assert doc["errorCode"] == "unsupported"

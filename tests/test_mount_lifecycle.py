@@ -87,9 +87,19 @@ def slow_src(tmp_path_factory) -> pathlib.Path:
 
 
 def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU time of pid and of its live descendants: the PDF reader's renders run in a reader
+    worker, the daemon's grandchild (docs/SPEC.md §8)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        children = []
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                children += [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        return 0.0
+    return total + sum(cpu_seconds(child) for child in children)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

@@ -3,6 +3,7 @@
  * (include/tr_library.h lists what it holds). */
 #include "core.h"
 #include "media.h"
+#include "sandbox.h"
 #include "tr_library.h"
 #include "util.h"
 
@@ -30,5 +31,6 @@ void tr_library_shutdown(void)
 	tr_mime_memo_forget();
 	tr_magic_close_all();
 	tr_media_pool_shutdown();
+	tr_sandbox_shutdown();
 	tr_library_init(NULL);
 }

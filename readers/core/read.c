@@ -12,6 +12,7 @@
 
 #include "core.h"
 #include "reader.h"
+#include "sandbox.h"
 #include "util.h"
 
 /* A file that keeps changing while it is read is given up on after this many tries (the one
@@ -157,7 +158,10 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 	}
 	cost = reader->memory ? reader->memory(&file, opts) : 0;
 	tr_budget_take(cost, opts->max_read_memory);
-	rc = reader->read(&file, sel ? sel : &default_view, opts, res);
+	if ((reader->caps & TR_CAP_UNTRUSTED) && !tr_sandbox_inside)
+		rc = tr_sandbox_read(reader, &file, sel ? sel : &default_view, opts, res);
+	else
+		rc = reader->read(&file, sel ? sel : &default_view, opts, res);
 	tr_budget_give(cost);
 	if (rc < 0)
 		return -1;

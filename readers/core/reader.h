@@ -39,10 +39,18 @@
  *    pytest module tests/test_foo.py that checks results against that library as an oracle.
  * 9. Fuzzing: a target in tests/fuzz (listed in tests/fuzz/meson.build) or a seed set for
  *    fuzz_read in tests/fuzz/make_seeds.py, run by tests/fuzz/run.sh.
- * tests/test_layout.py and tests/test_cli_help.py check steps 2 to 6 wherever a script can: a
- * reader missing from the registry or the build, a guard nothing defines, a module library
- * linked into a program, a package line missing, a contentType or option missing from a list,
- * a page or the MCP description. */
+ * 10. Isolation: a reader whose read runs a third-party parser on the file's bytes (anything
+ *    reached through a module of step 3, or any library not written for toolfs) sets
+ *    `.caps = TR_CAP_UNTRUSTED` and `.module = "toolfs-foo.so"` in its row: the dispatcher then
+ *    runs it in toolfs-reader-worker, one sandboxed process per read (readers/sandbox,
+ *    docs/SPEC.md §8), whose fork server loads that module once. Its read must work there:
+ *    no fork or exec, files opened read-only beneath the folders Landlock allows
+ *    (readers/sandbox/sandbox_confine.c, which also holds the seccomp list), state kept
+ *    between reads is lost with the worker; add the family to tests/test_sandbox.py.
+ * tests/test_layout.py and tests/test_cli_help.py check steps 2 to 6 and 10 wherever a script
+ * can: a reader missing from the registry or the build, a guard nothing defines, a module
+ * library linked into a program, a reader reaching a module without the worker, a package
+ * line missing, a contentType or option missing from a list, a page or the MCP description. */
 #ifndef TR_READER_H
 #define TR_READER_H
 
@@ -79,6 +87,14 @@ enum tr_probe {
 	TR_PROBE_CONTENT = 3,   /* the bytes carry this format's signature */
 };
 
+/* A reader's capabilities (struct tr_reader.caps). */
+enum tr_reader_cap {
+	/* Its read runs third-party parsers (poppler, libvips, librsvg, libxml2, ...) on the file's
+	 * bytes: the dispatcher runs it in a sandboxed worker process, one per read (readers/
+	 * sandbox, docs/SPEC.md §8), never in the programs themselves. */
+	TR_CAP_UNTRUSTED = 1u << 0,
+};
+
 struct tr_reader {
 	const char *name;
 	enum tr_probe (*probe)(const struct tr_file *file);
@@ -97,6 +113,11 @@ struct tr_reader {
 	bool regions;
 	/* Takes time selectors (T, T1-T2: audio and video); others fail them with out_of_range. */
 	bool times;
+	/* enum tr_reader_cap bits: what the isolation layer must know of this reader. */
+	unsigned caps;
+	/* The shared module its read loads (util/module.c), e.g. "toolfs-pdf.so", or NULL: the
+	 * reader worker's fork server loads it once, before it forks the read's worker. */
+	const char *module;
 };
 
 /* The registered readers in priority order, NULL-terminated (registry.c). */

@@ -63,4 +63,8 @@ const struct tr_reader tr_reader_image = {
 	.probe = image_probe,
 	.read = image_read,
 	.regions = true,
+#if defined(TR_HAVE_VIPS)
+	.caps = TR_CAP_UNTRUSTED, /* libvips and its decoders fit and convert */
+	.module = "toolfs-vips.so",
+#endif
 };

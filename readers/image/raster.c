@@ -217,4 +217,8 @@ const struct tr_reader tr_reader_raster = {
 	.name = "raster",
 	.probe = raster_probe,
 	.read = raster_read,
+#if defined(TR_HAVE_VIPS)
+	.caps = TR_CAP_UNTRUSTED, /* libvips and its decoders convert */
+	.module = "toolfs-vips.so",
+#endif
 };

@@ -454,4 +454,8 @@ const struct tr_reader tr_reader_notebook = {
 	.probe = notebook_probe,
 	.read = notebook_read,
 	.memory = notebook_memory,
+#if defined(TR_HAVE_VIPS)
+	.caps = TR_CAP_UNTRUSTED, /* its image outputs: libvips and its decoders */
+	.module = "toolfs-vips.so",
+#endif
 };

@@ -183,4 +183,6 @@ const struct tr_reader tr_reader_office = {
 	.name = "office",
 	.probe = office_probe,
 	.read = office_read,
+	.caps = TR_CAP_UNTRUSTED, /* libzip, libxml2 */
+	.module = "toolfs-office.so",
 };

@@ -142,4 +142,8 @@ const struct tr_reader tr_reader_pdf = {
 	.probe = pdf_probe,
 	.read = pdf_read,
 	.regions = true,
+#if defined(TR_HAVE_POPPLER)
+	.caps = TR_CAP_UNTRUSTED,
+	.module = "toolfs-pdf.so",
+#endif
 };

@@ -2,8 +2,10 @@
 /* svg.c - the SVG reader (docs/SPEC.md §3 "SVG"): an SVG or gzipped SVG (.svgz) document, its
  * source numbered as a text file and, on the default view, its render as a PNG. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core.h"
 #include "reader.h"
@@ -20,6 +22,104 @@ static struct tr_module svg_module = {
 	.abi = TR_SVG_ABI,
 	.linked = &tr_svg_api,
 };
+
+/* A render on a thread of its own, so that the read answers at its deadline while librsvg,
+ * which cannot be interrupted, goes on: the reader worker that runs this reader ends as soon as
+ * it has answered (docs/SPEC.md §8), and the thread with it. Whoever of the two lets go last
+ * frees the job. */
+struct render_job {
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	bool done;
+	int refs; /* under lock */
+	const struct tr_svg_api *api;
+	unsigned char *svg; /* owned copy of the document */
+	size_t len;
+	struct tr_svg_limits lim;
+	struct tr_svg_render r;
+	enum tr_error code;
+	char err[512];
+};
+
+static void job_release(struct render_job *job)
+{
+	bool last;
+
+	pthread_mutex_lock(&job->lock);
+	last = --job->refs == 0;
+	pthread_mutex_unlock(&job->lock);
+	if (!last)
+		return;
+	if (job->done && job->code == TR_OK)
+		tr_blob_unref(job->r.png);
+	pthread_cond_destroy(&job->done_cond);
+	pthread_mutex_destroy(&job->lock);
+	free(job->svg);
+	free(job);
+}
+
+static void *render_thread(void *arg)
+{
+	struct render_job *job = arg;
+
+	job->code = job->api->render(job->svg, job->len, &job->lim, &job->r, job->err,
+				     sizeof(job->err));
+	pthread_mutex_lock(&job->lock);
+	job->done = true;
+	pthread_cond_signal(&job->done_cond);
+	pthread_mutex_unlock(&job->lock);
+	job_release(job);
+	return NULL;
+}
+
+/* Renders svg[0..len) before deadline (0: none). Returns as api->render, or TR_E_TIMEOUT when
+ * the deadline came first, or -1 when out of memory or no thread could be had. */
+static int render_before(const struct tr_svg_api *api, const char *svg, size_t len,
+			 const struct tr_svg_limits *lim, uint64_t deadline,
+			 struct tr_svg_render *r, char *err, size_t err_size)
+{
+	struct render_job *job = calloc(1, sizeof(*job));
+	pthread_condattr_t attr;
+	pthread_t thread;
+	int code;
+
+	if (!job || !(job->svg = malloc(len ? len : 1))) {
+		free(job);
+		return -1;
+	}
+	memcpy(job->svg, svg, len);
+	*job = (struct render_job){.refs = 2, .api = api, .svg = job->svg, .len = len, .lim = *lim};
+	pthread_mutex_init(&job->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&job->done_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&thread, NULL, render_thread, job)) {
+		job->refs = 1;
+		job_release(job);
+		return -1;
+	}
+	pthread_detach(thread);
+	pthread_mutex_lock(&job->lock);
+	while (!job->done && !(deadline && tr_deadline_passed(deadline))) {
+		struct timespec at = {(time_t)(deadline / 1000000000u),
+				      (long)(deadline % 1000000000u)};
+
+		if (deadline)
+			pthread_cond_timedwait(&job->done_cond, &job->lock, &at);
+		else
+			pthread_cond_wait(&job->done_cond, &job->lock);
+	}
+	code = job->done ? (int)job->code : TR_E_TIMEOUT;
+	if (job->done) {
+		*r = job->r;
+		job->code = TR_E_IO; /* the render is the caller's now */
+		snprintf(err, err_size, "%s", job->err);
+	}
+	pthread_mutex_unlock(&job->lock);
+	job_release(job);
+	return code;
+}
 
 /* Content when the head is an SVG document, or a gzip stream whose inflated start is one. */
 static enum tr_probe svg_probe(const struct tr_file *file)
@@ -63,15 +163,18 @@ static int attach_render(const struct tr_file *file, const char *text, size_t le
 	struct tr_svg_render r;
 	struct tr_buf sentence = {0};
 	char err[512];
-	enum tr_error code = TR_E_UNSUPPORTED;
+	int code = TR_E_UNSUPPORTED;
 	int rc;
 
 	memset(&res->content, 0, sizeof(res->content));
 	if (!api)
 		tr_buf_printf(&sentence, "SVG rendering needs librsvg: %s", svg_module.error);
 	else
-		code = api->render((const unsigned char *)text, len, &lim, file->deadline, &r, err,
-				   sizeof(err));
+		code = render_before(api, text, len, &lim, file->deadline, &r, err, sizeof(err));
+	if (code < 0) {
+		tr_buf_free(&window);
+		return -1;
+	}
 	if (code == TR_E_TIMEOUT)
 		tr_buf_printf(
 			&sentence,
@@ -188,8 +291,8 @@ static int svg_read(const struct tr_file *file, const struct tr_selector *sel,
 }
 
 /* docs/SPEC.md §4 max_read_memory: the file, a .svgz's document (taken as 20 times the file,
- * within max_image_size), and the render child's memory: librsvg's tree, about 50 bytes for
- * each byte of the document, and the canvas with its PNG, within the child's limit. */
+ * within max_image_size), and the render's memory: librsvg's tree, about 50 bytes for each
+ * byte of the document, and the canvas with its PNG, within TR_SVG_RENDER_MEMORY. */
 static uint64_t svg_memory(const struct tr_file *file, const struct tr_options *opts)
 {
 	uint64_t size = (uint64_t)file->st.st_size, doc = size, dim = opts->image_max_dim, child;
@@ -209,4 +312,6 @@ const struct tr_reader tr_reader_svg = {
 	.probe = svg_probe,
 	.read = svg_read,
 	.memory = svg_memory,
+	.caps = TR_CAP_UNTRUSTED, /* librsvg, cairo, fontconfig */
+	.module = "toolfs-svg.so",
 };

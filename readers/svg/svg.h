@@ -32,14 +32,14 @@ bool tr_svg_gzip_signature(const unsigned char *data, size_t len);
 int tr_svg_inflate(const unsigned char *data, size_t len, size_t limit, char **out, size_t *out_len,
 		   char *err, size_t err_size);
 
-/* --- the SVG module (toolfs-svg.so: svg_render.c, svg_child.c) --- */
+/* --- the SVG module (toolfs-svg.so: svg_render.c) --- */
 
 /* docs/SPEC.md §3: an SVG with neither an absolute width and height nor a viewBox, whose drawing
  * has no extent, is drawn on a canvas of this size (CSS's default replaced-element size is
  * 300x150: too small to read). */
 #define TR_SVG_DEFAULT_WIDTH 1024
 #define TR_SVG_DEFAULT_HEIGHT 768
-/* The render process may map at most this much memory (RLIMIT_AS). */
+/* The most a render is counted for against max_read_memory (svg_memory). */
 #define TR_SVG_RENDER_MEMORY (1024ull * 1024 * 1024)
 
 /* What a render is asked for. */
@@ -69,22 +69,15 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 				 const struct tr_svg_limits *lim, struct tr_svg_render *out,
 				 char *err, size_t err_size);
 
-/* tr_svg_render_here in a forked child process (docs/SPEC.md §3 "SVG": librsvg cannot be
- * interrupted), which maps at most TR_SVG_RENDER_MEMORY and is killed when deadline
- * (tr_deadline_after_ms; 0: in a minute) passes: then TR_E_TIMEOUT ("timeout: ..."). A child
- * that dies otherwise (out of memory within its limit, a crash) gives TR_E_TOO_LARGE naming the signal.
- * Same results as tr_svg_render_here otherwise. */
-enum tr_error tr_svg_render(const unsigned char *svg, size_t len, const struct tr_svg_limits *lim,
-			    uint64_t deadline, struct tr_svg_render *out, char *err,
-			    size_t err_size);
-
 /* The interface table toolfs-svg.so exports (util/module.c loads it); abi first. */
-#define TR_SVG_ABI 1
+#define TR_SVG_ABI 2
 struct tr_svg_api {
 	unsigned abi; /* TR_SVG_ABI */
+	/* tr_svg_render_here: the svg reader runs in the reader worker (docs/SPEC.md §8), which
+	 * is killed when its read's deadline passes (librsvg cannot be interrupted) */
 	enum tr_error (*render)(const unsigned char *svg, size_t len,
-				const struct tr_svg_limits *lim, uint64_t deadline,
-				struct tr_svg_render *out, char *err, size_t err_size);
+				const struct tr_svg_limits *lim, struct tr_svg_render *out,
+				char *err, size_t err_size);
 };
 extern const struct tr_svg_api tr_svg_api;
 

@@ -200,3 +200,8 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 	g_object_unref(h);
 	return code;
 }
+
+const struct tr_svg_api tr_svg_api = {
+	.abi = TR_SVG_ABI,
+	.render = tr_svg_render_here,
+};

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -36,6 +37,23 @@ int tr_read_full_before(int fd, void *buf, size_t len, uint64_t deadline)
 			return -1;
 		p += got;
 		len -= (size_t)got;
+	}
+	return 0;
+}
+
+int tr_send_full(int sock, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
 	}
 	return 0;
 }

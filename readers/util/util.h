@@ -68,6 +68,10 @@ ssize_t tr_pread_full(int fd, void *buf, size_t len, off_t offset);
  * ended or failed first. */
 int tr_read_full_before(int fd, void *buf, size_t len, uint64_t deadline);
 
+/* Sends all len bytes of buf on the stream socket sock (a worker's), retrying EINTR and short
+ * sends; a peer that is gone is an error, never SIGPIPE. Returns 0, or -1 with errno. */
+int tr_send_full(int sock, const void *buf, size_t len);
+
 /* Streams the whole file through SHA-256 (hex out). Returns 0, or -1 with errno. */
 int tr_sha256_fd(int fd, uint64_t size, char *hex);
 

@@ -10,6 +10,7 @@
 #include <cJSON.h>
 
 #include "fuzz_util.h"
+#include "sandbox.h"
 #include "tr_read.h"
 
 void fuzz_fail(const char *fmt, ...)
@@ -348,4 +349,11 @@ void fuzz_check_result(const struct tr_result *res)
 		fuzz_fail("txt does not end in a newline");
 	free(whole);
 	tr_doc_unref(txt);
+}
+
+/* The readers run in this process, not in toolfs-reader-worker (docs/SPEC.md §8): so that the
+ * parsers they reach are instrumented and fuzzed here. */
+__attribute__((constructor)) static void fuzz_readers_in_process(void)
+{
+	tr_sandbox_inside = true;
 }

@@ -25,7 +25,7 @@ export TMPDIR=$scratch
 
 all_targets=(fuzz_png fuzz_jpeg fuzz_gif fuzz_webp fuzz_names fuzz_render fuzz_text
   fuzz_tokens fuzz_notebook fuzz_read fuzz_pdf fuzz_mcp fuzz_office fuzz_png_shrink fuzz_confine
-  fuzz_svg fuzz_media)
+  fuzz_svg fuzz_media fuzz_sandbox_wire)
 if [ $# -gt 0 ]; then
   targets=("$@")
 else

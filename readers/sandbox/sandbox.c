@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/* sandbox.c - the reader core's side of the isolation layer (docs/SPEC.md §8): a fork server
+ * (toolfs-reader-worker, posix_spawn'd on first use) forks one worker per read, which gets the
+ * file's descriptor (SCM_RIGHTS) and a fixed header, runs the reader and answers one serialized
+ * tr_result (sandbox_wire.c). A worker is never reused: a decoder that a crafted file took over
+ * sees that one file. A worker that dies, hangs past the read's deadline or answers wrongly is
+ * killed and reaped by the server, asked; nothing is left behind. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+#include "sandbox_proto.h"
+#include "util.h"
+
+#define SANDBOX_CONTROL_MS 5000 /* the fork server answers within this, or is ended */
+/* A worker past the read's deadline is given this long to answer with what it has (the readers
+ * stop their renders at the deadline themselves) before it is killed. */
+#define SANDBOX_GRACE_MS 2000
+/* A read without a deadline (max_render_ms 0) is still ended after this long. */
+#define SANDBOX_NO_DEADLINE_MS (10 * 60 * 1000)
+
+bool tr_sandbox_inside;
+
+/* The fork server: this process's child, the socket it takes orders on, and its generation
+ * (one more at each start): a worker is ended only through the server that forked it. */
+static pthread_mutex_t server_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t server_pid = -1;
+static int server_sock = -1;
+static unsigned server_generation;
+
+struct worker {
+	pid_t pid;
+	int sock;
+	unsigned server; /* the generation of the server that forked it */
+};
+
+/* Ends the server (its workers die with it). Under server_lock. Killed only while it is a
+ * child not yet reaped: its pid is no other process's then. */
+static void server_stop(void)
+{
+	if (server_pid > 0 && waitpid(server_pid, NULL, WNOHANG) == 0) {
+		kill(server_pid, SIGKILL);
+		while (waitpid(server_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (server_sock >= 0)
+		close(server_sock);
+	server_pid = -1;
+	server_sock = -1;
+}
+
+/* The server's environment: nothing of this process's but what an administrator sets for the
+ * libraries and no file can (docs/SPEC.md §8): the module directory, Tesseract's data folder,
+ * libvips's switch off its untrusted loaders, and the test hook. */
+static const char *const kept_env[] = {"TOOLFS_MODULE_DIR", "TESSDATA_PREFIX",
+				       "VIPS_BLOCK_UNTRUSTED", "TOOLFS_WORKER_TEST"};
+#define KEPT_ENV (sizeof(kept_env) / sizeof(kept_env[0]))
+
+static void server_environment(char *envp[KEPT_ENV + 1], char store[KEPT_ENV][PATH_MAX + 32])
+{
+	int n = 0;
+
+	for (size_t i = 0; i < KEPT_ENV; i++) {
+		const char *value = getenv(kept_env[i]);
+		int len;
+
+		if (!value)
+			continue;
+		len = snprintf(store[n], PATH_MAX + 32, "%s=%s", kept_env[i], value);
+		if (len > 0 && len < PATH_MAX + 32)
+			envp[n] = store[n], n++;
+	}
+	envp[n] = NULL;
+}
+
+/* Starts the server. Under server_lock. Returns 0, a TR_E_ code with err, or -1. */
+static int server_start(char *err, size_t err_size)
+{
+	char path[PATH_MAX], store[KEPT_ENV][PATH_MAX + 32];
+	char *const argv[] = {SANDBOX_WORKER_FILE, NULL};
+	char *envp[KEPT_ENV + 1];
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	int sv[2], rc;
+
+	if (tr_module_find(SANDBOX_WORKER_FILE, path, sizeof(path)) < 0) {
+		snprintf(err, err_size, "toolfs's reader worker %s is not installed in %s",
+			 SANDBOX_WORKER_FILE, path);
+		return TR_E_UNSUPPORTED;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return errno == ENOMEM ? -1 : TR_E_IO;
+	server_environment(envp, store);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], SANDBOX_FD);
+	posix_spawn_file_actions_addclosefrom_np(&fa, SANDBOX_FD + 1);
+	/* the daemon's threads block signals: the server starts with none blocked, all default */
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawn(&server_pid, path, &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(sv[1]);
+	if (rc) {
+		close(sv[0]);
+		server_pid = -1;
+		snprintf(err, err_size, "toolfs's reader worker %s could not be started: %s", path,
+			 strerror(rc));
+		return TR_E_IO;
+	}
+	server_sock = sv[0];
+	server_generation++;
+	return 0;
+}
+
+/* Sends the len bytes of msg on sock, with the descriptor fd (SCM_RIGHTS) unless it is -1. */
+static int send_message(int sock, const void *msg, size_t len, int fd)
+{
+	char control[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {(void *)msg, len};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		m.msg_control = control;
+		m.msg_controllen = sizeof(control);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* One order to the server and its answer. SANDBOX_SPAWN starts a server when there is none
+ * (or once more when it is gone) and sets *generation to the server that forked; SANDBOX_END
+ * goes only to the server of *generation: when that one is gone, its workers died with it and
+ * their pids may be the next server's own workers', so nothing is asked (TR_E_IO). Returns 0,
+ * or a TR_E_ code / -1 with err, the server then ended. */
+static int server_call(const struct sandbox_control *msg, int fd, struct sandbox_control_reply *rep,
+		       unsigned *generation, char *err, size_t err_size)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&server_lock);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (server_pid > 0 && waitpid(server_pid, NULL, WNOHANG) != 0) {
+			server_pid = -1; /* it ended (reaped now): a fresh one */
+			server_stop();
+		}
+		if (msg->op == SANDBOX_END &&
+		    (server_pid < 0 || server_generation != *generation)) {
+			snprintf(err, err_size, "toolfs's reader worker ended with its server");
+			rc = TR_E_IO;
+			break;
+		}
+		if (server_pid < 0 && (rc = server_start(err, err_size)) != 0)
+			break;
+		*generation = server_generation;
+		if (send_message(server_sock, msg, sizeof(*msg), fd) == 0 &&
+		    tr_read_full_before(server_sock, rep, sizeof(*rep),
+					tr_deadline_after_ms(SANDBOX_CONTROL_MS)) == 0 &&
+		    rep->magic == SANDBOX_MAGIC) {
+			rc = 0;
+			break;
+		}
+		server_stop();
+		snprintf(err, err_size, "toolfs's reader worker stopped answering");
+		rc = TR_E_IO;
+		if (msg->op != SANDBOX_SPAWN)
+			break; /* the worker it was asked about ended with it */
+	}
+	pthread_mutex_unlock(&server_lock);
+	return rc;
+}
+
+/* Ends w: killed and reaped by the server (no zombie is left). Returns its wait status; a
+ * worker whose server is gone counts as killed (SIGKILL). */
+static int worker_end(struct worker *w)
+{
+	struct sandbox_control msg = {.magic = SANDBOX_MAGIC, .op = SANDBOX_END, .pid = w->pid};
+	struct sandbox_control_reply rep;
+	int status = SIGKILL; /* a wait status: killed by SIGKILL */
+	char err[128];
+
+	close(w->sock);
+	if (server_call(&msg, -1, &rep, &w->server, err, sizeof(err)) == 0 && rep.pid == w->pid)
+		status = rep.status;
+	w->pid = -1;
+	w->sock = -1;
+	return status;
+}
+
+/* Forks a worker for the reader of index reader (the server loads its module first). */
+static int worker_spawn(struct worker *w, uint32_t reader, char *err, size_t err_size)
+{
+	struct sandbox_control msg = {.magic = SANDBOX_MAGIC, .op = SANDBOX_SPAWN, .pad = reader};
+	struct sandbox_control_reply rep;
+	int sv[2], rc;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return errno == ENOMEM ? -1 : TR_E_IO;
+	rc = server_call(&msg, sv[1], &rep, &w->server, err, err_size);
+	close(sv[1]);
+	if (rc == 0 && rep.pid <= 0) {
+		snprintf(err, err_size, "toolfs's reader worker could not fork: %s",
+			 strerror(rep.status));
+		rc = TR_E_IO;
+	}
+	if (rc) {
+		close(sv[0]);
+		return rc;
+	}
+	w->pid = rep.pid;
+	w->sock = sv[0];
+	return 0;
+}
+
+static int send_request(const struct worker *w, uint32_t reader, const struct tr_file *file,
+			const struct tr_selector *sel, const struct tr_options *opts)
+{
+	const char *path = file->src && file->src->path ? file->src->path : "";
+	const char *name = file->src ? file->src->name : NULL;
+	struct sandbox_request *req = calloc(1, sizeof(*req));
+	int rc;
+
+	if (!req)
+		return -1;
+	*req = (struct sandbox_request){.magic = SANDBOX_MAGIC,
+					.version = SANDBOX_VERSION,
+					.reader = reader,
+					.path_len = (uint32_t)strnlen(path, SANDBOX_MAX_PATH),
+					.name_len = name ? (uint32_t)strnlen(name, SANDBOX_MAX_PATH)
+							 : 0,
+					.has_name = name != NULL,
+					.deadline = file->deadline,
+					.st = file->st,
+					.sel = *sel,
+					.opts = *opts};
+	rc = send_message(w->sock, req, sizeof(*req), file->fd);
+	if (rc == 0)
+		rc = tr_send_full(w->sock, path, req->path_len);
+	if (rc == 0 && name)
+		rc = tr_send_full(w->sock, name, req->name_len);
+	free(req);
+	return rc;
+}
+
+/* Receives the reply into a new result tmp. Returns 0, 1 past the deadline, 2 when the worker
+ * ran out of memory, 3 when the reply is not valid, 4 when the seccomp filter stopped the worker
+ * (the call's name in syscall), -2 when the stream ended (the worker died), -1 when out of
+ * memory. */
+static int receive_reply(const struct worker *w, uint64_t deadline, struct tr_result *tmp,
+			 char syscall[SANDBOX_MAX_SYSCALL_NAME + 1])
+{
+	struct sandbox_reply rep;
+	unsigned char *data;
+	int rc = tr_read_full_before(w->sock, &rep, sizeof(rep), deadline);
+
+	if (rc)
+		return rc == 1 ? 1 : -2;
+	if (rep.magic != SANDBOX_MAGIC || rep.status > SANDBOX_SYSCALL ||
+	    rep.len > SANDBOX_MAX_REPLY || (rep.status == SANDBOX_NOMEM && rep.len) ||
+	    (rep.status == SANDBOX_SYSCALL && rep.len > SANDBOX_MAX_SYSCALL_NAME))
+		return 3;
+	if (rep.status == SANDBOX_NOMEM)
+		return 2;
+	if (rep.status == SANDBOX_SYSCALL) {
+		memset(syscall, 0, SANDBOX_MAX_SYSCALL_NAME + 1);
+		if (tr_read_full_before(w->sock, syscall, rep.len, deadline) != 0 ||
+		    strspn(syscall, "abcdefghijklmnopqrstuvwxyz0123456789_?") != rep.len)
+			return 3;
+		return 4;
+	}
+	data = malloc(rep.len ? rep.len : 1);
+	if (!data)
+		return -1;
+	rc = tr_read_full_before(w->sock, data, rep.len, deadline);
+	if (rc == 0)
+		rc = tr_sandbox_decode(data, rep.len, tmp) == 0 ? 0 : 3;
+	else
+		rc = rc == 1 ? 1 : -2;
+	free(data);
+	return rc;
+}
+
+static uint32_t reader_index(const struct tr_reader *reader)
+{
+	uint32_t i = 0;
+
+	while (tr_readers[i] && tr_readers[i] != reader)
+		i++;
+	return i;
+}
+
+/* Fills res with the failure of a worker that gave no valid result (rc of receive_reply). */
+static void worker_failed(struct tr_result *res, const struct tr_reader *reader,
+			  const struct tr_options *opts, int rc, int status, const char *syscall)
+{
+	char limit[32], actual[32];
+
+	if (rc == 4) {
+		tr_result_fail(res, TR_E_CORRUPT,
+			       "The %s reader's sandboxed worker was stopped by its sandbox at "
+			       "syscall %s on %s",
+			       reader->name, syscall, res->path);
+	} else if (rc == 1) {
+		tr_result_fail(
+			res, TR_E_TIMEOUT,
+			"The %s reader ran past max_render_ms (%llu ms) on %s: its sandboxed "
+			"worker was stopped",
+			reader->name, (unsigned long long)opts->max_render_ms, res->path);
+	} else if (rc == 2) {
+		tr_format_limit(opts->max_worker_memory, opts->max_worker_memory, limit, actual,
+				sizeof(limit));
+		tr_result_fail(
+			res, TR_E_TOO_LARGE,
+			"The %s reader needed more memory than max_worker_memory (%s) for %s",
+			reader->name, limit, res->path);
+	} else if (rc == 3) {
+		tr_result_fail(res, TR_E_CORRUPT,
+			       "The %s reader's sandboxed worker gave an invalid answer on %s",
+			       reader->name, res->path);
+	} else if (WIFSIGNALED(status)) {
+		const char *sig = sigabbrev_np(WTERMSIG(status));
+
+		tr_result_fail(res, TR_E_CORRUPT,
+			       "The %s reader's sandboxed worker was stopped by SIG%s on %s",
+			       reader->name, sig ? sig : "?", res->path);
+	} else {
+		tr_result_fail(res, TR_E_CORRUPT,
+			       "The %s reader's sandboxed worker ended without an answer (exit "
+			       "status %d) on %s",
+			       reader->name, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+			       res->path);
+	}
+}
+
+int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
+		    const struct tr_selector *sel, const struct tr_options *opts,
+		    struct tr_result *res)
+{
+	uint32_t index = reader_index(reader);
+	uint64_t deadline = file->deadline ? file->deadline + (uint64_t)SANDBOX_GRACE_MS * 1000000u
+					   : tr_deadline_after_ms(SANDBOX_NO_DEADLINE_MS);
+	struct tr_result tmp;
+	struct worker w;
+	char err[PATH_MAX + 128] = "", syscall[SANDBOX_MAX_SYSCALL_NAME + 1] = "";
+	int rc, status;
+
+	if (tr_result_init(&tmp, res->path) < 0) {
+		tr_result_destroy(&tmp);
+		return -1;
+	}
+	rc = worker_spawn(&w, index, err, sizeof(err));
+	if (rc) {
+		tr_result_destroy(&tmp);
+		if (rc < 0)
+			return -1;
+		tr_result_fail(res, (enum tr_error)rc, "%s", err);
+		return 0;
+	}
+	rc = send_request(&w, index, file, sel, opts);
+	if (rc == 0)
+		rc = receive_reply(&w, deadline, &tmp, syscall);
+	else
+		rc = -2;
+	status = worker_end(&w);
+	if (rc == 0) {
+		tmp.meta.has_stat = res->meta.has_stat;
+		tmp.meta.size = res->meta.size;
+		tmp.meta.modified_sec = res->meta.modified_sec;
+		tr_result_destroy(res);
+		*res = tmp;
+		return 0;
+	}
+	tr_result_destroy(&tmp);
+	if (rc == -1)
+		return -1;
+	res->type = TR_TYPE_UNKNOWN;
+	worker_failed(res, reader, opts, rc, status, syscall);
+	return 0;
+}
+
+void tr_sandbox_shutdown(void)
+{
+	pthread_mutex_lock(&server_lock);
+	server_stop();
+	pthread_mutex_unlock(&server_lock);
+}

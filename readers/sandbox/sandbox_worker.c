@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* sandbox_worker.c - toolfs-reader-worker: the readers that run third-party parsers
+ * (TR_CAP_UNTRUSTED) in a sandboxed process (docs/SPEC.md §8). Started by the core
+ * (sandbox.c) with a control socket as descriptor 3, it is a fork server: it loads a reader's
+ * module once, on the first request for that reader, and forks a worker per request, which
+ * confines itself, reads one file from the descriptor it is sent, answers one serialized
+ * tr_result and ends. The server kills and reaps a worker when asked; it reads no file and ends
+ * with its control socket. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "reader.h"
+#include "sandbox.h"
+#include "sandbox_proto.h"
+#include "sandbox_worker.h"
+#include "util.h"
+
+/* TOOLFS_WORKER_TEST (docs/SPEC.md §8): what every worker does in place of its read, for the
+ * tests of the failure paths. Read from the server's environment, which only the process that
+ * started toolfs sets. */
+enum test_hook { HOOK_NONE, HOOK_CRASH, HOOK_LOOP, HOOK_ALLOC, HOOK_LIE };
+static enum test_hook hook;
+
+static ssize_t receive_message(void *msg, size_t len, int *fd)
+{
+	char control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {msg, len};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = control,
+			   .msg_controllen = sizeof(control)};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	do
+		n = recvmsg(SANDBOX_FD, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	while (n < 0 && errno == EINTR);
+	*fd = -1;
+	c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
+/* A string of len bytes from the socket (no NULs), owned; NULL when it does not come. */
+static char *receive_string(uint32_t len)
+{
+	char *s = malloc((size_t)len + 1);
+
+	if (!s || tr_read_full_before(SANDBOX_FD, s, len, 0) != 0 || memchr(s, '\0', len)) {
+		free(s);
+		return NULL;
+	}
+	s[len] = '\0';
+	return s;
+}
+
+/* glibc's abort() after a failed allocation (a library that aborts on ENOMEM): the read ran
+ * out of max_worker_memory, which the reply says. */
+static void on_abort(int sig)
+{
+	static const struct sandbox_reply nomem = {.magic = SANDBOX_MAGIC, .status = SANDBOX_NOMEM};
+
+	(void)sig;
+	if (errno == ENOMEM)
+		(void)!write(SANDBOX_FD, &nomem, sizeof(nomem));
+	signal(SIGABRT, SIG_DFL);
+	raise(SIGABRT);
+}
+
+/* The seccomp filter's trap: the reply names the system call, then the worker dies of SIGSYS
+ * (the handler runs on one thread; the others die with it). */
+static void on_sigsys(int sig, siginfo_t *info, void *context)
+{
+	const char *name = sandbox_syscall_name(info->si_syscall);
+	struct sandbox_reply rep = {
+		.magic = SANDBOX_MAGIC, .status = SANDBOX_SYSCALL, .len = strlen(name)};
+
+	(void)context;
+	(void)!write(SANDBOX_FD, &rep, sizeof(rep));
+	(void)!write(SANDBOX_FD, name, rep.len);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int reply(uint32_t status, const struct tr_buf *body)
+{
+	struct sandbox_reply rep = {
+		.magic = SANDBOX_MAGIC, .status = status, .len = body ? body->len : 0};
+
+	if (tr_send_full(SANDBOX_FD, &rep, sizeof(rep)))
+		return -1;
+	return body && body->len ? tr_send_full(SANDBOX_FD, body->data, body->len) : 0;
+}
+
+/* The hook's read in place of the reader's. */
+static int run_hook(void)
+{
+	if (hook ==
+	    HOOK_CRASH) { /* the kernel's default action, even under a sanitizer's handler */
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+	}
+	if (hook == HOOK_LOOP)
+		for (volatile unsigned long spin = 0;; spin++)
+			;
+	if (hook == HOOK_ALLOC) {
+		for (;;) { /* touched, so that the memory is there; max_worker_memory stops it */
+			char *p = malloc(64u << 20);
+
+			if (!p)
+				break;
+			memset(p, 1, 64u << 20);
+		}
+		errno = ENOMEM;
+		abort();
+	}
+	/* HOOK_LIE: a reply whose one image claims 2^40 bytes */
+	{
+		struct tr_buf body = {0};
+		uint64_t words[] = {SANDBOX_VERSION,
+				    1,
+				    0,
+				    UINT64_MAX,
+				    0,
+				    UINT64_MAX,
+				    0,
+				    UINT64_MAX,
+				    0,
+				    0,
+				    0,
+				    0,
+				    0,
+				    UINT64_MAX,
+				    1,
+				    1ull << 40,
+				    0,
+				    0,
+				    0,
+				    0,
+				    0,
+				    0,
+				    0,
+				    0};
+
+		tr_buf_append(&body, words, sizeof(words));
+		return reply(SANDBOX_OK, &body);
+	}
+}
+
+/* The worker: one request on SANDBOX_FD, under its sandbox; never returns. */
+static void worker(int sock, pid_t server)
+{
+	struct sandbox_request req;
+	struct tr_source src = {0};
+	struct tr_result res;
+	struct tr_buf body = {0};
+	unsigned char head[TR_HEAD_SIZE];
+	struct tr_file file;
+	size_t n_readers = 0;
+	ssize_t head_len;
+	int fd, rc;
+
+	if (dup2(sock, SANDBOX_FD) < 0)
+		_exit(1);
+	close(sock);
+	while (tr_readers[n_readers])
+		n_readers++;
+	if (receive_message(&req, sizeof(req), &fd) != sizeof(req) || fd < 0 ||
+	    req.magic != SANDBOX_MAGIC || req.version != SANDBOX_VERSION ||
+	    req.reader >= n_readers || req.path_len > SANDBOX_MAX_PATH ||
+	    req.name_len > SANDBOX_MAX_PATH)
+		_exit(1);
+	src.path = receive_string(req.path_len);
+	src.name = req.has_name ? receive_string(req.name_len) : NULL;
+	if (!src.path || (req.has_name && !src.name))
+		_exit(1);
+	/* one arena per thread would take max_worker_memory in reservations alone */
+	mallopt(M_ARENA_MAX, 2);
+	signal(SIGABRT, on_abort);
+	{
+		struct sigaction sa = {.sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO};
+
+		sigaction(SIGSYS, &sa, NULL);
+	}
+	if (sandbox_worker_confine(server, req.opts.max_worker_memory))
+		_exit(1);
+	if (hook != HOOK_NONE)
+		_exit(run_hook() ? 1 : 0);
+	head_len = tr_pread_full(fd, head, sizeof(head), 0);
+	if (tr_result_init(&res, src.path) < 0)
+		_exit(reply(SANDBOX_NOMEM, NULL) ? 1 : 0);
+	tr_result_set_stat(&res, &req.st);
+	if (head_len < 0) {
+		tr_result_fail_errno(&res, errno);
+		rc = 0;
+	} else {
+		file = (struct tr_file){.fd = fd,
+					.st = req.st,
+					.src = &src,
+					.head = head,
+					.head_len = (size_t)head_len,
+					.deadline = req.deadline};
+		rc = tr_readers[req.reader]->read(&file, &req.sel, &req.opts, &res);
+	}
+	if (rc < 0 || tr_sandbox_encode(&res, &body) < 0)
+		_exit(reply(SANDBOX_NOMEM, NULL) ? 1 : 0);
+	_exit(reply(SANDBOX_OK, &body) ? 1 : 0);
+}
+
+/* Loads the module of reader index (once): every worker forked after shares its pages, and
+ * none pays for loading it again. A module that does not load is the worker's to report. */
+static void load_module(uint32_t index)
+{
+	static bool loaded[64];
+	char path[PATH_MAX];
+	size_t n_readers = 0;
+	const char *file;
+
+	while (tr_readers[n_readers])
+		n_readers++;
+	if (index >= n_readers || index >= sizeof(loaded) || loaded[index])
+		return;
+	loaded[index] = true;
+	file = tr_readers[index]->module;
+	if (file && tr_module_find(file, path, sizeof(path)) == 0) {
+		void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* kept for the server's life */
+		const struct tr_vips_api *vips = handle ? dlsym(handle, "tr_vips_api") : NULL;
+
+		if (vips && vips->abi == TR_VIPS_ABI)
+			(void)vips->has_loader("pngload"); /* libvips started once */
+	}
+}
+
+static ssize_t receive_control(struct sandbox_control *msg, int *sock)
+{
+	ssize_t n = receive_message(msg, sizeof(*msg), sock);
+
+	if (n <= 0)
+		return n == 0 ? 0 : -1;
+	if (n != sizeof(*msg) || msg->magic != SANDBOX_MAGIC ||
+	    (msg->op == SANDBOX_SPAWN) != (*sock >= 0)) {
+		if (*sock >= 0)
+			close(*sock);
+		return -1;
+	}
+	return 1;
+}
+
+/* SANDBOX_END: kills pid when it is a child of this process still running (a pid it has not
+ * reaped is never another process's), then reaps it. */
+static struct sandbox_control_reply end_worker(pid_t pid)
+{
+	struct sandbox_control_reply rep = {.magic = SANDBOX_MAGIC, .pid = -1};
+	int status = 0;
+	pid_t got = pid > 0 ? waitpid(pid, &status, WNOHANG) : -1;
+
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+			;
+	}
+	if (got == pid) {
+		rep.pid = pid;
+		rep.status = status;
+	}
+	return rep;
+}
+
+static int fork_server(void)
+{
+	struct sandbox_control msg;
+	pid_t self = getpid();
+	int sock;
+	ssize_t got;
+
+	while ((got = receive_control(&msg, &sock)) > 0) {
+		struct sandbox_control_reply rep = {.magic = SANDBOX_MAGIC, .pid = -1};
+
+		if (msg.op == SANDBOX_SPAWN) {
+			load_module(msg.pad);
+			rep.pid = fork();
+			if (rep.pid == 0)
+				worker(sock, self);
+			rep.status = rep.pid < 0 ? errno : 0;
+			close(sock);
+		} else if (msg.op == SANDBOX_END) {
+			rep = end_worker(msg.pid);
+		}
+		if (tr_send_full(SANDBOX_FD, &rep, sizeof(rep)))
+			return 1;
+	}
+	return got == 0 ? 0 : 1;
+}
+
+int main(void)
+{
+	const char *test = getenv("TOOLFS_WORKER_TEST");
+
+	/* only 0-2 and the socket: nothing of the parent's leaks in */
+	close_range(SANDBOX_FD + 1, ~0u, 0);
+	tr_sandbox_inside = true;
+	if (test && strcmp(test, "crash") == 0)
+		hook = HOOK_CRASH;
+	else if (test && strcmp(test, "loop") == 0)
+		hook = HOOK_LOOP;
+	else if (test && strcmp(test, "alloc") == 0)
+		hook = HOOK_ALLOC;
+	else if (test && strcmp(test, "lie") == 0)
+		hook = HOOK_LIE;
+	unsetenv("TOOLFS_WORKER_TEST");
+	if (sandbox_server_confine())
+		return 1;
+	return fork_server();
+}

@@ -1,0 +1,353 @@
+# SPDX-License-Identifier: MIT
+"""The isolation layer (docs/SPEC.md §8): every reader that runs a third-party parser reads in
+toolfs-reader-worker, never in toolfs-read, toolfs-mcp or the mount daemon. Checked from outside:
+strace (which process opened the parser's library) and /proc/PID/maps of each front end, after a
+read of every format; and the failure paths (TOOLFS_WORKER_TEST): a crash, a loop, memory past
+max_worker_memory and a lying reply each cost one read, and no worker or zombie is left."""
+import base64
+import io
+import json
+import os
+import pathlib
+import re
+import subprocess
+import time
+
+import cairo
+import pytest
+from PIL import Image
+
+from fixtures import gen_pdfs
+from mount_util import mounted
+
+WORKER = "toolfs-reader-worker"
+# What must never be mapped into a front end (libmagic stays: it types every file).
+PARSERS = re.compile(r"/lib(poppler|vips|xml2|zip|rsvg|tesseract|cairo|heif|tiff|jpeg|png16|"
+                     r"webp|gif|fontconfig|freetype)[^/]*\.so")
+
+
+def make_pdf(path: pathlib.Path) -> None:
+    """A one-page PDF with a line of text and a filled rectangle (cairo)."""
+    surface = cairo.PDFSurface(str(path), 300, 200)
+    ctx = cairo.Context(surface)
+    ctx.set_source_rgb(0.2, 0.4, 0.8)
+    ctx.rectangle(20, 80, 120, 60)
+    ctx.fill()
+    ctx.set_source_rgb(0, 0, 0)
+    ctx.select_font_face("DejaVu Sans")
+    ctx.set_font_size(14)
+    ctx.move_to(20, 40)
+    ctx.show_text("Sandboxed page one")
+    surface.finish()
+
+
+def make_png(path: pathlib.Path) -> None:
+    """A PNG past the fit's long edge (libvips fits it)."""
+    Image.effect_noise((2400, 1600), 40).convert("RGB").save(path)
+
+
+def make_bmp(path: pathlib.Path) -> None:
+    """A BMP (libvips converts it)."""
+    Image.new("RGB", (40, 30), (10, 200, 30)).save(path)
+
+
+def make_svg(path: pathlib.Path) -> None:
+    path.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100">'
+                    '<rect width="200" height="100" fill="red"/>'
+                    '<text x="10" y="50">Sandboxed SVG</text></svg>\n')
+
+
+def make_docx(path: pathlib.Path) -> None:
+    import docx
+    document = docx.Document()
+    document.add_paragraph("Sandboxed docx words")
+    document.save(str(path))
+
+
+def make_notebook(path: pathlib.Path) -> None:
+    """A notebook whose one output is a PNG past the fit's long edge (libvips fits it)."""
+    import nbformat
+    buf = io.BytesIO()
+    Image.effect_noise((2400, 1600), 40).convert("RGB").save(buf, "PNG")
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell("print('Sandboxed cell')", outputs=[
+        nbformat.v4.new_output("display_data",
+                               data={"image/png": base64.b64encode(buf.getvalue()).decode()})]))
+    nbformat.write(nb, str(path))
+
+
+# One file per family moved behind the worker: (name, maker, the words its result shows).
+FAMILIES = {
+    "pdf": ("doc.pdf", make_pdf, "Sandboxed page one"),
+    "image": ("big.png", make_png, "PNG image, 2400x1600 pixels"),
+    "raster": ("small.bmp", make_bmp, "BMP image, 40x30 pixels"),
+    "svg": ("pic.svg", make_svg, "Sandboxed SVG"),
+    "office": ("words.docx", make_docx, "Sandboxed docx words"),
+    "notebook": ("cells.ipynb", make_notebook, "Sandboxed cell"),
+}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> pathlib.Path:
+    root = tmp_path_factory.mktemp("sandbox") / "src"
+    root.mkdir()
+    for name, make, _ in FAMILIES.values():
+        make(root / name)
+    (root / "hello.txt").write_text("hello\n")
+    return root
+
+
+def worker_processes(build_dir) -> list:
+    """PIDs of this build's toolfs-reader-worker processes (fork servers and workers), and
+    zombies whose parent is one."""
+    exe = str(build_dir / "readers" / WORKER)
+    found, zombies = [], []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.readlink(entry / "exe") == exe:
+                found.append(int(entry.name))
+                continue
+        except OSError:
+            pass
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] == "Z":
+            zombies.append((int(entry.name), int(fields[1])))
+    return found + [pid for pid, parent in zombies if parent in found]
+
+
+def workers_of(build_dir, server_parent: int) -> list:
+    """The fork server started by server_parent and its workers, zombies included."""
+    def parent(pid):
+        try:
+            stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+            return int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError):
+            return None
+    found = worker_processes(build_dir)
+    servers = [pid for pid in found if parent(pid) == server_parent]
+    return servers + [pid for pid in found if parent(pid) in servers]
+
+
+def zombies_of(pid: int) -> list:
+    out = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] == "Z" and int(fields[1]) == pid:
+            out.append(int(entry.name))
+    return out
+
+
+def parsers_mapped(pid: int) -> set:
+    maps = pathlib.Path(f"/proc/{pid}/maps").read_text()
+    return {m.group(0).rsplit("/", 1)[-1] for m in PARSERS.finditer(maps)}
+
+
+class Mcp:
+    """toolfs-mcp over stdio, newline-delimited JSON-RPC."""
+
+    def __init__(self, build_dir, root, env=None):
+        self.proc = subprocess.Popen([str(build_dir / "mcp" / "toolfs-mcp"), str(root)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env={**os.environ, **(env or {})})
+        self.next_id = 0
+        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "test", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def call(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return json.loads(self.proc.stdout.readline())["result"]
+
+    def read(self, **args):
+        return self.call("tools/call", {"name": "read", "arguments": args})
+
+    def close(self):
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_toolfs_read_opens_no_parser_itself(build_dir, tree, family):
+    """strace -f: the parser's libraries are opened by the worker, never by toolfs-read."""
+    name, _, words = FAMILIES[family]
+    log = tree.parent / f"strace-{family}.txt"
+    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", str(log),
+                           str(build_dir / "cli" / "toolfs-read"), name],
+                          cwd=tree, capture_output=True, timeout=120)
+    assert words in json.loads(done.stdout)["content"]
+    lines = log.read_text().splitlines()
+    main = lines[0].split()[0]
+    opened_by_main = {m.group(0) for line in lines if line.split()[0] == main
+                      and "= -1" not in line for m in [PARSERS.search(line)] if m}
+    opened_by_others = [line for line in lines if line.split()[0] != main
+                        and PARSERS.search(line) and "= -1" not in line]
+    assert not opened_by_main
+    assert opened_by_others  # the worker did load them
+
+
+def test_mcp_and_mount_map_no_parser(build_dir, tree, tmp_path):
+    """After a read of every family, neither toolfs-mcp nor the daemon maps a parser."""
+    server = Mcp(build_dir, tree)
+    try:
+        for family, (name, _, words) in FAMILIES.items():
+            answer = server.read(file_path=name)
+            assert words in answer["content"][0]["text"], family
+        assert parsers_mapped(server.proc.pid) == set()
+    finally:
+        server.close()
+    with mounted(build_dir / "fs" / "toolfs", tree, tmp_path / "mnt") as m:
+        for family, (name, _, words) in FAMILIES.items():
+            doc = json.loads((m.path / f"{name}.tool.json").read_text())
+            assert words in doc["content"], family
+        assert parsers_mapped(m.pid) == set()
+
+
+HOOKS = {
+    # hook: (errorCode, a phrase of the error, extra arguments)
+    "crash": ("corrupt", "was stopped by SIGSEGV", ()),
+    "loop": ("timeout", "ran past max_render_ms (300 ms)", ("--max-render-ms", "300")),
+    "alloc": ("too_large", "needed more memory than max_worker_memory (256MB)",
+              ("--max-worker-memory", "256M")),
+    "lie": ("corrupt", "sandboxed worker gave an invalid answer", ()),
+}
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("hook", sorted(HOOKS))
+def test_worker_failure_costs_one_read(build_dir, tree, family, hook):
+    name = FAMILIES[family][0]
+    code, phrase, args = HOOKS[hook]
+    done = subprocess.run([str(build_dir / "cli" / "toolfs-read"), *args, name], cwd=tree,
+                          capture_output=True, timeout=120,
+                          env={**os.environ, "TOOLFS_WORKER_TEST": hook})
+    doc = json.loads(done.stdout)
+    assert doc["errorCode"] == code, doc["error"]
+    assert phrase in doc["error"]
+    assert doc["path"] == name
+
+
+def test_mcp_keeps_answering_and_leaves_no_worker(build_dir, tree):
+    """A crashing worker fails its read alone; the server answers the next call; the fork
+    server is its one child left, with no worker or zombie under either."""
+    server = Mcp(build_dir, tree, {"TOOLFS_WORKER_TEST": "crash"})
+    try:
+        for _ in range(3):
+            for family, (name, _, _) in FAMILIES.items():
+                answer = server.read(file_path=name)
+                assert answer["isError"], family
+                assert "SIGSEGV" in answer["content"][0]["text"]
+            assert server.read(file_path="hello.txt")["content"][0]["text"] == "     1\thello\n"
+        deadline = time.monotonic() + 3
+        while len(workers_of(build_dir, server.proc.pid)) > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = workers_of(build_dir, server.proc.pid)
+        assert len(left) == 1  # the fork server alone
+        assert zombies_of(server.proc.pid) == [] and zombies_of(left[0]) == []
+    finally:
+        server.close()
+    deadline = time.monotonic() + 3
+    while worker_processes(build_dir) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert worker_processes(build_dir) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the worker drops to nobody only when root starts it")
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_worker_holds_only_its_socket_and_the_file(build_dir, tree, tmp_path, family):
+    """A worker of a root process (the daemon's case) runs as nobody, with no new privileges,
+    under seccomp, and holds none of the reading process's descriptors: only 0-2 (/dev/null),
+    its socket and the file it reads (an open file of the parent's, as /dev/fuse or another
+    read's file would be, is not there)."""
+    name = FAMILIES[family][0]
+    secret = tmp_path / "secret"
+    secret.write_text("not for the worker\n")
+    fd = os.open(secret, os.O_RDONLY)
+    try:
+        proc = subprocess.Popen([str(build_dir / "cli" / "toolfs-read"), "--max_render_ms",
+                                 "4000", name], cwd=tree, stdout=subprocess.PIPE, pass_fds=[fd],
+                                env={**os.environ, "TOOLFS_WORKER_TEST": "loop"})
+    finally:
+        os.close(fd)
+    try:
+        deadline = time.monotonic() + 10
+        while len(workers_of(build_dir, proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        server, worker = workers_of(build_dir, proc.pid)
+        status = {}
+        while time.monotonic() < deadline:  # confined once its request came
+            status = dict(line.split(":", 1) for line in
+                          pathlib.Path(f"/proc/{worker}/status").read_text().splitlines())
+            if status["Seccomp"].strip() == "2":
+                break
+            time.sleep(0.01)
+        targets = sorted(os.readlink(f"/proc/{worker}/fd/{n}")
+                         for n in os.listdir(f"/proc/{worker}/fd"))
+        assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4
+        assert status["NoNewPrivs"].strip() == "1"
+        assert status["Seccomp"].strip() == "2"
+        assert str(secret) not in targets
+        assert targets.count("/dev/null") == 3
+        assert [t for t in targets if t.startswith("socket:")] != []
+        assert str(tree / name) in targets
+        assert len(targets) == 5, targets
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_daemon_keeps_serving_and_leaves_no_worker(build_dir, tree, tmp_path, monkeypatch):
+    """The mount daemon with crashing workers: each family's result is corrupt naming SIGSEGV,
+    the text file beside it is served, and no worker or zombie is left under the daemon."""
+    monkeypatch.setenv("TOOLFS_WORKER_TEST", "crash")
+    with mounted(build_dir / "fs" / "toolfs", tree, tmp_path / "mnt") as m:
+        for family, (name, _, _) in FAMILIES.items():
+            doc = json.loads((m.path / f"{name}.tool.json").read_text())
+            assert doc["errorCode"] == "corrupt" and "SIGSEGV" in doc["error"], family
+        assert (m.path / "hello.txt.tool.txt").read_text() == "     1\thello\n"
+        deadline = time.monotonic() + 3
+        while len(workers_of(build_dir, m.pid)) > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = workers_of(build_dir, m.pid)
+        assert len(left) <= 1  # the fork server alone
+        assert zombies_of(m.pid) == [] and all(zombies_of(pid) == [] for pid in left)
+
+
+def make_text_bomb(path: pathlib.Path, repeats: int = 20_000_000) -> None:
+    """A 1.5 MB PDF whose one page's content stream repeats a text operator 20 million times:
+    poppler's text extraction, which no render budget covered, takes tens of seconds on it."""
+    import zlib
+    packer = zlib.compressobj(9)
+    chunk = b"BT /F1 1 Tf 10 10 Td (A) Tj ET\n" * 1_000_000
+    stream = b"".join(packer.compress(chunk) for _ in range(repeats // 1_000_000))
+    gen_pdfs.one_page_pdf(path, stream + packer.flush())
+
+
+def test_pdf_text_extraction_is_under_the_read_budget(build_dir, tmp_path):
+    """Issue 35: text extraction, which no budget covered, ran on for tens of seconds in the
+    reading process; in the worker the whole read is under max_render_ms (and
+    max_worker_memory): timeout, the worker stopped."""
+    make_text_bomb(tmp_path / "ops.pdf")
+    done = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "--max-render-ms", "2000",
+                           "--ocr", "off", "ops.pdf"], cwd=tmp_path, capture_output=True,
+                          timeout=300)
+    doc = json.loads(done.stdout)
+    assert doc["errorCode"] == "timeout"
+    assert doc["error"] == ("The pdf reader ran past max_render_ms (2000 ms) on ops.pdf: its "
+                            "sandboxed worker was stopped")
