@@ -14,6 +14,8 @@ import zlib
 import docx
 import pytest
 
+from worker_util import reach_as_nobody
+
 HEAVY = ("libpoppler", "libcairo", "libvips", "libglib", "libxml2", "libicu", "libzip", "libuchardet",
          "libstdc++", "libcrypto")
 
@@ -134,10 +136,7 @@ def _worker_beside(build_dir, folder):
     """folder as the module directory of a read: the reader worker there (it runs the read,
     docs/SPEC.md §8) and reachable by the user nobody it becomes, with no module in it."""
     shutil.copy(build_dir / "readers" / "toolfs-reader-worker", folder)
-    for up in (folder, *folder.parents):
-        if up == pathlib.Path("/tmp"):
-            break
-        up.chmod(up.stat().st_mode | 0o055)
+    reach_as_nobody(folder)
 
 
 def test_fitting_loads_the_vips_module(build_dir, files):

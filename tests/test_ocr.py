@@ -11,6 +11,7 @@ import pytest
 
 from fixtures import gen_scans
 from mount_util import mounted
+from worker_util import reach_as_nobody
 
 # Room for OCR on a loaded 2-CPU machine: the default 10 s would cut a window short.
 SLOW = ("--max_render_ms", "300000")
@@ -200,10 +201,7 @@ def test_each_read_ocrs_in_its_own_worker_and_mcp_takes_ocr(build_dir, scans, tm
     out, truth = scans
     tessdata = tmp_path / "tessdata"
     tessdata.mkdir()
-    for folder in (tmp_path, *tmp_path.parents):  # the worker's user reaches it
-        if folder == pathlib.Path("/tmp"):
-            break
-        folder.chmod(folder.stat().st_mode | 0o055)
+    reach_as_nobody(tmp_path)
     (tessdata / "eng.traineddata").symlink_to("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata")
     env = {"PATH": "/usr/bin:/bin", "TESSDATA_PREFIX": str(tessdata)}
     proc = subprocess.Popen([str(build_dir / "mcp" / "toolfs-mcp"), "--max_render_ms", "300000",

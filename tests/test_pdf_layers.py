@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from fixtures import gen_pdf_layers
+from worker_util import reach_as_nobody
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e"
 
@@ -96,6 +97,7 @@ def read_with_tessdata(build_dir, pdfs, tmp_path, name, langs):
     """toolfs-read on name with only langs' traineddata installed ($TESSDATA_PREFIX)."""
     tessdata = tmp_path / "tessdata"
     tessdata.mkdir()
+    reach_as_nobody(tessdata)
     for lang in langs:
         (tessdata / f"{lang}.traineddata").symlink_to(f"{TESSDATA}/{lang}.traineddata")
     proc = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "--", name], cwd=pdfs,

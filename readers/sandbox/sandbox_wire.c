@@ -12,6 +12,15 @@
 #include "sandbox_proto.h"
 
 #define WIRE_NULL UINT64_MAX
+
+/* Every field of a result has its place in the wire: a field added to these structures fails
+ * the build here until encode and decode carry it (sizes of x86-64, where CI builds). */
+#if defined(__x86_64__)
+_Static_assert(sizeof(struct tr_result) == 576,
+	       "a new tr_result field needs its place in the wire");
+_Static_assert(sizeof(struct tr_metadata) == 376,
+	       "a new tr_metadata field needs its place in the wire");
+#endif
 /* Interned static strings: distinct values a worker may name (media types, encodings, line
  * endings), each at most WIRE_STATIC_MAX bytes of [a-z0-9/.+-]; a reply naming more is
  * refused. Bounded, so that workers cannot grow the core's memory with names. */
@@ -72,6 +81,7 @@ static int encode_meta(struct tr_metadata *m, struct tr_buf *out)
 	rc |= put_u64(out, (uint64_t)m->tracked_ins) | put_u64(out, (uint64_t)m->tracked_del);
 	rc |= put_u64(out, m->has_resized) | put_u64(out, m->from_width) |
 	      put_u64(out, m->from_height) | put_u64(out, m->to_width) | put_u64(out, m->to_height);
+	rc |= put_str(out, m->saving);
 	rc |= put_u64(out, m->has_content_tokens) | put_u64(out, m->content_tokens);
 	rc |= put_f64(out, m->scale);
 	rc |= put_u64(out, m->has_region) | put_u64(out, m->region.width) |
@@ -324,6 +334,7 @@ static void decode_meta(struct cursor *c, struct tr_metadata *m)
 	m->from_height = (uint32_t)get_max(c, UINT32_MAX);
 	m->to_width = (uint32_t)get_max(c, UINT32_MAX);
 	m->to_height = (uint32_t)get_max(c, UINT32_MAX);
+	m->saving = get_static(c);
 	m->has_content_tokens = get_bool(c);
 	m->content_tokens = get_u64(c);
 	m->scale = get_f64(c);
