@@ -14,7 +14,7 @@ import zlib
 import docx
 import pytest
 
-from worker_util import reach_as_nobody
+from worker_util import modules_linked_in, reach_as_nobody
 
 HEAVY = ("libpoppler", "libcairo", "libvips", "libglib", "libxml2", "libicu", "libzip", "libuchardet",
          "libstdc++", "libcrypto")
@@ -68,7 +68,7 @@ def files(tmp_path_factory) -> pathlib.Path:
 def loaded_modules(build_dir):
     """Skips tests of loading when this build links the modules in (sanitizer builds do, see
     readers/meson.build)."""
-    if not (build_dir / "readers" / "toolfs-vips.so").exists():
+    if modules_linked_in(build_dir):
         pytest.skip("this build links the modules into its executables")
 
 

@@ -19,6 +19,7 @@ from PIL import Image
 
 from fixtures import gen_pdfs
 from mount_util import mounted
+from worker_util import modules_linked_in
 
 WORKER = "toolfs-reader-worker"
 # What must never be mapped into a front end (libmagic stays: it types every file).
@@ -93,7 +94,7 @@ def modules_built(build_dir):
     program (readers/meson.build), so each maps the parsers' libraries (reading still happens
     in the worker), and its workers have no address-space limit (ASan's shadow memory is
     terabytes), so an allocation hook would take the machine's memory."""
-    if not (build_dir / "readers" / "toolfs-vips.so").exists():
+    if modules_linked_in(build_dir):
         pytest.skip("this build links the modules into its executables (a sanitizer build)")
 
 

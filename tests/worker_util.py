@@ -10,3 +10,10 @@ def reach_as_nobody(folder: pathlib.Path) -> None:
         if up == pathlib.Path("/tmp"):
             break
         up.chmod(up.stat().st_mode | 0o055)
+
+
+def modules_linked_in(build_dir: pathlib.Path) -> bool:
+    """True for a build that links the modules' objects into every program instead of building
+    toolfs-*.so (sanitizer builds, readers/meson.build): its programs map every parser's library
+    and its memory figures are the sanitizer's, not toolfs's."""
+    return not (build_dir / "readers" / "toolfs-vips.so").exists()
