@@ -302,7 +302,9 @@ def test_rotated_pages_render_with_their_rotation(read, pdfs, tmp_path):
 
 
 def test_photo_page_is_jpeg_within_the_base64_limit(read, pdfs):
-    j = read("photo.pdf", "--select", "1").json
+    # OCR off: the photo's OCR may take 80% of max_render_ms, and the render's encoding is
+    # what this test is about, not whether a loaded machine leaves it time.
+    j = read("photo.pdf", "--select", "1", "--ocr", "off").json
     entry = j["images"][0]
     img = decode_image(entry)
     # As PNG this page would break the 5 MiB base64 limit ...
