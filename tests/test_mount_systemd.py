@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import wave
 
 import pytest
 from PIL import Image
@@ -289,6 +290,11 @@ def test_system_unit_runs_confined(build_dir, home):
     # the optional readers' modules (poppler, libvips) run under the filter too
     gen_pdfs.text_pdf(src / "four.pdf", 4)
     Image.effect_noise((3000, 2400), 40).convert("RGB").save(src / "big.png")
+    with wave.open(str(src / "tone.wav"), "wb") as tone:  # the media worker too
+        tone.setnchannels(1)
+        tone.setsampwidth(2)
+        tone.setframerate(8000)
+        tone.writeframes(b"\x00\x10\x00\xf0" * 4000)
     runtime = base / "run"
     instance = escape_path(src)
     mnt = runtime / "toolfs" / instance
@@ -350,7 +356,9 @@ def test_system_unit_runs_confined(build_dir, home):
         # the capabilities reading needs
         assert "only uid 1234 may read this" in (mnt / "other.txt.tool.json").read_text()
         assert "behind a 0700 directory" in (mnt / "priv" / "inner.txt.tool.json").read_text()
-        for name in ("four.pdf", "big.png"):
+        # the workers confine themselves under the unit's filter (seccomp, landlock_*), and the
+        # daemon ends their fork servers, which run as nobody, without CAP_KILL (ExecStop below)
+        for name in ("four.pdf", "big.png", "tone.wav"):
             doc = json.loads((mnt / (name + ".tool.json")).read_text())
             assert doc["success"] is True, doc
         assert json.loads((mnt / "big.png.tool.json").read_text())["metadata"]["resized"]

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "media.h"
+#include "nobody.h"
 #include "util.h"
 
 #define MEDIA_WORKER_FILE "toolfs-media-worker"
@@ -59,17 +60,12 @@ static pid_t server_pid = -1;
 static int server_sock = -1;
 static unsigned server_generation;
 
-/* Ends the server (its workers die with it). Under server_lock. Killed only while it is a
- * child not yet reaped: its pid is no other process's then. */
+/* Ends the server (its workers die with it). Under server_lock. */
 static void server_stop(void)
 {
-	if (server_pid > 0 && waitpid(server_pid, NULL, WNOHANG) == 0) {
-		kill(server_pid, SIGKILL);
-		while (waitpid(server_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	if (server_sock >= 0)
-		close(server_sock);
+	bool alive = server_pid > 0 && waitpid(server_pid, NULL, WNOHANG) == 0;
+
+	tr_nobody_server_end(alive ? server_pid : -1, server_sock);
 	server_pid = -1;
 	server_sock = -1;
 }

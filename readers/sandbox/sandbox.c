@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nobody.h"
 #include "sandbox.h"
 #include "sandbox_proto.h"
 #include "util.h"
@@ -44,17 +46,12 @@ struct worker {
 	unsigned server; /* the generation of the server that forked it */
 };
 
-/* Ends the server (its workers die with it). Under server_lock. Killed only while it is a
- * child not yet reaped: its pid is no other process's then. */
+/* Ends the server (its workers die with it). Under server_lock. */
 static void server_stop(void)
 {
-	if (server_pid > 0 && waitpid(server_pid, NULL, WNOHANG) == 0) {
-		kill(server_pid, SIGKILL);
-		while (waitpid(server_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	if (server_sock >= 0)
-		close(server_sock);
+	bool alive = server_pid > 0 && waitpid(server_pid, NULL, WNOHANG) == 0;
+
+	tr_nobody_server_end(alive ? server_pid : -1, server_sock);
 	server_pid = -1;
 	server_sock = -1;
 }

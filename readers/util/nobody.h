@@ -3,6 +3,8 @@
 #ifndef TR_NOBODY_H
 #define TR_NOBODY_H
 
+#include <sys/types.h>
+
 /* The user and group nobody: no file of anyone's, no process of anyone's to signal. */
 #define TR_NOBODY 65534
 
@@ -10,5 +12,12 @@
  * (real, effective, saved). A change of user clears the parent-death signal: set it after.
  * Returns 0 (also when not root: nothing to drop), or -1 with errno. */
 int tr_drop_to_nobody(void);
+
+/* Ends a fork server that dropped to nobody, a child of this process: closes sock (its control
+ * socket; the server ends when it reads the end of it), sends SIGKILL (refused without
+ * CAP_KILL, as under the system unit, where the end of the socket does it) and reaps pid,
+ * waiting at most 2 s. Call it only while pid is an unreaped child: its pid is no other
+ * process's then. Either value may be -1 (nothing to do for it). */
+void tr_nobody_server_end(pid_t pid, int sock);
 
 #endif
