@@ -17,6 +17,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -24,6 +25,7 @@ from conftest import validate_result
 from fixtures.gen_hostile import DEPTH, LOOP_CHAIN, LONG_CHAIN, SECRET, generate, outside_links
 from conftest import CACHE_MODES
 from mount_util import mounted
+from worker_util import modules_linked_in
 
 HANG_GUARD = 60  # seconds one file-system call may take before the test calls it hung
 FORMATS = ["", ".anthropic", ".openai", ".mcp"]
@@ -524,9 +526,11 @@ def test_open_siblings_pin_at_most_max_open_memory(build_dir, request):
                                    "--", "/usr/bin/python3", "-c", HOLD_OPEN],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=False)
         try:
+            started = time.monotonic()
             holder.stdin.write(b"\0".join(names) + b"\n")
             holder.stdin.flush()
             got = [holder.stdout.readline().strip().decode() for _ in names]
+            refusing_s = time.monotonic() - started
             rss = daemon_rss_mib(m.pid)
             # root is another user: its own open is not refused
             assert (m.path / "big.txt:1-.tool.json").read_bytes()[:1] == b"{"
@@ -540,9 +544,12 @@ def test_open_siblings_pin_at_most_max_open_memory(build_dir, request):
         assert set(got) <= {"ok", "EMFILE"}, got
         assert 10 <= opened <= 16, got  # 64 MiB of about 4.3 MiB documents
         assert got[:opened] == ["ok"] * opened
-        assert rss < 256, f"daemon RSS {rss:.0f} MiB with 200 siblings held open"
-        # the log says what each user pins (one line: the next refusals within 10 s are not)
-        assert log.count("is refused (EMFILE)") == 1, log
+        # a sanitizer build keeps up to 256 MiB of freed memory in ASan's quarantine
+        bound = 256 + (256 if modules_linked_in(build_dir) else 0)
+        assert rss < bound, f"daemon RSS {rss:.0f} MiB with 200 siblings held open"
+        # the log says what each user pins (one line, then none for 10 s: a loaded machine or a
+        # sanitizer build may take longer than that over the 185 refusals)
+        assert 1 <= log.count("is refused (EMFILE)") <= 1 + refusing_s // 10, log
         pins = re.search(r"open siblings pin.* uid 65534 (\d+) bytes in (\d+)", log)
         assert pins and int(pins[1]) <= 64 << 20 and int(pins[2]) == opened, log
         # released: the same user opens again
