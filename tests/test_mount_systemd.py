@@ -259,6 +259,28 @@ def reap(pid: int, timeout: float = MOUNT_TIMEOUT):
     return None
 
 
+def workers_left(build_dir: pathlib.Path, parent: int, wait_s: float = 3.0) -> list:
+    """The reader and media worker processes of this build whose parent is parent, once they
+    had wait_s to end: [(pid, state), ...]."""
+    exes = {str(build_dir / "readers" / name)
+            for name in ("toolfs-reader-worker", "toolfs-media-worker")}
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = []
+        for entry in pathlib.Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and os.readlink(entry / "exe") in exes:
+                    stat = (entry / "stat").read_text()
+                    state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
+                    if int(ppid) == parent:
+                        left.append((int(entry.name), state))
+            except (OSError, ValueError):
+                continue
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="the system unit runs as root")
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="seccomp_exec.py knows x86-64 only")
 @pytest.mark.parametrize("home", [0o755, 0o700], ids=["open-home", "closed-home"])
@@ -370,6 +392,8 @@ def test_system_unit_runs_confined(build_dir, home):
         assert not is_mounted(mnt)
         assert reap(mount.pid) == 0, "the daemon exits 0 after ExecStop"
         mount.pid = None
+        # nor is a fork server left (an orphan's parent would be this process, the subreaper)
+        assert workers_left(build_dir, os.getpid()) == []
     finally:
         cleanup(mount)
         if mount.pid is not None:

@@ -278,7 +278,9 @@ int main(void)
 	 * seccomp (/etc/localtime), and it is UTC */
 	setenv("TZ", "UTC", 1);
 	tzset();
+	/* _exit: no exit-time work in a confined process (a sanitizer build's leak check there
+	 * cannot stop the world under the filter and spins forever) */
 	if (media_sandbox_limits())
-		return 1;
-	return fork_server();
+		_exit(1);
+	_exit(fork_server());
 }
