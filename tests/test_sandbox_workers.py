@@ -215,3 +215,32 @@ def test_mcp_cancel_ends_the_worker(build_dir, pngs):
         rest = server.close()
     assert [a for a in rest if a.get("id") == 7] == [], rest
     assert no_worker_left(build_dir)
+
+
+def test_mcp_cancel_ends_a_wait_for_a_worker(build_dir, pngs):
+    """max_workers=1 and toolfs-mcp's 4 threads: one read holds the worker, three wait for it
+    (60 s of max_render_ms each) and a text read is queued behind them. Cancelling the three
+    waiting ones frees their threads: the text read is answered while the first read's worker
+    still runs; cancelling that one ends its worker. No cancelled id is ever answered."""
+    server = Mcp(build_dir, pngs, "--max-workers", "1", "--max-render-ms", "60000")
+    try:
+        server.start_read(1, "p0.png")
+        assert len(wait_for_workers(build_dir, server.proc.pid, 1, 10)) == 2
+        for rid in (2, 3, 4):
+            server.start_read(rid, f"p{rid}.png")
+        server.start_read(5, "hello.txt")
+        time.sleep(0.5)  # the three are waiting for the worker by now
+        for rid in (2, 3, 4):
+            server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": rid}})
+        answer = server.answer(timeout=20)
+        assert answer["id"] == 5 and text_of(answer) == "     1\thello\n"
+        assert len(workers_of(build_dir, server.proc.pid)) == 2  # the first still reads
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 1}})
+        left = wait_for_workers(build_dir, server.proc.pid, 0, 1)
+        assert len(left) == 1, f"the worker still runs 1 s after the cancel: {left}"
+    finally:
+        rest = server.close()
+    assert [a for a in rest if a.get("id") in (1, 2, 3, 4)] == [], rest
+    assert no_worker_left(build_dir)
