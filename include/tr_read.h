@@ -10,11 +10,33 @@
 #include "tr_result.h"
 #include "tr_selector.h"
 
+/* A read's cancellation, fired by another thread of the caller's (toolfs-mcp's
+ * notifications/cancelled, docs/SPEC.md §7): the read's sandboxed worker is ended at once
+ * (killed and reaped through its fork server) and a read waiting for a worker stops waiting;
+ * the read is then io_error, "The read of PATH was cancelled". A read past that point, or one
+ * run in the reading process, finishes as usual. The caller owns it. */
+struct tr_cancel {
+	int fd; /* an eventfd, readable once fired; -1: it never fires */
+};
+
+/* Makes c, not fired. Returns 0, or -1 with c->fd -1 (a cancel that never fires). */
+int tr_cancel_init(struct tr_cancel *c);
+
+/* Fires c, from any thread; once fired it stays so. */
+void tr_cancel_fire(struct tr_cancel *c);
+
+/* True once c (NULL: never) has been fired. */
+bool tr_cancel_fired(const struct tr_cancel *c);
+
+/* Releases c; a read it was given to has returned. */
+void tr_cancel_destroy(struct tr_cancel *c);
+
 /* What the caller knows of the file being read. */
 struct tr_source {
 	const char *path; /* shown in the result ("path"); borrowed */
 	const char *name; /* base name used to build "next" sibling names; borrowed; NULL: the
 			   * last component of path */
+	const struct tr_cancel *cancel; /* borrowed; NULL: the read is never cancelled */
 };
 
 /* Reads the regular file open for reading at fd (borrowed, not closed; read with pread, so its

@@ -10,6 +10,7 @@
 
 #include "tr_confine.h"
 #include "tr_options.h"
+#include "tr_read.h"
 #include "tr_result.h"
 
 /* --- roots and confinement (mcp_roots.c) --- */
@@ -70,12 +71,14 @@ bool mcp_json_string_has_nul(const char *tok, size_t len);
 /* --- the read tool (mcp_read.c) --- */
 
 /* A CallToolResult of the read tool for the JSON arguments args (a cJSON object, borrowed);
- * path_nul: the request's file_path held a NUL, which cJSON's string does not show. Returns the
+ * path_nul: the request's file_path held a NUL, which cJSON's string does not show; cancel
+ * (borrowed, may be NULL) ends the read's sandboxed worker when fired. Returns the
  * result's JSON without a newline (malloc'd, *len bytes), never NULL but when out of memory.
  * Argument errors are results with isError true. */
 struct cJSON;
 char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts,
-		    const struct cJSON *args, bool path_nul, size_t *len);
+		    const struct cJSON *args, bool path_nul, const struct tr_cancel *cancel,
+		    size_t *len);
 
 /* The read tool's largest result: the official TypeScript SDK's stdio client drops a line over
  * 10 MiB; the JSON-RPC envelope takes the rest. */

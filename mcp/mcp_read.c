@@ -90,7 +90,8 @@ static void call_continuation(const char *name, size_t name_len, const struct tr
 /* Reads file_path with sel into a rendered mcp result; res is destroyed by the caller. */
 static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struct tr_options *opts,
 				      const struct tr_render_style *style, const char *file_path,
-				      const struct tr_selector *sel, struct tr_result *res)
+				      const struct tr_selector *sel, const struct tr_cancel *cancel,
+				      struct tr_result *res)
 {
 	char *shown = NULL, *real = NULL;
 	struct stat st;
@@ -101,7 +102,8 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 		return NULL;
 	if (opath >= 0) {
 		struct tr_source src = {
-			.path = shown}; /* name: the core takes the last component */
+			.path = shown,
+			.cancel = cancel}; /* name: the core takes the last component */
 
 		res->abs_path = real;
 		real = NULL;
@@ -132,7 +134,7 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 }
 
 char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts, const cJSON *args,
-		    bool path_nul, size_t *len)
+		    bool path_nul, const struct tr_cancel *cancel, size_t *len)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
@@ -221,7 +223,7 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 		if (limit && sel.end < sel.start)
 			sel.end = UINT64_MAX;
 	}
-	doc = read_and_render(roots, opts, &style, path->valuestring, &sel, &res);
+	doc = read_and_render(roots, opts, &style, path->valuestring, &sel, cancel, &res);
 	if (doc && tr_doc_size(doc) > MCP_MAX_RESULT) {
 		char size[32];
 		uint64_t bytes = tr_doc_size(doc);

@@ -54,6 +54,7 @@ struct call {
 	bool path_nul; /* file_path held a NUL */
 	bool modern;   /* a 2026-07-28 request: the result says resultType */
 	bool cancelled;
+	struct tr_cancel cancel; /* fired with cancelled: ends the read's sandboxed worker */
 };
 
 /* A request's id: its raw text, echoed as sent, and its value as cJSON prints it. */
@@ -554,7 +555,7 @@ static void run_call(struct mcp_server *s, struct call *c)
 {
 	struct mcp_roots *roots = current_roots(s);
 	size_t len = 0;
-	char *result = mcp_read_tool(roots, &s->opts, c->args, c->path_nul, &len);
+	char *result = mcp_read_tool(roots, &s->opts, c->args, c->path_nul, &c->cancel, &len);
 	bool cancelled;
 
 	mcp_roots_unref(roots);
@@ -579,6 +580,7 @@ static void call_free(struct call *c)
 	free(c->id);
 	free(c->key);
 	cJSON_Delete(c->args);
+	tr_cancel_destroy(&c->cancel);
 	free(c);
 }
 
@@ -634,6 +636,8 @@ static void start_call(struct mcp_server *s, const struct request_id *id, const 
 {
 	struct call *c = calloc(1, sizeof(*c));
 
+	if (c)
+		(void)tr_cancel_init(&c->cancel); /* when it fails: a cancel that never fires */
 	if (!c || !(c->id = strdup(id->raw)) || !(c->key = strdup(id->key)) ||
 	    (args && !(c->args = cJSON_Duplicate(args, true)))) {
 		call_free(c);
@@ -658,7 +662,8 @@ static void start_call(struct mcp_server *s, const struct request_id *id, const 
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* notifications/cancelled: a queued call is dropped, a running one is not answered. */
+/* notifications/cancelled: a queued call is dropped; a running one is not answered, and its
+ * read's sandboxed worker, or its wait for one, is ended. */
 static void cancel_call(struct mcp_server *s, const cJSON *params)
 {
 	const cJSON *req = cJSON_GetObjectItemCaseSensitive(params, "requestId");
@@ -669,8 +674,10 @@ static void cancel_call(struct mcp_server *s, const cJSON *params)
 		return;
 	pthread_mutex_lock(&s->lock);
 	for (struct call *c = s->running; c; c = c->next)
-		if (strcmp(c->key, id) == 0)
+		if (strcmp(c->key, id) == 0) {
 			c->cancelled = true;
+			tr_cancel_fire(&c->cancel);
+		}
 	for (struct call *c = s->queue, *prev = NULL; c; prev = c, c = c->next) {
 		if (strcmp(c->key, id) != 0)
 			continue;

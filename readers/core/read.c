@@ -185,7 +185,9 @@ int tr_read_fd(int fd, const struct tr_source *src, const struct tr_selector *se
 	struct stat before, after;
 
 	if (!src->name) {
-		named = (struct tr_source){.path = src->path, .name = tr_path_base_name(src->path)};
+		named = (struct tr_source){.path = src->path,
+					   .name = tr_path_base_name(src->path),
+					   .cancel = src->cancel};
 		src = &named;
 	}
 	if (shown)

@@ -4,10 +4,12 @@
  * file's descriptor (SCM_RIGHTS) and a fixed header, runs the reader and answers one serialized
  * tr_result (sandbox_wire.c). A worker is never reused: a decoder that a crafted file took over
  * sees that one file. A worker that dies, hangs past the read's deadline or answers wrongly is
- * killed and reaped by the server, asked; nothing is left behind. */
+ * killed and reaped by the server, asked; nothing is left behind. At most max_workers workers
+ * of this process run at once; a read beyond them waits its turn within its deadline. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +48,114 @@ struct worker {
 	int sock;
 	unsigned server; /* the generation of the server that forked it */
 };
+
+/* The worker slots of this process (max_workers, docs/SPEC.md §8): how many reads hold one,
+ * and the reads waiting for one, first come first served. A waiter sleeps in poll(2) on its
+ * own eventfd (beside its read's cancel), which the read that hands it a slot writes. The cap
+ * is the latest read's max_workers: one process reads under one set of options. Lock order:
+ * slots_lock is never held with server_lock. */
+struct slot_waiter {
+	struct slot_waiter *next;
+	int fd;       /* eventfd, written when granted */
+	bool granted; /* under slots_lock: it holds a slot now */
+};
+
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t slots_cap = 1;
+static uint64_t slots_held;
+static struct slot_waiter *waiters, *waiters_tail;
+
+/* Hands free slots to the waiters in order. Under slots_lock. */
+static void slots_grant(void)
+{
+	while (waiters && slots_held < slots_cap) {
+		struct slot_waiter *w = waiters;
+
+		waiters = w->next;
+		if (!waiters)
+			waiters_tail = NULL;
+		w->granted = true;
+		slots_held++;
+		(void)eventfd_write(w->fd, 1);
+	}
+}
+
+static void slot_release(void)
+{
+	pthread_mutex_lock(&slots_lock);
+	slots_held--;
+	slots_grant();
+	pthread_mutex_unlock(&slots_lock);
+}
+
+/* Takes a worker slot, waiting for one in turn until deadline or cancel. Returns 0 (holding
+ * one: slot_release gives it back), 1 past the deadline with *held the slots held then, 5 when
+ * cancelled, -1 when out of memory. */
+static int slot_acquire(uint64_t cap, uint64_t deadline, const struct tr_cancel *cancel,
+			uint64_t *held)
+{
+	struct slot_waiter self = {.fd = -1};
+	int rc = 0;
+
+	pthread_mutex_lock(&slots_lock);
+	slots_cap = cap ? cap : 1;
+	if (!waiters && slots_held < slots_cap) {
+		slots_held++;
+		pthread_mutex_unlock(&slots_lock);
+		return 0;
+	}
+	self.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (self.fd < 0) {
+		pthread_mutex_unlock(&slots_lock);
+		return -1;
+	}
+	if (waiters_tail)
+		waiters_tail->next = &self;
+	else
+		waiters = &self;
+	waiters_tail = &self;
+	pthread_mutex_unlock(&slots_lock);
+	for (;;) {
+		struct pollfd p[2] = {{.fd = self.fd, .events = POLLIN},
+				      {.fd = cancel ? cancel->fd : -1, .events = POLLIN}};
+		int n = poll(p, 2, tr_deadline_wait_ms(deadline, -1));
+
+		if (n < 0 && errno != EINTR) {
+			rc = 1;
+			break;
+		}
+		if (p[0].revents)
+			break;
+		if (p[1].revents) {
+			rc = 5;
+			break;
+		}
+		if (tr_deadline_passed(deadline)) {
+			rc = 1;
+			break;
+		}
+	}
+	pthread_mutex_lock(&slots_lock);
+	if (self.granted && rc) {
+		slots_held--; /* granted as it gave up: the next one's */
+		slots_grant();
+	} else if (!self.granted) {
+		struct slot_waiter **at = &waiters, *prev = NULL;
+
+		while (*at && *at != &self)
+			prev = *at, at = &(*at)->next;
+		if (*at)
+			*at = self.next;
+		if (waiters_tail == &self)
+			waiters_tail = prev;
+		if (!rc)
+			rc = 1; /* woken, yet not granted: cannot happen; give up */
+	}
+	*held = slots_held;
+	pthread_mutex_unlock(&slots_lock);
+	close(self.fd);
+	return rc;
+}
 
 /* Ends the server (its workers die with it). Under server_lock. */
 static void server_stop(void)
@@ -267,17 +378,41 @@ static int send_request(const struct worker *w, uint32_t reader, const struct tr
 	return rc;
 }
 
+/* Waits until the worker's answer starts, the deadline passes or the read is cancelled.
+ * Returns 0, 1 past the deadline, 5 when cancelled. */
+static int await_reply(const struct worker *w, uint64_t deadline, const struct tr_cancel *cancel)
+{
+	for (;;) {
+		struct pollfd p[2] = {{.fd = w->sock, .events = POLLIN},
+				      {.fd = cancel ? cancel->fd : -1, .events = POLLIN}};
+		int n = poll(p, 2, tr_deadline_wait_ms(deadline, -1));
+
+		if (n < 0 && errno != EINTR)
+			return 0; /* the read below reports it */
+		if (p[1].revents)
+			return 5;
+		if (p[0].revents)
+			return 0;
+		if (tr_deadline_passed(deadline))
+			return 1;
+	}
+}
+
 /* Receives the reply into a new result tmp. Returns 0, 1 past the deadline, 2 when the worker
  * ran out of memory, 3 when the reply is not valid, 4 when the seccomp filter stopped the worker
- * (the call's name in syscall), -2 when the stream ended (the worker died), -1 when out of
- * memory. */
-static int receive_reply(const struct worker *w, uint64_t deadline, struct tr_result *tmp,
-			 char syscall[SANDBOX_MAX_SYSCALL_NAME + 1])
+ * (the call's name in syscall), 5 when cancelled before the answer started, -2 when the stream
+ * ended (the worker died), -1 when out of memory. */
+static int receive_reply(const struct worker *w, uint64_t deadline, const struct tr_cancel *cancel,
+			 struct tr_result *tmp, char syscall[SANDBOX_MAX_SYSCALL_NAME + 1])
 {
 	struct sandbox_reply rep;
 	unsigned char *data;
-	int rc = tr_read_full_before(w->sock, &rep, sizeof(rep), deadline);
+	int rc = await_reply(w, deadline, cancel);
 
+	if (rc == 0)
+		rc = tr_read_full_before(w->sock, &rep, sizeof(rep), deadline);
+	if (rc == 5)
+		return 5;
 	if (rc)
 		return rc == 1 ? 1 : -2;
 	if (rep.magic != SANDBOX_MAGIC || rep.status > SANDBOX_SYSCALL ||
@@ -320,7 +455,11 @@ static void worker_failed(struct tr_result *res, const struct tr_reader *reader,
 {
 	char limit[32], actual[32];
 
-	if (rc == 4) {
+	if (rc == 5) {
+		tr_result_fail(res, TR_E_IO,
+			       "The read of %s was cancelled: its sandboxed worker was stopped",
+			       res->path);
+	} else if (rc == 4) {
 		tr_result_fail(res, TR_E_CORRUPT,
 			       "The %s reader's sandboxed worker was stopped by its sandbox at "
 			       "syscall %s on %s",
@@ -362,20 +501,45 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 		    struct tr_result *res)
 {
 	uint32_t index = reader_index(reader);
-	uint64_t deadline = file->deadline ? file->deadline + (uint64_t)SANDBOX_GRACE_MS * 1000000u
+	uint64_t start_by = file->deadline ? file->deadline
 					   : tr_deadline_after_ms(SANDBOX_NO_DEADLINE_MS);
+	uint64_t deadline = file->deadline ? file->deadline + (uint64_t)SANDBOX_GRACE_MS * 1000000u
+					   : start_by;
+	const struct tr_cancel *cancel = file->src ? file->src->cancel : NULL;
 	struct tr_result tmp;
 	struct worker w;
 	char err[PATH_MAX + 128] = "", syscall[SANDBOX_MAX_SYSCALL_NAME + 1] = "";
-	int rc, status;
+	uint64_t held = 0;
+	int rc, status = 0;
 
+	rc = tr_cancel_fired(cancel) ? 5 : slot_acquire(opts->max_workers, start_by, cancel, &held);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		res->type = TR_TYPE_UNKNOWN;
+		tr_result_fail(
+			res, TR_E_TIMEOUT,
+			"The %s reader waited for a sandboxed worker past max_render_ms (%llu "
+			"ms) on %s: %llu %s running (max_workers %llu)",
+			reader->name, (unsigned long long)opts->max_render_ms, res->path,
+			(unsigned long long)held, held == 1 ? "read was" : "reads were",
+			(unsigned long long)opts->max_workers);
+		return 0;
+	}
+	if (rc == 5) {
+		res->type = TR_TYPE_UNKNOWN;
+		worker_failed(res, reader, opts, rc, status, syscall);
+		return 0;
+	}
 	if (tr_result_init(&tmp, res->path) < 0) {
 		tr_result_destroy(&tmp);
+		slot_release();
 		return -1;
 	}
 	rc = worker_spawn(&w, index, err, sizeof(err));
 	if (rc) {
 		tr_result_destroy(&tmp);
+		slot_release();
 		if (rc < 0)
 			return -1;
 		tr_result_fail(res, (enum tr_error)rc, "%s", err);
@@ -383,10 +547,11 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 	}
 	rc = send_request(&w, index, file, sel, opts);
 	if (rc == 0)
-		rc = receive_reply(&w, deadline, &tmp, syscall);
+		rc = receive_reply(&w, deadline, cancel, &tmp, syscall);
 	else
 		rc = -2;
 	status = worker_end(&w);
+	slot_release();
 	if (rc == 0) {
 		tmp.meta.has_stat = res->meta.has_stat;
 		tmp.meta.size = res->meta.size;

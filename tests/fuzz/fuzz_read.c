@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_input params, payload;
 	struct tr_selector sel;
 	struct tr_options opts;
-	struct tr_source src;
+	struct tr_source src = {0};
 	struct tr_result res;
 	char path[64];
 	int fd;
