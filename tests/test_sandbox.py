@@ -355,12 +355,16 @@ def make_text_bomb(path: pathlib.Path, repeats: int = 20_000_000) -> None:
 def test_pdf_text_extraction_is_under_the_read_budget(build_dir, tmp_path):
     """Issue 35: text extraction, which no budget covered, ran on for tens of seconds in the
     reading process; in the worker the whole read is under max_render_ms (and
-    max_worker_memory): timeout, the worker stopped."""
+    max_worker_memory). poppler's text extraction takes no cancel hook: the worker answers at
+    the deadline with the page as a timeout (item 6; before it, the whole read was a timeout,
+    the worker stopped)."""
     make_text_bomb(tmp_path / "ops.pdf")
+    start = time.monotonic()
     done = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "--max-render-ms", "2000",
                            "--ocr", "off", "ops.pdf"], cwd=tmp_path, capture_output=True,
                           timeout=300)
+    assert time.monotonic() - start < 2 + 8
     doc = json.loads(done.stdout)
-    assert doc["errorCode"] == "timeout"
-    assert doc["error"] == ("The pdf reader ran past max_render_ms (2000 ms) on ops.pdf: its "
-                            "sandboxed worker was stopped")
+    assert doc["success"], doc
+    assert doc["content"] == ("--- Page 1 ---\n[page 1: timeout: not read within max_render_ms "
+                              "(2000 ms), its text extraction did not finish]\n")
