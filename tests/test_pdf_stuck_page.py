@@ -12,14 +12,13 @@ stuck render keeps page 3's text; a stuck text extraction leaves page 3 not star
 
 Oracles: the page tokens the generator writes and the budget given. The times asserted are the
 budget plus a margin far below the stuck call's own time: a test of a bound, not of speed."""
-import json
 import pathlib
-import select
 import subprocess
 import time
 
 import pytest
 
+from budget_util import answer, pages, rpc
 from fixtures import gen_stuck_pdf
 
 BUDGET_MS = 2000
@@ -35,18 +34,6 @@ def tree(tmp_path_factory) -> pathlib.Path:
     return src
 
 
-def pages(content: str) -> dict:
-    """{page number: its text} of a PDF result's content."""
-    out, page = {}, None
-    for line in content.splitlines():
-        if line.startswith("--- Page "):
-            page = int(line.split()[2])
-            out[page] = ""
-        elif page is not None:
-            out[page] += line + "\n"
-    return out
-
-
 def check_pages(kind: str, content: str) -> None:
     shown = pages(content)
     assert sorted(shown) == [1, 2, 3], content
@@ -60,11 +47,11 @@ def check_pages(kind: str, content: str) -> None:
                 "not started, the time went to earlier work; read shading.pdf:3.tool.json to "
                 "render it alone]") in shown[3], shown[3]
     else:
-        assert shown[2] == (f"[page 2: timeout: not read within max_render_ms ({BUDGET_MS} "
-                            "ms), its text extraction did not finish]\n")
-        assert shown[3] == (f"[page 3: timeout: not read within max_render_ms ({BUDGET_MS} "
-                            "ms), not started, the time went to earlier work; read "
-                            "text.pdf:3.tool.json to read it alone]\n")
+        assert shown[2].strip() == (f"[page 2: timeout: not read within max_render_ms "
+                                    f"({BUDGET_MS} ms), its text extraction did not finish]")
+        assert shown[3].strip() == (f"[page 3: timeout: not read within max_render_ms "
+                                    f"({BUDGET_MS} ms), not started, the time went to earlier "
+                                    "work; read text.pdf:3.tool.json to read it alone]")
 
 
 @pytest.mark.parametrize("kind", gen_stuck_pdf.KINDS)
@@ -78,17 +65,6 @@ def test_stuck_page_is_a_timeout_for_that_page(toolfs_read, tree, kind):
     check_pages(kind, r.json["content"])
     assert r.json["range"] == {"unit": "page", "start": 1, "end": 3, "total": 3}
     assert "(timeout)" in r.json["shortResult"], r.json["shortResult"]
-
-
-def rpc(proc, msg: dict) -> None:
-    proc.stdin.write((json.dumps(msg) + "\n").encode())
-    proc.stdin.flush()
-
-
-def answer(proc, timeout: float) -> dict:
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    assert ready, f"no answer within {timeout} s"
-    return json.loads(proc.stdout.readline())
 
 
 def test_mcp_answers_the_pages_it_finished(build_dir, tree):

@@ -7,9 +7,7 @@ killed the same way; toolfs-mcp answers other calls while such a render runs.
 Oracles: the page tokens the generator writes, the budget given, and a small text file read
 meanwhile. The times asserted are the budget plus a margin far below the page's unbounded render
 (35-60 s on a 2-CPU machine): a test of a bound, not of speed."""
-import json
 import pathlib
-import select
 import struct
 import subprocess
 import time
@@ -17,6 +15,7 @@ import zlib
 
 import pytest
 
+from budget_util import answer, pages, rpc
 from fixtures import gen_slow_pdf
 from worker_util import modules_linked_in
 
@@ -54,18 +53,6 @@ def timed(toolfs_read, tree, name, *args):
     start = time.monotonic()
     result = toolfs_read(name, *args, cwd=tree)
     return result, time.monotonic() - start
-
-
-def pages(content: str) -> dict:
-    """{page number: its text} of a PDF result's content."""
-    out, page = {}, None
-    for line in content.splitlines():
-        if line.startswith("--- Page "):
-            page = int(line.split()[2])
-            out[page] = ""
-        elif page is not None:
-            out[page] += line + "\n"
-    return out
 
 
 @pytest.mark.slow
@@ -115,17 +102,6 @@ def test_libvips_fit_is_killed_at_the_budget(toolfs_read, tree):
                                "max_render_ms (300 ms): deep16.png")
     within = toolfs_read("deep16.png", cwd=tree)
     assert within.rc == 0 and within.json["metadata"]["resized"]["to"]["width"] == 2000
-
-
-def rpc(proc, msg: dict) -> None:
-    proc.stdin.write((json.dumps(msg) + "\n").encode())
-    proc.stdin.flush()
-
-
-def answer(proc, timeout: float) -> dict:
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    assert ready, f"no answer within {timeout} s"
-    return json.loads(proc.stdout.readline())
 
 
 def test_mcp_answers_others_while_a_page_renders(build_dir, tree):

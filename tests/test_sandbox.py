@@ -17,7 +17,7 @@ import cairo
 import pytest
 from PIL import Image
 
-from fixtures import gen_pdfs
+from fixtures import gen_pdfs, gen_stuck_pdf
 from mount_util import mounted
 from worker_util import modules_linked_in
 
@@ -345,11 +345,7 @@ def test_daemon_keeps_serving_and_leaves_no_worker(build_dir, tree, tmp_path, mo
 def make_text_bomb(path: pathlib.Path, repeats: int = 20_000_000) -> None:
     """A 1.5 MB PDF whose one page's content stream repeats a text operator 20 million times:
     poppler's text extraction, which no render budget covered, takes tens of seconds on it."""
-    import zlib
-    packer = zlib.compressobj(9)
-    chunk = b"BT /F1 1 Tf 10 10 Td (A) Tj ET\n" * 1_000_000
-    stream = b"".join(packer.compress(chunk) for _ in range(repeats // 1_000_000))
-    gen_pdfs.one_page_pdf(path, stream + packer.flush())
+    gen_pdfs.one_page_pdf(path, gen_stuck_pdf.text_ops(b"", repeats))
 
 
 def test_pdf_text_extraction_is_under_the_read_budget(build_dir, tmp_path):
