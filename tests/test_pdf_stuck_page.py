@@ -31,6 +31,7 @@ def tree(tmp_path_factory) -> pathlib.Path:
     src = tmp_path_factory.mktemp("stuck")
     for kind in gen_stuck_pdf.KINDS:
         (src / f"{kind}.pdf").write_bytes(gen_stuck_pdf.build(kind))
+    (src / "scan.pdf").write_bytes(gen_stuck_pdf.build("shading", words=False))
     return src
 
 
@@ -65,6 +66,32 @@ def test_stuck_page_is_a_timeout_for_that_page(toolfs_read, tree, kind):
     check_pages(kind, r.json["content"])
     assert r.json["range"] == {"unit": "page", "start": 1, "end": 3, "total": 3}
     assert "(timeout)" in r.json["shortResult"], r.json["shortResult"]
+
+
+def test_stuck_region_is_a_timeout(toolfs_read, tree):
+    """A region of the stuck page: the read's one render, so the result is the timeout."""
+    start = time.monotonic()
+    r = toolfs_read("shading.pdf", "--select", "2@100x100+0+0", "--max_render_ms",
+                    str(BUDGET_MS), cwd=tree)
+    assert time.monotonic() - start < BUDGET_MS / 1000 + MARGIN_S
+    assert r.rc == 1 and r.json["errorCode"] == "timeout", r.json
+    assert r.json["error"] == ("Timeout: the region of page 2 was not rendered within "
+                               f"max_render_ms ({BUDGET_MS} ms): drawing stopped")
+
+
+def test_stuck_ocr_render_stops_the_window(toolfs_read, tree):
+    """Page 2 without text is rendered for OCR (ocr=auto), and that render does not return:
+    the window stops before it, as at an OCR timeout, and next starts at it."""
+    start = time.monotonic()
+    r = toolfs_read("scan.pdf", "--max_render_ms", str(BUDGET_MS), cwd=tree)
+    assert time.monotonic() - start < BUDGET_MS / 1000 + MARGIN_S
+    assert r.rc == 0, r.json
+    assert r.json["content"] == (
+        "--- Page 1 ---\nPage 1 of the stuck document: TOKEN-STUCK-1\n\n[page 2: not OCR'd in "
+        f"this result: timeout (80% of max_render_ms, {BUDGET_MS} ms, spent); the next window "
+        "starts at it]\n")
+    assert r.json["range"] == {"unit": "page", "start": 1, "end": 1, "total": 3}
+    assert r.json["next"] == "scan.pdf:2-3.tool.json"
 
 
 def test_mcp_answers_the_pages_it_finished(build_dir, tree):
