@@ -86,10 +86,13 @@ def test_budget_option_bounds_one_page(toolfs_read, tree, build_dir):
 
 
 def test_text_of_the_default_view_is_not_held_up(toolfs_read, tree):
-    """The default view renders nothing of pages with text: no timeout, however small the
-    budget."""
-    r, elapsed = timed(toolfs_read, tree, "slow.pdf", "--max_render_ms", "1")
-    assert r.rc == 0 and "timeout" not in r.json["content"]
+    """The default view renders nothing of pages with text: no image and no timeout. The
+    budget covers the pages' text (0.5-1 s on a loaded machine, for page 2's 200,000
+    operations), which is under it too (docs/SPEC.md §3 "Render time": a page's text not
+    finished 1 s past the budget is `not read`); a render of page 2 would not fit in it."""
+    r, elapsed = timed(toolfs_read, tree, "slow.pdf", "--max_render_ms", "2000")
+    assert r.rc == 0 and "timeout" not in r.json["content"], r.json["content"]
+    assert "images" not in r.json
     assert sorted(pages(r.json["content"])) == [1, 2, 3]
 
 

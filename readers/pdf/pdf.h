@@ -110,6 +110,13 @@ int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *se
 /* --- pdf_render --- */
 /* renders one PDF page (poppler + cairo) into an encoded image for images[]. */
 
+/* Why a page's render or text was not done in time when it never began (docs/SPEC.md §3
+ * "Render time"). */
+#define TR_PDF_NOT_STARTED "not started, the time went to earlier work"
+/* ... and when it began: a render stopped at the deadline, by the render itself or by the
+ * read's answer while cairo was inside one drawing operation (struct tr_watch). */
+#define TR_PDF_DRAWING_STOPPED "drawing stopped"
+
 /* docs/SPEC.md §3: page renders have this long edge in pixels. */
 #define TR_PDF_RENDER_LONG_EDGE 1568
 

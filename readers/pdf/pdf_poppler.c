@@ -132,10 +132,6 @@ static uint32_t render_long_edge(const struct tr_options *opts)
 	return long_edge ? long_edge : 1;
 }
 
-/* Why a page's work was not done in time when it never began (docs/SPEC.md §3 "Render
- * time"). */
-#define PDF_NOT_STARTED "not started, the time went to earlier work"
-
 /* Appends to out the one wording of a page's timeout (docs/SPEC.md §3 "Render time"):
  * "[page P: timeout: not DONE within max_render_ms (N ms), WHY]", followed by "; read
  * NAME:P.tool.json to ALONE it alone" when alone is not NULL (earlier pages used the time: the
@@ -168,7 +164,7 @@ static int add_render(struct pdf_read *rd, uint64_t p)
 
 	if (rd->finishing) {
 		snprintf(err, sizeof(err), "%s",
-			 p == rd->rendering ? "drawing stopped" : PDF_NOT_STARTED);
+			 p == rd->rendering ? TR_PDF_DRAWING_STOPPED : TR_PDF_NOT_STARTED);
 	} else {
 		PopplerPage *page;
 
@@ -488,7 +484,7 @@ static int add_page(struct pdf_read *rd, uint64_t p, bool first, bool *render)
 	} else if (state == PAGE_STUCK || state == PAGE_PENDING) {
 		if (timeout_note(rd, &body, p, "read",
 				 state == PAGE_STUCK ? "its text extraction did not finish"
-						     : PDF_NOT_STARTED,
+						     : TR_PDF_NOT_STARTED,
 				 state == PAGE_STUCK ? NULL : "read") < 0)
 			body.oom = true;
 	} else if (blank && ocr->status > TR_PDF_OCR_DUE)
@@ -848,7 +844,7 @@ static int finish_read(void *ctx)
 	rd->finishing = true;
 	switch (rd->phase) {
 	case PDF_OPENING: return 0; /* never left to the watchdog */
-	case PDF_REGION: fail_region_render(rd, 2, rd->at, "drawing stopped"); return 0;
+	case PDF_REGION: fail_region_render(rd, 2, rd->at, TR_PDF_DRAWING_STOPPED); return 0;
 	case PDF_TEXTS: rd->state[rd->at] = PAGE_STUCK; break;
 	case PDF_OCR: {
 		/* the OCR threads still write rd->ocr: a fresh one, from the texts alone (the
