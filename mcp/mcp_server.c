@@ -291,8 +291,9 @@ static char *describe_read(const struct tr_options *opts)
 		snprintf(budget, sizeof(budget), "text up to max_output bytes");
 	used = (size_t)snprintf(
 		text, cap,
-		"%s The types read (contentType): %s. A PDF page not rendered within "
-		"max_render_ms says timeout; its text is still there. Costs: a text file's result "
+		"%s The types read (contentType): %s. A PDF page not rendered (or its text not "
+		"read) within max_render_ms says timeout; the other pages are still there. Costs: "
+		"a text file's result "
 		"holds %s (max_tokens sets fewer or more per call; line numbers cost about 4 "
 		"tokens a line); "
 		"each image costs up to about %llu tokens (Claude: width x height / 750) or %llu "

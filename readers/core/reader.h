@@ -54,6 +54,7 @@
 #ifndef TR_READER_H
 #define TR_READER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,22 @@
 /* Bytes of the file's start that probes see (docs/SPEC.md §3: binary detection looks at 8 KiB). */
 #define TR_HEAD_SIZE 8192
 
+/* A read that can answer without its reader's return (docs/SPEC.md §8 "Failures cost one
+ * read"): toolfs-reader-worker holds lock for the reader while it runs and a watchdog thread
+ * takes it at the deadline (plus SANDBOX_ANSWER_MS). A reader that calls a third-party function
+ * taking no cancel hook (poppler's text extraction, a cairo drawing operation) names, once, how
+ * to finish its result without that call (tr_watch_set) and leaves the lock for the call's
+ * length (tr_watch_leave, tr_watch_enter): when the watchdog gets the lock, it runs finish on
+ * its own thread, answers that result and ends the worker, the call still running. Owned by
+ * the worker; NULL outside it. */
+struct tr_watch {
+	pthread_mutex_t lock;
+	/* Fills the read's result (its tr_result) from the reader's state alone: no third-party
+	 * call (one is running on the reader's thread). Returns 0, or -1 when out of memory. */
+	int (*finish)(void *ctx);
+	void *ctx;
+};
+
 /* The file being read, as the dispatcher hands it to probes and readers. All borrowed. */
 struct tr_file {
 	int fd;         /* open for reading; use pread */
@@ -77,7 +94,35 @@ struct tr_file {
 	/* CLOCK_MONOTONIC ns (tr_deadline_after_ms) past which renders stop: max_render_ms from
 	 * the start of this read; 0 for none */
 	uint64_t deadline;
+	struct tr_watch *watch; /* borrowed; NULL but in toolfs-reader-worker with a deadline */
 };
+
+/* Sets (finish not NULL) or clears how file's read finishes without its reader (struct
+ * tr_watch); call with the lock held, i.e. outside tr_watch_leave/enter. No-op without a
+ * watch. */
+static inline void tr_watch_set(const struct tr_file *file, int (*finish)(void *ctx), void *ctx)
+{
+	if (file->watch) {
+		file->watch->finish = finish;
+		file->watch->ctx = ctx;
+	}
+}
+
+/* Before a call that may not return by the deadline: from here until tr_watch_enter, the
+ * watchdog may finish the read (the reader's state must be whole). No-op without a finish. */
+static inline void tr_watch_leave(const struct tr_file *file)
+{
+	if (file->watch && file->watch->finish)
+		pthread_mutex_unlock(&file->watch->lock);
+}
+
+/* After that call: the reader's state is its own again. When the watchdog finished the read
+ * meanwhile, never returns (the worker ends). */
+static inline void tr_watch_enter(const struct tr_file *file)
+{
+	if (file->watch && file->watch->finish)
+		pthread_mutex_lock(&file->watch->lock);
+}
 
 /* How sure a probe is; the highest wins, ties go to the earlier reader in the list. */
 enum tr_probe {

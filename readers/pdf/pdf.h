@@ -98,14 +98,24 @@ extern const struct tr_pdf_api tr_pdf_api;
  * the default view (pages 1-10 as text, renders of pages without a text layer, the whole file
  * as documents[0] when within 100 pages and opts->max_pdf_size; a larger file is read from its
  * descriptor, not loaded) or a page selector (text and a render of each page, at most
- * opts->max_pdf_pages pages). Sets metadata.pageCount whenever the document opens. Failures
- * (encrypted, corrupt, out_of_range, io_error) go into res.
+ * opts->max_pdf_pages pages). Every page's text is taken first, then OCR, then the renders;
+ * each poppler call after the document opens is left to file->watch (struct tr_watch), whose
+ * finish answers the pages done and a timeout note for the rest (docs/SPEC.md §3 "Render
+ * time"). Sets metadata.pageCount whenever the document opens. Failures (encrypted, corrupt,
+ * out_of_range, io_error) go into res.
  * Returns 0, or -1 when out of memory. */
 int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *sel,
 			const struct tr_options *opts, struct tr_result *res);
 
 /* --- pdf_render --- */
 /* renders one PDF page (poppler + cairo) into an encoded image for images[]. */
+
+/* Why a page's render or text was not done in time when it never began (docs/SPEC.md §3
+ * "Render time"). */
+#define TR_PDF_NOT_STARTED "not started, the time went to earlier work"
+/* ... and when it began: a render stopped at the deadline, by the render itself or by the
+ * read's answer while cairo was inside one drawing operation (struct tr_watch). */
+#define TR_PDF_DRAWING_STOPPED "drawing stopped"
 
 /* docs/SPEC.md §3: page renders have this long edge in pixels. */
 #define TR_PDF_RENDER_LONG_EDGE 1568

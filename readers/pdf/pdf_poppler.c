@@ -17,21 +17,50 @@
 #include "pdf.h"
 #include "util.h"
 
-/* One read in progress. */
+/* How far a page's text was taken (struct pdf_read.state). */
+enum page_state {
+	PAGE_PENDING = 0, /* not started */
+	PAGE_READ,        /* its text is in texts[] (NULL: it has none) */
+	PAGE_MISSING,     /* poppler could not load it */
+	PAGE_STUCK,       /* its text extraction did not return by the deadline */
+};
+
+/* Where a read is, for its finish (struct tr_watch) while a poppler call does not return. */
+enum pdf_phase {
+	PDF_OPENING, /* nothing left to the watchdog yet */
+	PDF_TEXTS,   /* taking the text of page win.first + at */
+	PDF_OCR,     /* OCR of the pages without a text layer */
+	PDF_PAGES,   /* showing the pages; rendering is the page being rendered (0: none) */
+	PDF_REGION,  /* rendering the region of page at */
+};
+
+/* One read in progress. The reader's thread owns it, and the watchdog while it finishes the
+ * read (struct tr_watch: never both). */
 struct pdf_read {
 	const struct tr_file *file;
 	const struct tr_options *opts;
+	const struct tr_selector *sel;
 	PopplerDocument *doc;
 	struct tr_result *res;
+	struct tr_blob *whole; /* the loaded file, attached by the default view (or NULL) */
+	uint64_t n_pages;
+	struct tr_pdf_window win;
 	bool render_all;   /* a page selector: every shown page is rendered */
 	uint64_t rendered; /* images added so far (at most opts->max_pdf_pages) */
 	bool cut;          /* a page's text was cut to fit opts->max_output */
 	uint64_t timeouts; /* renders stopped or skipped at file->deadline (max_render_ms) */
-	/* ocr != off: per page of the window from page ocr_first, its text (malloc'd, taken by
-	 * add_page) and its OCR */
+	uint64_t unread;   /* pages whose text was not taken by the deadline */
+	uint64_t last;     /* the last page shown */
+	/* per page of win (n_win of them): its text (malloc'd, taken by add_page), how far it was
+	 * taken, its OCR (status TR_PDF_OCR_NONE when ocr is off) */
+	uint64_t n_win;
 	char **texts;
+	unsigned char *state; /* enum page_state */
 	struct tr_pdf_ocr_page *ocr;
-	uint64_t ocr_first, ocr_count;
+	enum pdf_phase phase;
+	uint64_t at;        /* PDF_TEXTS: the index in win; PDF_REGION: the page */
+	uint64_t rendering; /* PDF_PAGES: the page being rendered, 0 none */
+	bool finishing;     /* the watchdog finishes the read: no poppler call is made */
 };
 
 static pthread_once_t silence_once = PTHREAD_ONCE_INIT;
@@ -103,33 +132,69 @@ static uint32_t render_long_edge(const struct tr_options *opts)
 	return long_edge ? long_edge : 1;
 }
 
-/* Renders page p into images[]; a page cairo cannot render is noted in content instead.
- * Returns 0, or -1 when out of memory. */
-static int add_render(struct pdf_read *rd, PopplerPage *page, uint64_t p)
+/* Appends to out the one wording of a page's timeout (docs/SPEC.md §3 "Render time"):
+ * "[page P: timeout: not DONE within max_render_ms (N ms), WHY]", followed by "; read
+ * NAME:P.tool.json to ALONE it alone" when alone is not NULL (earlier pages used the time: the
+ * page alone may still make it). Returns 0, or -1 when out of memory. */
+static int timeout_note(struct pdf_read *rd, struct tr_buf *out, uint64_t p, const char *done,
+			const char *why, const char *alone)
+{
+	char hint[128] = "";
+
+	if (alone)
+		snprintf(hint, sizeof(hint), "; read %s:%llu.tool.json to %s it alone",
+			 rd->file->src->name, (unsigned long long)p, alone);
+	return tr_buf_printf(out,
+			     "[page %llu: timeout: not %s within max_render_ms (%llu ms), %s%s]",
+			     (unsigned long long)p, done,
+			     (unsigned long long)rd->opts->max_render_ms, why, hint) < 0
+		       ? -1
+		       : 0;
+}
+
+/* Renders page p into images[]; a page cairo cannot render is noted in content instead. The
+ * render is left to the watchdog (struct tr_watch): a drawing operation cairo does not return
+ * from is stopped by the read's answer. Finishing, nothing is drawn: the page being drawn is
+ * stopped, later ones are not started. Returns 0, or -1 when out of memory. */
+static int add_render(struct pdf_read *rd, uint64_t p)
 {
 	struct tr_pdf_render img;
 	char err[160] = "";
-	int rc = tr_pdf_render_page(page, render_long_edge(rd->opts), rd->opts->image_max_b64,
-				    rd->file->deadline, &img, err, sizeof(err));
+	int rc = 2;
 
+	if (rd->finishing) {
+		snprintf(err, sizeof(err), "%s",
+			 p == rd->rendering ? TR_PDF_DRAWING_STOPPED : TR_PDF_NOT_STARTED);
+	} else {
+		PopplerPage *page;
+
+		rd->rendering = p;
+		tr_watch_leave(rd->file);
+		page = poppler_document_get_page(rd->doc, (int)(p - 1));
+		if (page) {
+			rc = tr_pdf_render_page(page, render_long_edge(rd->opts),
+						rd->opts->image_max_b64, rd->file->deadline, &img,
+						err, sizeof(err));
+			g_object_unref(page);
+		} else {
+			rc = 1;
+			snprintf(err, sizeof(err), "the page could not be loaded");
+		}
+		tr_watch_enter(rd->file);
+		rd->rendering = 0;
+	}
 	if (rc < 0)
 		return -1;
 	if (rc == 2) {
-		/* docs/SPEC.md §3: the page is listed as a timeout; its text stays. When earlier
-		 * pages used the time, the page alone may still render. */
-		char hint[128] = "";
+		/* docs/SPEC.md §3: the page is listed as a timeout; its text stays. */
+		bool alone = rd->rendered + rd->timeouts > 0;
 
-		if (rd->rendered + rd->timeouts > 0)
-			snprintf(hint, sizeof(hint), "; read %s:%llu.tool.json to render it alone",
-				 rd->file->src->name, (unsigned long long)p);
 		rd->timeouts++;
-		return tr_buf_printf(&rd->res->content,
-				     "[page %llu: timeout: not rendered within max_render_ms (%llu "
-				     "ms), %s%s]\n",
-				     (unsigned long long)p,
-				     (unsigned long long)rd->opts->max_render_ms, err, hint) < 0
-			       ? -1
-			       : 0;
+		if (timeout_note(rd, &rd->res->content, p, "rendered", err,
+				 alone ? "render" : NULL) < 0 ||
+		    tr_buf_append(&rd->res->content, "\n", 1) < 0)
+			return -1;
+		return 0;
 	}
 	if (rc > 0)
 		return tr_buf_printf(&rd->res->content, "[page %llu: could not be rendered: %s]\n",
@@ -391,36 +456,40 @@ static void ocr_body(struct pdf_read *rd, const struct tr_pdf_ocr_page *ocr, boo
 	}
 }
 
-/* Appends page p (its header and text, or a note when it has none) and, when it is due, its
- * render. The first page of a result is always shown, its text cut to fit max_output; a later
- * page that does not fit is left out. Returns 0 when shown, 1 when left out, -1 out of memory. */
-static int add_page(struct pdf_read *rd, uint64_t p, bool first)
+/* Appends page p (its header and text, or a note when it has none) and sets *render when its
+ * render is due. The first page of a result is always shown, its text cut to fit max_output; a
+ * later page that does not fit is left out. Makes no poppler call (the texts were taken).
+ * Returns 0 when shown, 1 when left out, -1 out of memory. */
+static int add_page(struct pdf_read *rd, uint64_t p, bool first, bool *render)
 {
 	struct tr_buf *content = &rd->res->content, body = {0};
-	uint64_t max_output = rd->opts->max_output;
-	PopplerPage *page = poppler_document_get_page(rd->doc, (int)(p - 1));
-	bool known = rd->texts && p >= rd->ocr_first && p - rd->ocr_first < rd->ocr_count;
-	char *text = known ? rd->texts[p - rd->ocr_first] : NULL;
-	int rc = !known && page ? page_text(page, &text) : 0;
-	struct tr_pdf_ocr_page *ocr = known ? &rd->ocr[p - rd->ocr_first] : NULL;
+	uint64_t max_output = rd->opts->max_output, i = p - rd->win.first;
+	enum page_state state = rd->state[i];
+	char *text = rd->texts[i];
+	struct tr_pdf_ocr_page *ocr = &rd->ocr[i];
 	bool blank = tr_pdf_text_is_blank(text);
-	bool ocr_text = ocr && ocr->status == TR_PDF_OCR_DONE && ocr->text[0];
-	bool render = page && (rd->render_all || blank) && rd->rendered < rd->opts->max_pdf_pages;
+	bool ocr_text = ocr->status == TR_PDF_OCR_DONE && ocr->text[0];
 	char header[64];
 	size_t header_len, room;
+	int rc = 0;
 
-	if (rc < 0)
-		goto out;
-	if (known)
-		rd->texts[p - rd->ocr_first] = NULL; /* ours to free now */
+	*render = state == PAGE_READ && (rd->render_all || blank) &&
+		  rd->rendered < rd->opts->max_pdf_pages;
+	rd->texts[i] = NULL; /* ours to free now */
 	header_len = (size_t)snprintf(header, sizeof(header), "%s--- Page %llu%s ---\n",
 				      first ? "" : "\n", (unsigned long long)p,
-				      ocr && ocr->status == TR_PDF_OCR_DONE ? " (OCR)" : "");
-	if (!page)
+				      ocr->status == TR_PDF_OCR_DONE ? " (OCR)" : "");
+	if (state == PAGE_MISSING) {
 		tr_buf_printf(&body, "[page %llu: could not be loaded]", (unsigned long long)p);
-	else if (blank && ocr && ocr->status > TR_PDF_OCR_DUE)
-		ocr_body(rd, ocr, render, &body);
-	else if (blank && render)
+	} else if (state == PAGE_STUCK || state == PAGE_PENDING) {
+		if (timeout_note(rd, &body, p, "read",
+				 state == PAGE_STUCK ? "its text extraction did not finish"
+						     : TR_PDF_NOT_STARTED,
+				 state == PAGE_STUCK ? NULL : "read") < 0)
+			body.oom = true;
+	} else if (blank && ocr->status > TR_PDF_OCR_DUE)
+		ocr_body(rd, ocr, *render, &body);
+	else if (blank && *render)
 		tr_buf_printf(&body, "[page %llu: no text layer; see the page image]",
 			      (unsigned long long)p);
 	else if (blank)
@@ -439,6 +508,8 @@ static int add_page(struct pdf_read *rd, uint64_t p, bool first)
 		rc = 1;
 		goto out;
 	}
+	if (state == PAGE_STUCK || state == PAGE_PENDING)
+		rd->unread++;
 	tr_buf_append(content, header, header_len);
 	if (header_len + body.len + 1 > room && (!blank || ocr_text)) {
 		size_t shown = tr_utf8_prefix((const unsigned char *)body.data, body.len,
@@ -454,15 +525,11 @@ static int add_page(struct pdf_read *rd, uint64_t p, bool first)
 		tr_buf_append(content, body.data, body.len);
 		tr_buf_append(content, "\n", 1);
 	}
-	if (render && add_render(rd, page, p) < 0)
-		rc = -1;
 	if (content->oom)
 		rc = -1;
 out:
 	tr_buf_free(&body);
 	free(text);
-	if (page)
-		g_object_unref(page);
 	return rc;
 }
 
@@ -520,9 +587,13 @@ static int read_region(struct pdf_read *rd, const struct tr_selector *sel, uint6
 			       (unsigned long long)p, grid_w, grid_h, grid_w, grid_h);
 		return 0;
 	}
+	rd->phase = PDF_REGION;
+	rd->at = p;
+	tr_watch_leave(rd->file);
 	rc = tr_pdf_render_region(page, &r, long_edge, rd->opts->image_max_b64, rd->file->deadline,
 				  &img, err, sizeof(err));
 	g_object_unref(page);
+	tr_watch_enter(rd->file);
 	if (rc < 0)
 		return -1;
 	if (rc > 0) {
@@ -554,39 +625,55 @@ static int read_region(struct pdf_read *rd, const struct tr_selector *sel, uint6
 	return res->short_result ? 0 : -1;
 }
 
-/* ocr != off: takes the text of every page of win and OCRs those without a text layer (into
- * rd->texts and rd->ocr). Returns 0; 1 when res failed (the language is missing); -1 when out
- * of memory. */
-static int ocr_window(struct pdf_read *rd, const struct tr_pdf_window *win)
+/* Takes the text of every page of rd->win (into rd->texts and rd->state), each left to the
+ * watchdog (struct tr_watch): text extraction takes no cancel hook. Pages are not skipped at the
+ * deadline (a page's text is cheap and under no budget of its own); a page whose extraction
+ * does not return is stopped by the read's answer, and the pages after it are not started.
+ * Returns 0, or -1 when out of memory. */
+static int take_texts(struct pdf_read *rd)
 {
-	uint64_t n = win->first ? win->last - win->first + 1 : 0;
+	rd->phase = PDF_TEXTS;
+	for (uint64_t i = 0; i < rd->n_win; i++) {
+		PopplerPage *page;
+		char *text = NULL;
+		int rc = 0;
+
+		rd->at = i;
+		tr_watch_leave(rd->file);
+		page = poppler_document_get_page(rd->doc, (int)(rd->win.first + i - 1));
+		if (page) {
+			rc = page_text(page, &text);
+			g_object_unref(page);
+		}
+		tr_watch_enter(rd->file);
+		if (rc < 0)
+			return -1;
+		rd->texts[i] = text;
+		rd->state[i] = page ? PAGE_READ : PAGE_MISSING;
+	}
+	return 0;
+}
+
+/* ocr != off: OCRs the pages of rd->win without a text layer (into rd->ocr), left to the
+ * watchdog (the OCR threads render). Returns 0; 1 when res failed (the language is missing);
+ * -1 when out of memory. */
+static int ocr_window(struct pdf_read *rd)
+{
+	uint64_t n = rd->n_win;
 	char err[256] = "";
 	bool lang_missing = false;
 	int rc;
 
 	if (rd->opts->ocr == TR_OCR_OFF || n == 0)
 		return 0;
-	rd->texts = calloc(n, sizeof(*rd->texts));
-	rd->ocr = calloc(n, sizeof(*rd->ocr));
-	if (!rd->texts || !rd->ocr)
-		return -1;
-	rd->ocr_first = win->first;
-	rd->ocr_count = n;
-	for (uint64_t i = 0; i < n; i++) {
-		PopplerPage *page = poppler_document_get_page(rd->doc, (int)(win->first + i - 1));
-
-		rd->ocr[i].page = win->first + i;
-		if (!page)
-			continue;
-		rc = page_text(page, &rd->texts[i]);
-		g_object_unref(page);
-		if (rc < 0)
-			return -1;
-		if (tr_pdf_text_is_blank(rd->texts[i]))
+	for (uint64_t i = 0; i < n; i++)
+		if (rd->state[i] == PAGE_READ && tr_pdf_text_is_blank(rd->texts[i]))
 			rd->ocr[i].status = TR_PDF_OCR_DUE;
-	}
+	rd->phase = PDF_OCR;
+	tr_watch_leave(rd->file);
 	rc = tr_pdf_ocr_pages(rd->doc, rd->file, rd->opts, rd->ocr, (size_t)n, &lang_missing, err,
 			      sizeof(err));
+	tr_watch_enter(rd->file);
 	if (rc == 1 && lang_missing) {
 		tr_result_fail(rd->res, TR_E_UNSUPPORTED, "%s", err);
 		return 1;
@@ -606,12 +693,9 @@ static int ocr_window(struct pdf_read *rd, const struct tr_pdf_window *win)
  * max_ocr_pages budget or the time): the result stops before it and next starts at it. */
 static bool ocr_stops_at(struct pdf_read *rd, uint64_t p)
 {
-	const struct tr_pdf_ocr_page *ocr = rd->ocr && p >= rd->ocr_first &&
-							    p - rd->ocr_first < rd->ocr_count
-						    ? &rd->ocr[p - rd->ocr_first]
-						    : NULL;
+	const struct tr_pdf_ocr_page *ocr = &rd->ocr[p - rd->win.first];
 
-	if (!ocr || (ocr->status != TR_PDF_OCR_BUDGET && ocr->status != TR_PDF_OCR_TIMEOUT))
+	if (ocr->status != TR_PDF_OCR_BUDGET && ocr->status != TR_PDF_OCR_TIMEOUT)
 		return false;
 	if (ocr->status == TR_PDF_OCR_BUDGET)
 		tr_buf_printf(&rd->res->content,
@@ -627,62 +711,54 @@ static bool ocr_stops_at(struct pdf_read *rd, uint64_t p)
 	return true;
 }
 
-/* Fills the successful result: the window's pages, range, truncation, next, short result. */
-static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64_t n_pages,
-		      struct tr_blob *whole)
+/* Shows the pages of rd->win from page from on (their text, their renders when due), up to
+ * one that does not fit or one OCR did not reach. Returns 0, or -1 when out of memory. */
+static int show_pages(struct pdf_read *rd, uint64_t from)
 {
-	struct tr_result *res = rd->res;
-	struct tr_pdf_window win;
-	uint64_t last = 0;
-	struct tr_window w = {.unit = TR_UNIT_PAGE};
-	char size_text[32], extra[96] = "";
+	rd->phase = PDF_PAGES;
+	for (uint64_t p = from; p && p <= rd->win.last; p++) {
+		bool render = false;
+		int rc;
 
-	if (sel->has_region)
-		return read_region(rd, sel, n_pages);
-	if (sel->present && sel->column) {
-		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Column selectors (%llu.%llu-) apply to text files only; select PDF "
-			       "pages with N, A-B or A-",
-			       (unsigned long long)sel->start, (unsigned long long)sel->column);
-		return 0;
-	}
-	if (tr_pdf_window(sel, n_pages, TR_PDF_DEFAULT_PAGES, rd->opts->max_pdf_pages, &win) < 0) {
-		tr_result_fail(res, TR_E_OUT_OF_RANGE,
-			       "Page %llu is past the end of the document (%llu %s)",
-			       (unsigned long long)sel->start, (unsigned long long)n_pages,
-			       plural(n_pages, "page", "pages"));
-		return 0;
-	}
-	rd->render_all = sel->present;
-	int ocr_rc = ocr_window(rd, &win);
-
-	if (ocr_rc != 0)
-		return ocr_rc < 0 ? -1 : 0;
-	for (uint64_t p = win.first; p && p <= win.last; p++) {
-		if (p != win.first && ocr_stops_at(rd, p))
+		if (p != rd->win.first && ocr_stops_at(rd, p))
 			break;
-		int rc = add_page(rd, p, p == win.first);
-
+		rc = add_page(rd, p, p == rd->win.first, &render);
 		if (rc < 0)
 			return -1;
 		if (rc > 0)
 			break;
-		last = p;
+		rd->last = p;
+		if (render && add_render(rd, p) < 0)
+			return -1;
 	}
-	if (whole && n_pages <= TR_PDF_ATTACH_MAX_PAGES &&
-	    tr_result_add_document(res, tr_blob_ref(whole), "application/pdf") < 0)
+	return rd->res->content.oom ? -1 : 0;
+}
+
+/* Makes the result a success: the document attached (the default view), range, truncation,
+ * next, short result. */
+static int close_window(struct pdf_read *rd)
+{
+	struct tr_result *res = rd->res;
+	uint64_t n_pages = rd->n_pages, last = rd->last;
+	struct tr_window w = {.unit = TR_UNIT_PAGE};
+	char size_text[32], extra[160] = "";
+
+	if (rd->whole && n_pages <= TR_PDF_ATTACH_MAX_PAGES &&
+	    tr_result_add_document(res, tr_blob_ref(rd->whole), "application/pdf") < 0)
 		return -1;
 	res->success = true;
-	w.first = win.first;
+	w.first = rd->win.first;
 	w.last = last;
 	w.total = n_pages;
 	w.cut = rd->cut;
 	tr_pdf_next_window(last, n_pages,
-			   sel->present ? rd->opts->max_pdf_pages : TR_PDF_DEFAULT_PAGES, &w.next);
+			   rd->sel->present ? rd->opts->max_pdf_pages : TR_PDF_DEFAULT_PAGES,
+			   &w.next);
 	if (tr_result_set_window(res, rd->file->src->name, &w) < 0)
 		return -1;
 	tr_format_size(res->meta.size, size_text, sizeof(size_text));
-	/* ", 2 page images" and ", 1 page not rendered (timeout)" when there are any */
+	/* ", 2 page images", ", 1 page not rendered (timeout)" and ", 2 pages not read (timeout)"
+	 * when there are any */
 	if (res->n_images)
 		snprintf(extra, sizeof(extra), ", %zu page %s", res->n_images,
 			 plural(res->n_images, "image", "images"));
@@ -693,35 +769,126 @@ static int read_pages(struct pdf_read *rd, const struct tr_selector *sel, uint64
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 ", %llu %s not rendered (timeout)", (unsigned long long)rd->timeouts,
 			 plural(rd->timeouts, "page", "pages"));
+	if (rd->unread)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 ", %llu %s not read (timeout)", (unsigned long long)rd->unread,
+			 plural(rd->unread, "page", "pages"));
 	if (n_pages == 0)
 		tr_result_set_short(res, "Read PDF: no pages, %s", size_text);
 	else
 		tr_result_set_short(res, "Read PDF: %llu of %llu %s (%llu-%llu), %s%s",
-				    (unsigned long long)(last - win.first + 1),
+				    (unsigned long long)(last - rd->win.first + 1),
 				    (unsigned long long)n_pages, plural(n_pages, "page", "pages"),
-				    (unsigned long long)win.first, (unsigned long long)last,
+				    (unsigned long long)rd->win.first, (unsigned long long)last,
 				    size_text, extra);
 	return res->short_result ? 0 : -1;
+}
+
+/* Fills the successful result: the window's pages (every page's text first, then OCR, then
+ * the renders), range, truncation, next, short result. */
+static int read_pages(struct pdf_read *rd)
+{
+	const struct tr_selector *sel = rd->sel;
+	struct tr_result *res = rd->res;
+	uint64_t n_pages = rd->n_pages;
+	int rc;
+
+	if (sel->has_region)
+		return read_region(rd, sel, n_pages);
+	if (sel->present && sel->column) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Column selectors (%llu.%llu-) apply to text files only; select PDF "
+			       "pages with N, A-B or A-",
+			       (unsigned long long)sel->start, (unsigned long long)sel->column);
+		return 0;
+	}
+	if (tr_pdf_window(sel, n_pages, TR_PDF_DEFAULT_PAGES, rd->opts->max_pdf_pages, &rd->win) <
+	    0) {
+		tr_result_fail(res, TR_E_OUT_OF_RANGE,
+			       "Page %llu is past the end of the document (%llu %s)",
+			       (unsigned long long)sel->start, (unsigned long long)n_pages,
+			       plural(n_pages, "page", "pages"));
+		return 0;
+	}
+	rd->render_all = sel->present;
+	rd->n_win = rd->win.first ? rd->win.last - rd->win.first + 1 : 0;
+	if (rd->n_win) {
+		rd->texts = calloc(rd->n_win, sizeof(*rd->texts));
+		rd->state = calloc(rd->n_win, sizeof(*rd->state));
+		rd->ocr = calloc(rd->n_win, sizeof(*rd->ocr));
+		if (!rd->texts || !rd->state || !rd->ocr)
+			return -1;
+		for (uint64_t i = 0; i < rd->n_win; i++)
+			rd->ocr[i].page = rd->win.first + i;
+	}
+	if (take_texts(rd) < 0)
+		return -1;
+	rc = ocr_window(rd);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (show_pages(rd, rd->win.first) < 0)
+		return -1;
+	return close_window(rd);
+}
+
+/* The read's finish (struct tr_watch), on the watchdog's thread while the reader's thread is
+ * inside a poppler call that did not return: the result from what the read has, every poppler
+ * call left out (docs/SPEC.md §3 "Render time"). A page whose text extraction is stuck is
+ * `not read`, the pages after it `not started`; a page whose drawing is stuck is `not
+ * rendered`, drawing stopped; OCR that did not return is an OCR timeout. */
+static int finish_read(void *ctx)
+{
+	struct pdf_read *rd = ctx;
+	uint64_t from = rd->win.first;
+
+	rd->finishing = true;
+	switch (rd->phase) {
+	case PDF_OPENING: return 0; /* never left to the watchdog */
+	case PDF_REGION: fail_region_render(rd, 2, rd->at, TR_PDF_DRAWING_STOPPED); return 0;
+	case PDF_TEXTS: rd->state[rd->at] = PAGE_STUCK; break;
+	case PDF_OCR: {
+		/* the OCR threads still write rd->ocr: a fresh one, from the texts alone (the
+		 * other is left to the worker's end) */
+		struct tr_pdf_ocr_page *ocr = calloc(rd->n_win, sizeof(*ocr));
+
+		if (!ocr)
+			return -1;
+		for (uint64_t i = 0; i < rd->n_win; i++) {
+			ocr[i].page = rd->win.first + i;
+			if (rd->state[i] == PAGE_READ && tr_pdf_text_is_blank(rd->texts[i]))
+				ocr[i].status = TR_PDF_OCR_TIMEOUT;
+		}
+		rd->ocr = ocr;
+		break;
+	}
+	case PDF_PAGES: /* only renders are left to the watchdog here */
+		from = rd->last + 1;
+		if (rd->rendering && add_render(rd, rd->rendering) < 0)
+			return -1;
+		break;
+	}
+	if (show_pages(rd, from) < 0)
+		return -1;
+	return close_window(rd);
 }
 
 int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *sel,
 			const struct tr_options *opts, struct tr_result *res)
 {
-	struct pdf_read rd = {.file = file, .opts = opts, .res = res};
+	struct pdf_read rd = {.file = file, .opts = opts, .sel = sel, .res = res};
 	uint64_t size = (uint64_t)file->st.st_size;
 	/* The default view of a file within max_pdf_size loads it once: poppler parses it from
 	 * memory, it is hashed on the way and attached as documents[0]. A larger one is read from
 	 * its descriptor, as page selectors are, and not attached (docs/SPEC.md §3). */
 	bool load = !sel->present && size <= opts->max_pdf_size;
-	struct tr_blob *whole = NULL;
 	GError *error = NULL;
 	int rc = 0, n_pages;
 
 	pthread_once(&silence_once, silence_poppler);
 	if (load) {
-		if (tr_load_file(file->fd, size, &whole, &res->meta) < 0)
+		if (tr_load_file(file->fd, size, &rd.whole, &res->meta) < 0)
 			return tr_result_fail_load(res, errno);
-		rd.doc = open_from_blob(whole, &error);
+		rd.doc = open_from_blob(rd.whole, &error);
 	} else {
 		rd.doc = open_from_fd(file->fd, &error);
 	}
@@ -733,18 +900,24 @@ int tr_pdf_read_poppler(const struct tr_file *file, const struct tr_selector *se
 	if (n_pages < 0)
 		n_pages = 0;
 	res->meta.page_count = n_pages;
-	rc = read_pages(&rd, sel, (uint64_t)n_pages, whole);
+	rd.n_pages = (uint64_t)n_pages;
+	tr_watch_set(file, finish_read, &rd);
+	rc = read_pages(&rd);
+	tr_watch_set(file, NULL, NULL);
 out:
-	for (uint64_t i = 0; i < rd.ocr_count; i++) {
-		free(rd.texts[i]);
-		free(rd.ocr[i].text);
+	for (uint64_t i = 0; i < rd.n_win; i++) {
+		if (rd.texts)
+			free(rd.texts[i]);
+		if (rd.ocr)
+			free(rd.ocr[i].text);
 	}
 	free(rd.texts);
+	free(rd.state);
 	free(rd.ocr);
 	g_clear_error(&error);
 	if (rd.doc)
 		g_object_unref(rd.doc);
-	tr_blob_unref(whole);
+	tr_blob_unref(rd.whole);
 	return rc;
 }
 

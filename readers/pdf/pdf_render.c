@@ -223,7 +223,7 @@ static int render_view(PopplerPage *page, const struct tr_region *region, uint32
 	int rc;
 
 	if (tr_deadline_passed(deadline)) {
-		snprintf(err, err_size, "not started, the time went to earlier work");
+		snprintf(err, err_size, "%s", TR_PDF_NOT_STARTED);
 		return 2;
 	}
 	/* The page image's grid: the page at long_edge; a region is a rectangle of it, zoomed. */
@@ -258,7 +258,7 @@ static int render_view(PopplerPage *page, const struct tr_region *region, uint32
 	cairo_destroy(cr);
 	cairo_surface_destroy(drawn);
 	if (watch.stopped) {
-		snprintf(err, err_size, "drawing stopped");
+		snprintf(err, err_size, "%s", TR_PDF_DRAWING_STOPPED);
 		rc = 2;
 		goto out_surface;
 	}
@@ -357,7 +357,7 @@ int tr_pdf_render_grey(PopplerPage *page, uint32_t dpi, uint64_t deadline, unsig
 	const unsigned char *pixels;
 
 	if (tr_deadline_passed(deadline)) {
-		snprintf(err, err_size, "not started, the time went to earlier work");
+		snprintf(err, err_size, "%s", TR_PDF_NOT_STARTED);
 		return 2;
 	}
 	poppler_page_get_size(page, &page_w, &page_h);
@@ -387,7 +387,7 @@ int tr_pdf_render_grey(PopplerPage *page, uint32_t dpi, uint64_t deadline, unsig
 	if (watch.stopped || status != CAIRO_STATUS_SUCCESS) {
 		cairo_surface_destroy(surface);
 		snprintf(err, err_size, "%s",
-			 watch.stopped ? "drawing stopped" : cairo_status_to_string(status));
+			 watch.stopped ? TR_PDF_DRAWING_STOPPED : cairo_status_to_string(status));
 		return watch.stopped ? 2 : status == CAIRO_STATUS_NO_MEMORY ? -1 : 1;
 	}
 	cairo_surface_flush(surface);

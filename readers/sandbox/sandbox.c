@@ -28,9 +28,6 @@
 #include "util.h"
 
 #define SANDBOX_CONTROL_MS 5000 /* the fork server answers within this, or is ended */
-/* A worker past the read's deadline is given this long to answer with what it has (the readers
- * stop their renders at the deadline themselves) before it is killed. */
-#define SANDBOX_GRACE_MS 2000
 /* A read without a deadline (max_render_ms 0) is still ended after this long. */
 #define SANDBOX_NO_DEADLINE_MS (10 * 60 * 1000)
 

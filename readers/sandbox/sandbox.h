@@ -19,7 +19,9 @@ extern bool tr_sandbox_inside;
 /* Runs reader->read(file, sel, opts, res) in a worker forked for this read alone, and rebuilds
  * its result into res (which holds path and stat; replaced whole). A worker that crashes, runs
  * past file->deadline, runs out of max_worker_memory or answers something invalid leaves res a
- * failure (corrupt naming the signal, timeout, too_large, corrupt) and no process behind.
+ * failure (corrupt naming the signal, timeout, too_large, corrupt) and no process behind; a
+ * reader stuck in a call it left to the worker's watchdog (struct tr_watch) answers what it
+ * has instead, within the grace.
  * Returns 0, or -1 when out of memory. Thread-safe. */
 int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 		    const struct tr_selector *sel, const struct tr_options *opts,

@@ -22,6 +22,13 @@
 #define SANDBOX_MAX_REPLY (512u << 20)
 /* The most bytes of the source's path and name a request carries. */
 #define SANDBOX_MAX_PATH 65536u
+/* A worker past the read's deadline is given this long to answer with what it has (the readers
+ * stop their renders at the deadline themselves) before the core has it killed. */
+#define SANDBOX_GRACE_MS 2000
+/* A reader still inside a call it cannot cancel this long past the deadline is finished by the
+ * worker's watchdog (struct tr_watch): within the grace, and after what a render stopped at the
+ * deadline takes to parse the rest of its page (about 1 s of 200,000 operations). */
+#define SANDBOX_ANSWER_MS 1000
 
 /* A read: this header (with the file's descriptor), then path_len bytes of the source's path
  * and name_len bytes of its name (no NULs). */

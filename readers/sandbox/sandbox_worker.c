@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "image.h"
@@ -102,6 +104,52 @@ static int reply(uint32_t status, const struct tr_buf *body)
 	return body && body->len ? tr_send_full(SANDBOX_FD, body->data, body->len) : 0;
 }
 
+/* The read's watchdog (struct tr_watch, docs/SPEC.md §8): SANDBOX_ANSWER_MS past the deadline
+ * it asks for the read's lock, which it gets only while the reader is inside a call it left the
+ * lock for (the reader's thread keeps it from its start to its answer otherwise); it then has
+ * the reader finish its result without that call, answers it and ends the worker, which the
+ * core kills and reaps as any other. */
+struct watchdog {
+	struct tr_watch watch;
+	struct tr_result *res;
+	uint64_t at; /* CLOCK_MONOTONIC ns */
+};
+
+static void *watchdog_run(void *arg)
+{
+	struct watchdog *dog = arg;
+	struct timespec at = {.tv_sec = (time_t)(dog->at / 1000000000u),
+			      .tv_nsec = (long)(dog->at % 1000000000u)};
+	struct tr_buf body = {0};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+		;
+	pthread_mutex_lock(&dog->watch.lock);
+	if (dog->watch.finish(dog->watch.ctx) < 0 || tr_sandbox_encode(dog->res, &body) < 0)
+		_exit(reply(SANDBOX_NOMEM, NULL) ? 1 : 0);
+	_exit(reply(SANDBOX_OK, &body) ? 1 : 0);
+}
+
+/* Starts dog's thread for a read of deadline into res; the caller holds dog->watch.lock.
+ * Returns 0, or -1 when no thread starts (the read then goes without a watch). */
+static int watchdog_start(struct watchdog *dog, struct tr_result *res, uint64_t deadline)
+{
+	pthread_attr_t attr;
+	pthread_t thread;
+	int rc;
+
+	dog->res = res;
+	dog->at = deadline + (uint64_t)SANDBOX_ANSWER_MS * 1000000u;
+	if (pthread_attr_init(&attr))
+		return -1;
+	/* a small stack: max_worker_memory bounds the address space */
+	pthread_attr_setstacksize(&attr, 1u << 20);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&thread, &attr, watchdog_run, dog);
+	pthread_attr_destroy(&attr);
+	return rc ? -1 : 0;
+}
+
 /* The hook's read in place of the reader's. */
 static int run_hook(void)
 {
@@ -160,6 +208,7 @@ static int run_hook(void)
 /* The worker: one request on SANDBOX_FD, under its sandbox; never returns. */
 static void worker(int sock, pid_t server)
 {
+	static struct watchdog dog = {.watch = {.lock = PTHREAD_MUTEX_INITIALIZER}};
 	struct sandbox_request req;
 	struct tr_source src = {0};
 	struct tr_result res;
@@ -210,6 +259,10 @@ static void worker(int sock, pid_t server)
 					.head = head,
 					.head_len = (size_t)head_len,
 					.deadline = req.deadline};
+		/* held until the answer: the watchdog answers only what a reader left it */
+		pthread_mutex_lock(&dog.watch.lock);
+		if (req.deadline && watchdog_start(&dog, &res, req.deadline) == 0)
+			file.watch = &dog.watch;
 		rc = tr_readers[req.reader]->read(&file, &req.sel, &req.opts, &res);
 	}
 	if (rc < 0 || tr_sandbox_encode(&res, &body) < 0)
