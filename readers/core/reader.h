@@ -93,6 +93,10 @@ enum tr_reader_cap {
 	 * bytes: the dispatcher runs it in a sandboxed worker process, one per read (readers/
 	 * sandbox, docs/SPEC.md §8), never in the programs themselves. */
 	TR_CAP_UNTRUSTED = 1u << 0,
+	/* Its read starts threads (libvips's pool, GLib's, toolfs's own page and render threads):
+	 * its worker keeps RLIMIT_NPROC as it was, which counts threads; every other worker has
+	 * RLIMIT_NPROC 0, no new task at all (docs/SPEC.md §8). */
+	TR_CAP_THREADS = 1u << 1,
 };
 
 struct tr_reader {

@@ -9,6 +9,7 @@
 #include <linux/landlock.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,7 @@ static const char *const readable[] = {
 };
 
 static int ruleset_fd = -1;
+static int landlock_errno; /* 0, or why the kernel has no Landlock */
 static scmp_filter_ctx filter;
 /* The names of the system calls, made by the server for its workers' SIGSYS handler. */
 #define SYSCALL_NAMES 512
@@ -109,18 +111,28 @@ static int add_readable(const char *path, uint64_t access)
 	return rc;
 }
 
-/* The Landlock ruleset, when the kernel has Landlock (ruleset_fd stays -1 without it). */
-static int prepare_landlock(void)
+int sandbox_landlock_missing(void)
 {
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	return landlock_errno;
+}
+
+/* The Landlock ruleset, when the kernel has Landlock (ruleset_fd stays -1 without it, and
+ * landlock_errno says why: ENOSYS, or EOPNOTSUPP when it is built but not enabled). */
+static int prepare_landlock(bool missing)
+{
+	long abi = missing ? (errno = ENOSYS, -1)
+			   : syscall(SYS_landlock_create_ruleset, NULL, 0,
+				     LANDLOCK_CREATE_RULESET_VERSION);
 	struct ruleset_attr attr = {0};
 	size_t size = sizeof(attr.handled_access_fs);
 	uint64_t read_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
 	char self[PATH_MAX];
 	ssize_t len;
 
-	if (abi < 1)
-		return 0; /* docs/SPEC.md §8: seccomp, nobody and the rlimits still hold */
+	if (abi < 1) { /* docs/SPEC.md §8: seccomp, nobody and the rlimits still hold */
+		landlock_errno = abi < 0 && errno > 0 ? errno : ENOSYS;
+		return 0;
+	}
 	attr.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
 	if (abi >= 2)
 		attr.handled_access_fs |= LL_FS_REFER;
@@ -274,12 +286,15 @@ static const int refused[] = {
 	SCMP_SYS(sched_get_priority_min),
 };
 
-static int prepare_seccomp(void)
+static int prepare_seccomp(bool profile)
 {
 	int rc;
 
-	/* SIGSYS trapped, so that the worker names the call (sandbox_worker.c on_sigsys) */
-	filter = seccomp_init(SCMP_ACT_TRAP);
+	/* SIGSYS trapped, so that the worker names the call (sandbox_worker.c on_sigsys); a
+	 * test run's profile (TOOLFS_WORKER_TEST=profile) logs instead and lets the call run, for
+	 * tests/seccomp_profile.py --reader to list under strace: honoured only under a tracer, so
+	 * that a daemon left with the variable still stops every other call */
+	filter = seccomp_init(profile && tr_traced() ? SCMP_ACT_LOG : SCMP_ACT_TRAP);
 	name_syscalls();
 	rc = filter ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < sizeof(allowed) / sizeof(allowed[0]); i++)
@@ -309,7 +324,7 @@ static int prepare_seccomp(void)
 	return rc ? -1 : 0;
 }
 
-int sandbox_server_confine(void)
+int sandbox_server_confine(unsigned tests)
 {
 	/* Started by root (the daemon), the server becomes nobody: no file of anyone's to reach
 	 * and no process of anyone's to signal, should a worker's filter leave a way. */
@@ -319,12 +334,13 @@ int sandbox_server_confine(void)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
-	if (prepare_landlock() || prepare_seccomp())
+	if (prepare_landlock(tests & SANDBOX_TEST_NO_LANDLOCK) ||
+	    prepare_seccomp(tests & SANDBOX_TEST_PROFILE))
 		return -1;
 	return 0;
 }
 
-int sandbox_worker_confine(pid_t server, uint64_t max_memory)
+int sandbox_worker_confine(pid_t server, uint64_t max_memory, bool threads)
 {
 	int rc;
 
@@ -338,6 +354,12 @@ int sandbox_worker_confine(pid_t server, uint64_t max_memory)
 #endif
 	if (limit(RLIMIT_CPU, WORKER_CPU_SOFT, WORKER_CPU_SOFT + 10) ||
 	    limit(RLIMIT_NOFILE, WORKER_NOFILE, WORKER_NOFILE))
+		return -1;
+	/* No new task: RLIMIT_NPROC counts every task of the real user, threads included, so a
+	 * reader that starts threads (libvips's pool, toolfs's page threads) keeps the server's
+	 * limit; seccomp still refuses it a fork (docs/SPEC.md §8). The server keeps forking. Root
+	 * is exempt from it (a worker of a user who is not root keeps its user). */
+	if (!threads && limit(RLIMIT_NPROC, 0, 0))
 		return -1;
 	if (ruleset_fd >= 0) {
 		if (syscall(SYS_landlock_restrict_self, ruleset_fd, 0))
