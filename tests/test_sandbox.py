@@ -10,7 +10,9 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
+import sys
 import time
 
 import cairo
@@ -434,3 +436,31 @@ def test_missing_landlock_is_logged_once(build_dir, tree):
     done = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "doc.pdf"], cwd=tree,
                           capture_output=True, text=True)
     assert "Landlock" not in done.stderr  # this kernel has it
+
+
+def test_measured_reader_calls_are_in_the_filters_lists(build_dir):
+    """Issue 35: tests/seccomp_profile.py --reader --quick reads a file of each kind of every
+    family (a PDF's text, render, region and OCR; PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, HEIC,
+    AVIF; SVG; docx, xlsx, pptx, ODT; notebooks) with the worker's filter logging
+    (TOOLFS_WORKER_TEST=profile): every call made is allowed or answers an errno, so a library
+    that needs a new call fails here, not in a user's read. The full corpus is a script run
+    (docs/SPEC.md §8)."""
+    if not shutil.which("strace"):
+        pytest.skip("strace is not installed")
+    out = subprocess.run([sys.executable, str(pathlib.Path(__file__).parent / "seccomp_profile.py"),
+                          "--reader", "--build", str(build_dir), "--quick"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    families = {line.split(":")[0]: line for line in out.stdout.splitlines()
+                if not line.startswith(" ")}
+    assert sorted(families) == ["image", "notebook", "office", "pdf", "raster", "svg"]
+    for family, line in families.items():
+        assert ", 0 failed," in line, out.stdout + out.stderr
+    # office starts no thread: its worker's RLIMIT_NPROC 0 (test above) costs it nothing
+    assert families["office"].endswith("at most 0 threads in one")
+    calls = {}
+    for line in out.stdout.splitlines():
+        if line.startswith("  ") and not line.strip().endswith(":") and "measured:" not in line:
+            name, _, _, verdict = line.split()
+            calls[name] = verdict
+    assert (calls["pread64"], calls["sendto"], calls["sysinfo"]) == ("allowed", "allowed", "errno")
