@@ -14,7 +14,7 @@ filter log instead of stopping (every call runs): the default view, a frame or t
 the count of workers that made it and whether media_sandbox.c allows it, refuses it (EPERM)
 or would stop the worker; the exit status is 1 when a call would stop it.
 
-    seccomp_profile.py --reader [--build DIR] [--quick] [--keep DIR]
+    seccomp_profile.py --reader [--build DIR] [--quick] [--keep DIR] [--family NAME ...]
 
 does the same for toolfs-reader-worker (docs/SPEC.md §8) with TOOLFS_WORKER_TEST=profile, one
 toolfs-mcp under strace per reader family: PDF (text, a page rendered, a region zoomed, OCR of
@@ -347,13 +347,15 @@ def reader_worker_calls(trace: pathlib.Path) -> tuple:
     return seen, len(on_at), most
 
 
-def reader_main(build: pathlib.Path, quick: bool, keep) -> int:
+def reader_main(build: pathlib.Path, quick: bool, keep, only=None) -> int:
     allowed, refused = sandbox_lists(READER_SANDBOX)
     stopped = 0
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(keep or tmp) / "reader_corpus"
         corpus = reader_corpus(root, quick)
         for family, files in corpus.items():
+            if only and family not in only:
+                continue
             trace = pathlib.Path(tmp) / f"trace-{family}"
             trace.mkdir()
             answers = run_reader_reads(build, root, family, files, trace)
@@ -383,10 +385,12 @@ def main() -> int:
     ap.add_argument("--keep", help="generate the corpus here and keep it (reused when there)")
     ap.add_argument("--reader", action="store_true",
                     help="toolfs-reader-worker's families instead of the media worker")
+    ap.add_argument("--family", action="append", choices=sorted(FAMILIES),
+                    help="with --reader: this family alone (repeatable; default: all)")
     args = ap.parse_args()
     build = pathlib.Path(args.build).resolve()
     if args.reader:
-        return reader_main(build, args.quick, args.keep)
+        return reader_main(build, args.quick, args.keep, args.family)
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(args.keep or tmp) / "corpus"
         trace = pathlib.Path(tmp) / "trace"
