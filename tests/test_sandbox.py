@@ -456,7 +456,7 @@ def test_measured_reader_calls_are_in_the_filters_lists(build_dir):
     assert sorted(families) == ["image", "notebook", "office", "pdf", "raster", "svg"]
     for family, line in families.items():
         assert ", 0 failed," in line, out.stdout + out.stderr
-    # office starts no thread: its worker's RLIMIT_NPROC 0 (test above) costs it nothing
+    # office needs no thread: under its worker's RLIMIT_NPROC 0 (test above) none starts
     assert families["office"].endswith("at most 0 threads in one")
     calls = {}
     for line in out.stdout.splitlines():
