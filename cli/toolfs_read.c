@@ -89,6 +89,12 @@ static int take_option(const struct tr_args *args, const char *name, const char 
 	return TR_ARG_NOT_MINE;
 }
 
+/* The reader library's notices (tr_library_set_log), on stderr as this program logs. */
+static void log_notice(const char *message)
+{
+	fprintf(stderr, "toolfs-read: %s\n", message);
+}
+
 int main(int argc, char **argv)
 {
 	struct tr_options opts;
@@ -112,6 +118,7 @@ int main(int argc, char **argv)
 	if (!file)
 		return tr_args_error(&args, "%s", "no FILE given");
 	tr_library_init(&opts);
+	tr_library_set_log(log_notice);
 
 	struct tr_result res;
 	struct tr_doc *doc = NULL;

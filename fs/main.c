@@ -291,6 +291,12 @@ static int run_session(struct fuse_session *se, const struct cmdline *cmd)
 	return rc;
 }
 
+/* The reader library's notices (tr_library_set_log), on stderr as this program logs. */
+static void log_notice(const char *message)
+{
+	fprintf(stderr, "toolfs: %s\n", message);
+}
+
 int main(int argc, char **argv)
 {
 	struct cmdline cmd = {.mode = TFS_CACHE_RELAXED, .watch_limit = -1};
@@ -313,6 +319,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	tr_library_init(&fs.opts);
+	tr_library_set_log(log_notice);
 	if (tfs_check_startup(cmd.source, cmd.mountpoint, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;
 	nofile = raise_fd_limit();

@@ -43,4 +43,11 @@ void tr_library_init(const struct tr_options *opts);
  * afterwards (they build the state anew). */
 void tr_library_shutdown(void);
 
+/* Where the library's notices go: a fact about the whole process that a user should know once
+ * (a confinement this kernel lacks, docs/SPEC.md §8), given to log as one line of text without
+ * its newline. NULL (the default) drops them: the library never prints. Set it before the first
+ * read; log may be called from any reading thread, at most once per notice and process. */
+typedef void (*tr_log_fn)(const char *message);
+void tr_library_set_log(tr_log_fn log);
+
 #endif

@@ -186,6 +186,12 @@ static int take_option(const struct tr_args *args, const char *name, const char 
 	return TR_ARG_TAKEN;
 }
 
+/* The reader library's notices (tr_library_set_log), on stderr as this program logs. */
+static void log_notice(const char *message)
+{
+	fprintf(stderr, "toolfs-mcp: %s\n", message);
+}
+
 int main(int argc, char **argv)
 {
 	struct tr_options opts;
@@ -212,6 +218,7 @@ int main(int argc, char **argv)
 		goto out;
 	status = 0;
 	tr_library_init(&opts);
+	tr_library_set_log(log_notice);
 	/* Few arenas (MCP_THREADS workers share two) and large blocks mapped on their own, given
 	 * back whole when freed: a server that idles between calls should not hold its peak. */
 	mallopt(M_ARENA_MAX, 2);

@@ -12,13 +12,25 @@ one toolfs-mcp under `strace -f` with TOOLFS_MEDIA_TEST=profile, which makes the
 filter log instead of stopping (every call runs): the default view, a frame or the audio from
 1 s, and a span. It prints each system call the workers made after their filter was on, with
 the count of workers that made it and whether media_sandbox.c allows it, refuses it (EPERM)
-or would stop the worker; the exit status is 1 when a call would stop it."""
+or would stop the worker; the exit status is 1 when a call would stop it.
+
+    seccomp_profile.py --reader [--build DIR] [--quick] [--keep DIR] [--family NAME ...]
+
+does the same for toolfs-reader-worker (docs/SPEC.md §8) with TOOLFS_WORKER_TEST=profile, one
+toolfs-mcp under strace per reader family: PDF (text, a page rendered, a region zoomed, OCR of
+scans), images (PNG, JPEG, GIF, WebP: the fit and a region), rasters (BMP, TIFF, ICO, HEIC,
+AVIF), SVG, Office (docx, xlsx, pptx, ODF) and notebooks with image outputs, over the files of
+the tests' generators (--quick: one generator per family) and a corpus of real-sized ones
+(a 60-page PDF, a 10-page scan, a 6000x4000 photo, a 40 MB notebook, ...). It prints, per family,
+each call the workers (and their threads) made after their filter was on, and whether
+sandbox_confine.c allows it, refuses it (an errno) or would stop the worker."""
 import argparse
 import collections
 import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,6 +43,7 @@ import gen_media  # noqa: E402
 import gen_video  # noqa: E402
 
 SANDBOX = HERE.parent / "readers" / "media" / "media_sandbox.c"
+READER_SANDBOX = HERE.parent / "readers" / "sandbox" / "sandbox_confine.c"
 MEDIA_SUFFIXES = (".mp3", ".wav", ".flac", ".ogg", ".opus", ".m4a", ".aiff", ".mp4", ".mkv",
                   ".webm", ".avi", ".ts", ".mov", ".ac3", ".wma", ".mka", ".wv", ".tta", ".aac",
                   ".eac3", ".caf", ".au", ".w64", ".voc", ".mod", ".dsf", ".ape", ".mpc", ".tak",
@@ -96,24 +109,29 @@ def corpus(root: pathlib.Path, quick: bool) -> list:
                   if p.suffix in MEDIA_SUFFIXES and p.is_file())
 
 
-def sandbox_lists() -> tuple:
-    """(allowed, refused) system call names of media_sandbox.c's filter."""
-    text = SANDBOX.read_text()
+def sandbox_lists(source=SANDBOX) -> tuple:
+    """(allowed, refused) system call names of media_sandbox.c's filter (or source's)."""
+    text = source.read_text()
 
     def names(array):
         body = re.search(r"static const int " + array + r"\[\] = \{(.*?)\};", text, re.S)[1]
         return set(re.findall(r"SCMP_SYS\((\w+)\)", body))
     allowed = names("allowed") | {"tgkill"}  # to itself only: a rule of its own
     refused = names("refused") | {"prlimit64"}  # read-only: a rule of its own
+    if source == READER_SANDBOX:  # rules of their own: threads only, thread names, no clone3
+        allowed |= {"clone", "prctl"}
+        refused |= {"clone3"}
     return allowed, refused
 
 
-def run_reads(build: pathlib.Path, root: pathlib.Path, files: list, trace: pathlib.Path) -> list:
-    """Reads files through one toolfs-mcp under strace; returns the answers' texts."""
-    env = {**os.environ, "TOOLFS_MEDIA_TEST": "profile"}
-    cmd = ["strace", "-f", "-ff", "-qq", "-o", str(trace / "t"), str(build / "mcp" / "toolfs-mcp"),
-           "--max_render_ms", "300000", str(root)]
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+def traced_mcp(build: pathlib.Path, root: pathlib.Path, trace: pathlib.Path, env: dict,
+               strace_args=()) -> tuple:
+    """One toolfs-mcp under strace -f -ff (a trace file per thread in trace), initialized:
+    (the process, a function that calls a method and returns its result)."""
+    cmd = ["strace", "-f", "-ff", "-qq", *strace_args, "-o", str(trace / "t"),
+           str(build / "mcp" / "toolfs-mcp"), "--max_render_ms", "300000", str(root)]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            env={**os.environ, **env})
     next_id = 0
 
     def call(method, params):
@@ -127,6 +145,12 @@ def run_reads(build: pathlib.Path, root: pathlib.Path, files: list, trace: pathl
     call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                         "clientInfo": {"name": "seccomp_profile", "version": "1"}})
     proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    return proc, call
+
+
+def run_reads(build: pathlib.Path, root: pathlib.Path, files: list, trace: pathlib.Path) -> list:
+    """Reads files through one toolfs-mcp under strace; returns the answers' texts."""
+    proc, call = traced_mcp(build, root, trace, {"TOOLFS_MEDIA_TEST": "profile"})
     answers = []
     for path in files:
         for time in (None, "1", "0.5-2.5"):
@@ -158,13 +182,215 @@ def worker_calls(trace: pathlib.Path) -> collections.Counter:
     return seen
 
 
+# The reader families of toolfs-reader-worker (docs/SPEC.md §8), by the name's suffix.
+FAMILIES = {
+    "pdf": (".pdf",),
+    "image": (".png", ".jpg", ".jpeg", ".gif", ".webp"),
+    "raster": (".bmp", ".tif", ".tiff", ".ico", ".heic", ".avif"),
+    "svg": (".svg",),
+    "office": (".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp"),
+    "notebook": (".ipynb",),
+}
+
+
+def reader_big_corpus(out: pathlib.Path) -> None:
+    """Real-sized files for the reader worker: long, big pages and pictures, many outputs."""
+    import gen_big_notebook
+    import gen_pdfs
+    from PIL import Image
+    out.mkdir(parents=True, exist_ok=True)
+    gen_pdfs.text_pdf(out / "sixty.pdf", 60)
+    photo = Image.effect_noise((6000, 4000), 60).convert("RGB")
+    photo.save(out / "photo.jpg", quality=90)
+    photo.resize((3000, 2000)).save(out / "photo.png")
+    photo.resize((3000, 2000)).save(out / "photo.tiff", compression="tiff_lzw")
+    photo.resize((2000, 1500)).save(out / "photo.webp", quality=80)
+    subprocess.run(["heif-enc", "-q", "60", "-o", str(out / "photo.heic"), str(out / "photo.png")],
+                   check=True, capture_output=True)
+    gen_big_notebook.write(out / "big.ipynb", 40)
+    svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="3000">']
+    svg += [f'<circle cx="{i * 37 % 4000}" cy="{i * 53 % 3000}" r="{5 + i % 40}" '
+            f'fill="#{i * 2654435761 % 0xffffff:06x}" opacity="0.5"/>' for i in range(20000)]
+    svg += ['<text x="100" y="200" font-size="120">A large drawing</text></svg>']
+    (out / "big.svg").write_text("\n".join(svg))
+
+
+def reader_quick_corpus(out: pathlib.Path) -> None:
+    """One small file of each kind the families read, the scan for OCR among them."""
+    import gen_notebooks
+    import gen_office
+    import gen_pdfs
+    import gen_scans
+    import gen_svg
+    import nbformat
+    from PIL import Image
+    out.mkdir(parents=True, exist_ok=True)
+    gen_pdfs.text_pdf(out / "one.pdf", 1)
+    gen_scans.scanned_pdf(out / "scan1.pdf", [gen_scans.page_lines(7, n_lines=6)])
+    picture = Image.effect_noise((1200, 800), 40).convert("RGB")
+    for name in ("pic.png", "pic.jpg", "pic.gif", "pic.webp", "pic.bmp", "pic.tiff", "pic.ico"):
+        picture.save(out / name)
+    subprocess.run(["heif-enc", "-q", "60", "-o", str(out / "pic.heic"), str(out / "pic.png")],
+                   check=True, capture_output=True)
+    subprocess.run(["convert", str(out / "pic.png"), f"AVIF:{out / 'pic.avif'}"], check=True,
+                   capture_output=True)
+    (out / "chart.svg").write_text(gen_svg.chart(800, 600))
+    (out / "basic.docx").write_bytes(gen_office.basic_docx())
+    (out / "basic.xlsx").write_bytes(gen_office.basic_xlsx())
+    (out / "deck.pptx").write_bytes(gen_office.deck_pptx())
+    (out / "basic.odt").write_bytes(gen_office.basic_odt())
+    gen_notebooks.write_v4(out / "basic.ipynb", gen_notebooks.basic_notebook())
+    nb = gen_notebooks.basic_notebook()  # an image output past the fit: libvips fits it
+    nb.cells.append(nbformat.v4.new_code_cell("show()", outputs=[nbformat.v4.new_output(
+        "display_data", data={"image/png": gen_notebooks.b64((out / "pic.png").read_bytes())})]))
+    gen_notebooks.write_v4(out / "picture.ipynb", nb)
+
+
+def reader_corpus(root: pathlib.Path, quick: bool) -> dict:
+    """{family: files} to read, each part generated unless root holds it: --quick a file of
+    each kind, else every file of the tests' generators and the real-sized corpus."""
+    parts = {"quick": reader_quick_corpus}
+    if not quick:
+        import gen_fit
+        import gen_images
+        import gen_notebooks
+        import gen_office
+        import gen_office_cases
+        import gen_pdf_layers
+        import gen_pdfs
+        import gen_plots
+        import gen_regions
+        import gen_scans
+        import gen_svg
+        parts = {"pdfs": gen_pdfs.generate, "scans": lambda out: gen_scans.generate(out, 4),
+                 "images": gen_images.generate, "svg": gen_svg.generate,
+                 "office": gen_office.generate, "notebooks": gen_notebooks.generate,
+                 "fit": gen_fit.generate, "plots": gen_plots.generate,
+                 "layers": lambda out: (out.mkdir(parents=True), gen_pdf_layers.generate(out)),
+                 "regions": gen_regions.generate, "office_cases": gen_office_cases.generate,
+                 "big": reader_big_corpus}
+    for name, generate in parts.items():
+        if not (root / name).is_dir():
+            generate(root / name)
+    files = sorted(p for name in parts for p in (root / name).rglob("*")
+                   if p.is_file() and ".work" not in p.parts)
+    return {family: [p for p in files if p.suffix.lower() in suffixes]
+            for family, suffixes in FAMILIES.items()}
+
+
+def reader_reads(family: str, path: str) -> list:
+    """The reads of a file: the default view, and of a PDF its first page rendered, a region of
+    it and its OCR forced; of an image (PNG, JPEG, GIF, WebP) a region."""
+    reads = [{"file_path": path}]
+    if family == "pdf":
+        reads += [{"file_path": path, "pages": "1"},
+                  {"file_path": path, "region": "1@300x200+50+50"},
+                  {"file_path": path, "pages": "1", "ocr": "on"}]
+    elif family == "image":
+        reads += [{"file_path": path, "region": "40x30+1+1"}]
+    return reads
+
+
+def run_reader_reads(build: pathlib.Path, root: pathlib.Path, family: str, files: list,
+                     trace: pathlib.Path) -> list:
+    """Reads family's files through one toolfs-mcp under strace -ff; returns (args, error)."""
+    # futex is left out of the trace: threads waiting on each other under strace make millions
+    # of them (gigabytes of trace); it is allowed, and glibc's locks need it
+    proc, call = traced_mcp(build, root, trace, {"TOOLFS_WORKER_TEST": "profile"},
+                            ("-e", "trace=!futex"))
+    answers = []
+    for path in files:
+        for args in reader_reads(family, str(path.relative_to(root))):
+            got = call("tools/call", {"name": "read", "arguments": args})
+            text = got["content"][0].get("text", "") if got.get("content") else ""
+            answers.append((args, text[:300] if got.get("isError") else None))
+    proc.stdin.close()
+    proc.wait(timeout=600)
+    return answers
+
+
+def reader_worker_calls(trace: pathlib.Path) -> tuple:
+    """(per system call how many workers made it after their filter was on, threads and
+    threads at most per worker). A worker's threads (strace -ff: a file each) count as it."""
+    calls, children, on_at = {}, {}, {}
+    for path in trace.iterdir():
+        tid = int(path.name.rsplit(".", 1)[1])
+        names, kids, on = [], [], None
+        for line in path.read_text(errors="replace").splitlines():
+            m = re.match(r"(\w+)\(", line)
+            if not m:
+                continue
+            if on is None and m[1] == "seccomp" and "SECCOMP_SET_MODE_FILTER" in line and \
+                    re.search(r"\) += 0$", line):
+                on = len(names) + 1
+            name = m[1]
+            if name == "clone" and on is not None:
+                if "CLONE_THREAD" not in line:
+                    name = "clone(fork)"
+                got = re.search(r"= (\d+)$", line)
+                if got:
+                    kids.append(int(got[1]))
+            names.append(name)
+        calls[tid], children[tid] = names, kids
+        if on is not None:
+            on_at[tid] = on
+    seen, most = collections.Counter(), 0
+    for worker, on in on_at.items():
+        made, todo, threads = set(calls[worker][on:]), list(children[worker]), 0
+        while todo:
+            tid = todo.pop()
+            threads += 1
+            made.update(calls.get(tid, []))
+            todo += children.get(tid, [])
+        most = max(most, threads)
+        seen.update(made)
+    return seen, len(on_at), most
+
+
+def reader_main(build: pathlib.Path, quick: bool, keep, only=None) -> int:
+    allowed, refused = sandbox_lists(READER_SANDBOX)
+    stopped = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        root = pathlib.Path(keep or tmp) / "reader_corpus"
+        corpus = reader_corpus(root, quick)
+        for family, files in corpus.items():
+            if only and family not in only:
+                continue
+            trace = pathlib.Path(tmp) / f"trace-{family}"
+            trace.mkdir()
+            answers = run_reader_reads(build, root, family, files, trace)
+            seen, workers, threads = reader_worker_calls(trace)
+            shutil.rmtree(trace)
+            failed = [(args, text) for args, text in answers if text is not None]
+            print(f"{family}: {len(files)} files, {len(answers)} reads, {len(failed)} failed, "
+                  f"{workers} workers, at most {threads} threads in one")
+            for name, count in sorted(seen.items()):
+                verdict = "allowed" if name in allowed else "errno" if name in refused \
+                    else "STOPPED"
+                stopped += verdict == "STOPPED"
+                print(f"  {name:24} {count:5} workers  {verdict}")
+            print(f"  {family} measured: {' '.join(sorted(seen))}")
+            for args, text in failed:
+                print(f"failed: {json.dumps(args)}: {text}", file=sys.stderr)
+                stopped += "stopped by its sandbox" in text
+            if not seen:
+                stopped += 1
+    return 1 if stopped else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.environ.get("TOOLFS_BUILD_DIR", "build"))
     ap.add_argument("--quick", action="store_true", help="the cue and chapter files alone")
     ap.add_argument("--keep", help="generate the corpus here and keep it (reused when there)")
+    ap.add_argument("--reader", action="store_true",
+                    help="toolfs-reader-worker's families instead of the media worker")
+    ap.add_argument("--family", action="append", choices=sorted(FAMILIES),
+                    help="with --reader: this family alone (repeatable; default: all)")
     args = ap.parse_args()
     build = pathlib.Path(args.build).resolve()
+    if args.reader:
+        return reader_main(build, args.quick, args.keep, args.family)
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(args.keep or tmp) / "corpus"
         trace = pathlib.Path(tmp) / "trace"

@@ -10,7 +10,9 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
+import sys
 import time
 
 import cairo
@@ -168,10 +170,10 @@ def parsers_mapped(pid: int) -> set:
 class Mcp:
     """toolfs-mcp over stdio, newline-delimited JSON-RPC."""
 
-    def __init__(self, build_dir, root, env=None):
+    def __init__(self, build_dir, root, env=None, stderr=None):
         self.proc = subprocess.Popen([str(build_dir / "mcp" / "toolfs-mcp"), str(root)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     env={**os.environ, **(env or {})})
+                                     stderr=stderr, env={**os.environ, **(env or {})})
         self.next_id = 0
         self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                  "clientInfo": {"name": "test", "version": "1"}})
@@ -364,3 +366,101 @@ def test_pdf_text_extraction_is_under_the_read_budget(build_dir, tmp_path):
     assert doc["success"], doc
     assert doc["content"] == ("--- Page 1 ---\n[page 1: timeout: not read within max_render_ms "
                               "(2000 ms), its text extraction did not finish]\n")
+
+
+def live_worker(build_dir, tree, name, env=None):
+    """toolfs-read of name with every worker spinning (TOOLFS_WORKER_TEST=loop), and the pid of
+    its worker once the worker is confined (seccomp on): (process, worker pid)."""
+    proc = subprocess.Popen([str(build_dir / "cli" / "toolfs-read"), "--max_render_ms", "4000",
+                             name], cwd=tree, stdout=subprocess.PIPE,
+                            env={**os.environ, "TOOLFS_WORKER_TEST": "loop", **(env or {})})
+    deadline = time.monotonic() + 10
+    while len(workers_of(build_dir, proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker = workers_of(build_dir, proc.pid)[1]
+    while time.monotonic() < deadline:
+        status = pathlib.Path(f"/proc/{worker}/status").read_text()
+        if re.search(r"^Seccomp:\s+2$", status, re.M):
+            break
+        time.sleep(0.01)
+    return proc, worker
+
+
+def max_processes(pid: int) -> list:
+    """The soft and hard RLIMIT_NPROC of pid, as /proc/PID/limits shows them."""
+    for line in pathlib.Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max processes"):
+            return line.split()[2:4]
+    raise AssertionError(f"no Max processes in /proc/{pid}/limits")
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_worker_without_threads_cannot_start_a_task(build_dir, tree, family):
+    """Issue 35: a worker whose reader starts no thread has RLIMIT_NPROC 0 (no fork, no clone,
+    besides its seccomp filter); a reader that needs threads (TR_CAP_THREADS: libvips's pool,
+    toolfs's page and render threads) keeps the limit its server had, which counts threads too
+    (docs/SPEC.md §8). The fork server itself keeps forking."""
+    name = FAMILIES[family][0]
+    proc, worker = live_worker(build_dir, tree, name)
+    try:
+        server = workers_of(build_dir, proc.pid)[0]
+        expected = ["0", "0"] if family == "office" else max_processes(server)
+        assert max_processes(worker) == expected
+        assert max_processes(server) != ["0", "0"]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_missing_landlock_is_logged_once(build_dir, tree):
+    """Issue 35: where the kernel has no Landlock (TOOLFS_WORKER_TEST=nolandlock makes the fork
+    server find none), the reading process says so once on stderr, however many reads; the
+    reads still work (seccomp, nobody and the rlimits hold)."""
+    server = Mcp(build_dir, tree, {"TOOLFS_WORKER_TEST": "nolandlock"}, stderr=subprocess.PIPE)
+    try:
+        for _ in range(2):
+            for family, (name, _, words) in FAMILIES.items():
+                answer = server.read(file_path=name)
+                assert words in answer["content"][0]["text"], family
+    finally:
+        server.close()
+    log = server.proc.stderr.read().decode()
+    assert [line for line in log.splitlines() if "Landlock" in line] == [
+        "toolfs-mcp: the kernel has no Landlock (landlock_create_ruleset: Function not "
+        "implemented): the reader worker reads without it; seccomp, the user nobody and the "
+        "rlimits still confine it"], log
+    done = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "doc.pdf"], cwd=tree,
+                          capture_output=True, text=True,
+                          env={**os.environ, "TOOLFS_WORKER_TEST": "nolandlock"})
+    assert done.stderr.count("Landlock") == 1, done.stderr
+    done = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "doc.pdf"], cwd=tree,
+                          capture_output=True, text=True)
+    assert "Landlock" not in done.stderr  # this kernel has it
+
+
+def test_measured_reader_calls_are_in_the_filters_lists(build_dir):
+    """Issue 35: tests/seccomp_profile.py --reader --quick reads a file of each kind of every
+    family (a PDF's text, render, region and OCR; PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, HEIC,
+    AVIF; SVG; docx, xlsx, pptx, ODT; notebooks) with the worker's filter logging
+    (TOOLFS_WORKER_TEST=profile): every call made is allowed or answers an errno, so a library
+    that needs a new call fails here, not in a user's read. The full corpus is a script run
+    (docs/SPEC.md §8)."""
+    if not shutil.which("strace"):
+        pytest.skip("strace is not installed")
+    out = subprocess.run([sys.executable, str(pathlib.Path(__file__).parent / "seccomp_profile.py"),
+                          "--reader", "--build", str(build_dir), "--quick"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    families = {line.split(":")[0]: line for line in out.stdout.splitlines()
+                if not line.startswith(" ")}
+    assert sorted(families) == ["image", "notebook", "office", "pdf", "raster", "svg"]
+    for family, line in families.items():
+        assert ", 0 failed," in line, out.stdout + out.stderr
+    # office needs no thread: under its worker's RLIMIT_NPROC 0 (test above) none starts
+    assert families["office"].endswith("at most 0 threads in one")
+    calls = {}
+    for line in out.stdout.splitlines():
+        if line.startswith("  ") and not line.strip().endswith(":") and "measured:" not in line:
+            name, _, _, verdict = line.split()
+            calls[name] = verdict
+    assert (calls["pread64"], calls["sendto"], calls["sysinfo"]) == ("allowed", "allowed", "errno")

@@ -11,6 +11,10 @@
 #include "tr_digest.h"
 #include "tr_result.h"
 
+/* Gives the front end's log (tr_library_set_log) one notice, printf-style, at most 511 bytes;
+ * nothing without a log. */
+void tr_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* --- budget --- */
 /* the process's read memory budget (max_read_memory): reads that may hold much memory take a
  * share of it first, so N threads never hold N big documents at once. */

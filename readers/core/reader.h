@@ -46,7 +46,9 @@
  *    docs/SPEC.md §8), whose fork server loads that module once. Its read must work there:
  *    no fork or exec, files opened read-only beneath the folders Landlock allows
  *    (readers/sandbox/sandbox_confine.c, which also holds the seccomp list), state kept
- *    between reads is lost with the worker; add the family to tests/test_sandbox.py.
+ *    between reads is lost with the worker; a read that starts threads (its own or a
+ *    library's) adds TR_CAP_THREADS, else its worker may start no task (RLIMIT_NPROC 0); add
+ *    the family to tests/test_sandbox.py and to tests/seccomp_profile.py --reader.
  * tests/test_layout.py and tests/test_cli_help.py check steps 2 to 6 and 10 wherever a script
  * can: a reader missing from the registry or the build, a guard nothing defines, a module
  * library linked into a program, a reader reaching a module without the worker, a package
@@ -138,6 +140,10 @@ enum tr_reader_cap {
 	 * bytes: the dispatcher runs it in a sandboxed worker process, one per read (readers/
 	 * sandbox, docs/SPEC.md §8), never in the programs themselves. */
 	TR_CAP_UNTRUSTED = 1u << 0,
+	/* Its read starts threads (libvips's pool, GLib's, toolfs's own page and render threads):
+	 * its worker keeps RLIMIT_NPROC as it was, which counts threads; every other worker has
+	 * RLIMIT_NPROC 0, no new task at all (docs/SPEC.md §8). */
+	TR_CAP_THREADS = 1u << 1,
 };
 
 struct tr_reader {

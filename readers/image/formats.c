@@ -64,7 +64,7 @@ const struct tr_reader tr_reader_image = {
 	.read = image_read,
 	.regions = true,
 #if defined(TR_HAVE_VIPS)
-	.caps = TR_CAP_UNTRUSTED, /* libvips and its decoders fit and convert */
+	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS, /* libvips and its decoders fit and convert */
 	.module = "toolfs-vips.so",
 #endif
 };

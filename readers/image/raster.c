@@ -218,7 +218,7 @@ const struct tr_reader tr_reader_raster = {
 	.probe = raster_probe,
 	.read = raster_read,
 #if defined(TR_HAVE_VIPS)
-	.caps = TR_CAP_UNTRUSTED, /* libvips and its decoders convert */
+	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS, /* libvips and its decoders convert */
 	.module = "toolfs-vips.so",
 #endif
 };

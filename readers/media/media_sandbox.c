@@ -174,20 +174,6 @@ static void stopped_at_syscall(int sig, siginfo_t *info, void *context)
 	raise(sig);
 }
 
-/* Whether a tracer (strace) is attached to this process: /proc/self/status's TracerPid. */
-static bool traced(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	bool found = false;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = strncmp(line, "TracerPid:", 10) == 0 && atoi(line + 10) > 0;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 int media_sandbox_seccomp(bool profile)
 {
 	struct sigaction sa = {.sa_sigaction = stopped_at_syscall,
@@ -195,7 +181,7 @@ int media_sandbox_seccomp(bool profile)
 	/* a test run's profile (TOOLFS_MEDIA_TEST=profile): every call runs and is logged, for
 	 * tests/seccomp_profile.py to list under strace. Honoured only under a tracer, so that a
 	 * daemon left with the variable in its environment still stops every other call. */
-	uint32_t other = profile && traced() ? SCMP_ACT_LOG : SCMP_ACT_TRAP;
+	uint32_t other = profile && tr_traced() ? SCMP_ACT_LOG : SCMP_ACT_TRAP;
 	scmp_filter_ctx ctx;
 	int rc;
 

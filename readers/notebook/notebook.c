@@ -455,7 +455,7 @@ const struct tr_reader tr_reader_notebook = {
 	.read = notebook_read,
 	.memory = notebook_memory,
 #if defined(TR_HAVE_VIPS)
-	.caps = TR_CAP_UNTRUSTED, /* its image outputs: libvips and its decoders */
+	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS, /* its image outputs: libvips and its decoders */
 	.module = "toolfs-vips.so",
 #endif
 };

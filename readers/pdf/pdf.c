@@ -143,7 +143,7 @@ const struct tr_reader tr_reader_pdf = {
 	.read = pdf_read,
 	.regions = true,
 #if defined(TR_HAVE_POPPLER)
-	.caps = TR_CAP_UNTRUSTED,
+	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS,
 	.module = "toolfs-pdf.so",
 #endif
 };

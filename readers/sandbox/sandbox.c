@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "nobody.h"
 #include "sandbox.h"
 #include "sandbox_proto.h"
@@ -320,6 +322,19 @@ static int worker_end(struct worker *w)
 	return status;
 }
 
+/* A fork server that found no Landlock (errno the kernel's answer): said once per process,
+ * whichever server of it found it. */
+static void landlock_missing(int err)
+{
+	static atomic_flag said = ATOMIC_FLAG_INIT;
+
+	if (err > 0 && !atomic_flag_test_and_set(&said))
+		tr_notice("the kernel has no Landlock (landlock_create_ruleset: %s): the reader "
+			  "worker reads without it; seccomp, the user nobody and the rlimits still "
+			  "confine it",
+			  strerror(err));
+}
+
 /* Forks a worker for the reader of index reader (the server loads its module first). */
 static int worker_spawn(struct worker *w, uint32_t reader, char *err, size_t err_size)
 {
@@ -340,6 +355,7 @@ static int worker_spawn(struct worker *w, uint32_t reader, char *err, size_t err
 		close(sv[0]);
 		return rc;
 	}
+	landlock_missing((int)rep.landlock);
 	w->pid = rep.pid;
 	w->sock = sv[0];
 	return 0;

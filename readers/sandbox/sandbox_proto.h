@@ -75,13 +75,15 @@ struct sandbox_control {
 	uint32_t pad;
 };
 
-/* SANDBOX_SPAWN: the new worker's pid (-1: fork failed, status its errno); SANDBOX_END: the
- * pid (-1: no such child) and its wait status. */
+/* SANDBOX_SPAWN: the new worker's pid (-1: fork failed, status its errno), and in landlock 0
+ * when the worker is under Landlock, else the errno of the kernel's answer to the server's
+ * question (ENOSYS, EOPNOTSUPP: the reading process logs it once); SANDBOX_END: the pid (-1: no
+ * such child) and its wait status. */
 struct sandbox_control_reply {
 	uint32_t magic;
 	int32_t pid;
 	int32_t status;
-	uint32_t pad;
+	uint32_t landlock;
 };
 
 #endif

@@ -27,8 +27,9 @@
 #include "util.h"
 
 /* TOOLFS_WORKER_TEST (docs/SPEC.md §8): what every worker does in place of its read, for the
- * tests of the failure paths. Read from the server's environment, which only the process that
- * started toolfs sets. */
+ * tests of the failure paths (profile and nolandlock change the confinement instead:
+ * enum sandbox_test). Read from the server's environment, which only the process that started
+ * toolfs sets. */
 enum test_hook { HOOK_NONE, HOOK_CRASH, HOOK_LOOP, HOOK_ALLOC, HOOK_LIE };
 static enum test_hook hook;
 
@@ -241,7 +242,8 @@ static void worker(int sock, pid_t server)
 
 		sigaction(SIGSYS, &sa, NULL);
 	}
-	if (sandbox_worker_confine(server, req.opts.max_worker_memory))
+	if (sandbox_worker_confine(server, req.opts.max_worker_memory,
+				   tr_readers[req.reader]->caps & TR_CAP_THREADS))
 		_exit(1);
 	if (hook != HOOK_NONE)
 		_exit(run_hook() ? 1 : 0);
@@ -345,6 +347,7 @@ static int fork_server(void)
 			if (rep.pid == 0)
 				worker(sock, self);
 			rep.status = rep.pid < 0 ? errno : 0;
+			rep.landlock = (uint32_t)sandbox_landlock_missing();
 			close(sock);
 		} else if (msg.op == SANDBOX_END) {
 			rep = end_worker(msg.pid);
@@ -358,6 +361,7 @@ static int fork_server(void)
 int main(void)
 {
 	const char *test = getenv("TOOLFS_WORKER_TEST");
+	unsigned tests = 0;
 
 	/* only 0-2 and the socket: nothing of the parent's leaks in */
 	close_range(SANDBOX_FD + 1, ~0u, 0);
@@ -370,10 +374,14 @@ int main(void)
 		hook = HOOK_ALLOC;
 	else if (test && strcmp(test, "lie") == 0)
 		hook = HOOK_LIE;
+	else if (test && strcmp(test, "profile") == 0)
+		tests = SANDBOX_TEST_PROFILE;
+	else if (test && strcmp(test, "nolandlock") == 0)
+		tests = SANDBOX_TEST_NO_LANDLOCK;
 	unsetenv("TOOLFS_WORKER_TEST");
 	/* _exit: no exit-time work in a confined process (a sanitizer build's leak check there
 	 * cannot stop the world under the filter and spins forever) */
-	if (sandbox_server_confine())
+	if (sandbox_server_confine(tests))
 		_exit(1);
 	_exit(fork_server());
 }

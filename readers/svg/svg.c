@@ -312,6 +312,6 @@ const struct tr_reader tr_reader_svg = {
 	.probe = svg_probe,
 	.read = svg_read,
 	.memory = svg_memory,
-	.caps = TR_CAP_UNTRUSTED, /* librsvg, cairo, fontconfig */
+	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS, /* librsvg, cairo, fontconfig */
 	.module = "toolfs-svg.so",
 };

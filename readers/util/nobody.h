@@ -3,6 +3,7 @@
 #ifndef TR_NOBODY_H
 #define TR_NOBODY_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* The user and group nobody: no file of anyone's, no process of anyone's to signal. */
@@ -19,5 +20,10 @@ int tr_drop_to_nobody(void);
  * waiting at most 2 s. Call it only while pid is an unreaped child: its pid is no other
  * process's then. Either value may be -1 (nothing to do for it). */
 void tr_nobody_server_end(pid_t pid, int sock);
+
+/* Whether a tracer (strace) is attached to this process (/proc/self/status's TracerPid): the
+ * sandboxes' profile modes, which log a forbidden call instead of stopping it, are honoured
+ * only then, so that a daemon left with the test variable still stops every such call. */
+bool tr_traced(void);
 
 #endif
