@@ -294,18 +294,28 @@ static int render_view(PopplerPage *page, const struct tr_region *region, uint32
 		tr_options_init(&fit_opts);
 		fit_opts.image_max_dim = long_edge;
 		fit_opts.image_max_b64 = max_b64;
-		if (tr_fit_image(blob, &fit_opts, deadline, &fit, fit_err, sizeof(fit_err)) ==
-		    TR_OK) {
+		enum tr_error fitted = tr_fit_image(blob, &fit_opts, deadline, &fit, fit_err,
+						    sizeof(fit_err));
+
+		if (fitted == TR_OK) {
 			tr_blob_unref(blob);
 			blob = fit.data;
 			media_type = fit.media_type;
 			width = fit.width;
 			height = fit.height;
+		} else if (fitted == TR_E_TIMEOUT) {
+			snprintf(err, err_size,
+				 "its image was not fitted to image_max_b64 in time");
+			rc = 2;
 		}
 	}
-#else
-	(void)max_b64;
 #endif
+	/* Never an image past image_max_b64, whatever could not shrink it. */
+	if (rc == 0 && base64_len(blob->len) > max_b64) {
+		snprintf(err, err_size, "no image of it fits image_max_b64 (%llu bytes of base64)",
+			 (unsigned long long)max_b64);
+		rc = 1;
+	}
 	if (rc == 0) {
 		out->data = blob;
 		out->media_type = media_type;
