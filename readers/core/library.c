@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* library.c - the library's process-wide state sized from the options and given back at exit
  * (include/tr_library.h lists what it holds). */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "core.h"
 #include "media.h"
 #include "sandbox.h"
@@ -24,26 +21,6 @@ void tr_library_init(const struct tr_options *opts)
 		opts = &defaults;
 	}
 	tr_blob_spares_limit(opts->max_read_memory / SPARE_SHARE_DEN * SPARE_SHARE_NUM);
-}
-
-static tr_log_fn log_to;
-
-void tr_library_set_log(tr_log_fn log)
-{
-	log_to = log;
-}
-
-void tr_notice(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	if (!log_to)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	log_to(line);
 }
 
 void tr_library_shutdown(void)
