@@ -613,6 +613,8 @@ static void *worker_main(void *arg)
 			s->queue_tail = NULL;
 		c->next = s->running;
 		s->running = c;
+		/* under the lock: cancel_call fires only what it finds running */
+		(void)tr_cancel_init(&c->cancel); /* when it fails: a cancel that never fires */
 		pthread_mutex_unlock(&s->lock);
 		run_call(s, c);
 		pthread_mutex_lock(&s->lock);
@@ -638,7 +640,8 @@ static void start_call(struct mcp_server *s, const struct request_id *id, const 
 	struct call *c = calloc(1, sizeof(*c));
 
 	if (c)
-		(void)tr_cancel_init(&c->cancel); /* when it fails: a cancel that never fires */
+		c->cancel.fd =
+			-1; /* its eventfd is made when it runs: a queue holds no descriptor */
 	if (!c || !(c->id = strdup(id->raw)) || !(c->key = strdup(id->key)) ||
 	    (args && !(c->args = cJSON_Duplicate(args, true)))) {
 		call_free(c);
@@ -648,6 +651,7 @@ static void start_call(struct mcp_server *s, const struct request_id *id, const 
 	c->path_nul = path_nul;
 	c->modern = modern;
 	if (!s->n_workers) {
+		(void)tr_cancel_init(&c->cancel); /* when it fails: a cancel that never fires */
 		run_call(s, c);
 		call_free(c);
 		return;

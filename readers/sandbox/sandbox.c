@@ -98,6 +98,7 @@ static int slot_acquire(uint64_t cap, uint64_t deadline, const struct tr_cancel 
 
 	pthread_mutex_lock(&slots_lock);
 	slots_cap = cap ? cap : 1;
+	slots_grant(); /* a larger cap frees slots for those already waiting */
 	if (!waiters && slots_held < slots_cap) {
 		slots_held++;
 		pthread_mutex_unlock(&slots_lock);
