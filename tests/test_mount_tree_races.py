@@ -195,3 +195,23 @@ def test_directory_acl_denies_through_entries_another_user_walked(base, toolfs_b
         subprocess.run(["setfacl", "-m", "u:nobody:---", str(src / "open")], check=True)
         assert settled(mode, lambda: access(m.path / "open" / "z.txt", user=NOBODY) == "EACCES")
         assert os.path.exists(f"/proc/{m.pid}"), "the daemon died"
+
+
+@pytest.mark.parametrize("mode", CACHE_MODES)
+def test_source_acl_does_not_widen_the_root_its_ancestors_narrow(base, toolfs_bin, mode):
+    """Issue 36, items 1 and 6 together: SOURCE's own ACL grants uid 65534, but an ancestor
+    (0700) keeps it out natively; the mount's root, narrowed to the ancestors' classes, must not
+    hand the kernel that ACL, which would let uid 65534 in past the narrowed mode."""
+    home = base / "home"
+    src = home / "src"
+    src.mkdir(parents=True)
+    (src / "f.txt").write_bytes(b"f\n")
+    (src / "f.txt").chmod(0o644)
+    src.chmod(0o750)
+    home.chmod(0o700)
+    subprocess.run(["setfacl", "-m", "u:nobody:r-x", str(src)], check=True)
+    assert access(src / "f.txt", user=NOBODY) == "EACCES"  # natively: home keeps it out
+    with mounted(toolfs_bin, src, base / "mnt", "-o", f"cache={mode},allow_other") as m:
+        assert access(m.path / "f.txt") == "ok\nf\n"
+        assert access(m.path, listing=True, user=NOBODY) == "EACCES"
+        assert access(m.path / "f.txt", user=NOBODY) == "EACCES"
