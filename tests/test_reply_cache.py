@@ -109,7 +109,7 @@ def test_timed_out_read_is_not_cached(build_dir, tree):
     mcp = McpArgs(build_dir, tree, ["--max_render_ms", "300"], {"TOOLFS_WORKER_TEST": "loop"})
     try:
         first = mcp.read(file_path="pic1.svg")
-        assert first["isError"] and "timeout" in first["content"][0]["text"]
+        assert first["isError"] and "ran past max_render_ms" in first["content"][0]["text"]
         kill_server(build_dir, mcp)
         again = mcp.read(file_path="pic1.svg")
         assert spawned(build_dir, mcp), "a timed-out read was answered from the cache"
@@ -119,9 +119,9 @@ def test_timed_out_read_is_not_cached(build_dir, tree):
 
 
 def test_bound_evicts_the_least_recently_used(build_dir, tree):
-    """max_read_memory 256K bounds the cache to 64 KiB (a quarter): it holds the latest few of
-    the SVG replies (each some KiB, a rendered PNG), never all eight."""
-    mcp = McpArgs(build_dir, tree, [*SLOW, "--max_read_memory", "256K"])
+    """max_read_memory 32K bounds the cache to 8 KiB (a quarter): it holds the latest few of the
+    SVG replies (about 2.5 KiB each: a 1.6 KiB PNG, the text, the key), never all eight."""
+    mcp = McpArgs(build_dir, tree, [*SLOW, "--max_read_memory", "32K"])
     try:
         for i in range(8):
             assert not mcp.read(file_path=f"pic{i}.svg")["isError"]
