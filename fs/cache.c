@@ -32,74 +32,27 @@ struct tfs_cache {
 	struct tfs_cache_entry *newest, *oldest;
 };
 
-/* FNV-1a, fed field by field so struct padding never counts. */
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define FNV_FIELD(h, field) fnv((h), &(field), sizeof(field))
-
 void tfs_doc_key_set_stat(struct tfs_doc_key *key, const struct stat *st)
 {
-	key->dev = st->st_dev;
-	key->ino = st->st_ino;
-	key->size = st->st_size;
-	key->mtime = st->st_mtim;
-	key->ctime = st->st_ctim;
-}
-
-#define FNV_BASIS 0xcbf29ce484222325ULL
-
-static int64_t double_bits(double d)
-{
-	int64_t bits;
-
-	memcpy(&bits, &d, sizeof(bits));
-	return bits;
+	tr_version_of(&key->version, st);
 }
 
 /* Folds the name a document answers (selector, format, path) into h. */
 static uint64_t fold_name(uint64_t h, const struct tfs_doc_key *key)
 {
-	int64_t num[] = {
-		key->sel.present,
-		(int64_t)key->sel.start,
-		(int64_t)key->sel.end,
-		(int64_t)key->sel.column,
-		key->fmt,
-		/* a region: its rectangle (all 0 otherwise) */
-		key->sel.has_region,
-		(int64_t)((uint64_t)key->sel.region.x << 32 | key->sel.region.y),
-		(int64_t)((uint64_t)key->sel.region.width << 32 | key->sel.region.height),
-		/* a time span: its seconds' bits (0 otherwise) */
-		key->sel.time,
-		double_bits(key->sel.t0),
-		double_bits(key->sel.t1),
-	};
+	int64_t fmt = key->fmt;
 
-	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
-		h = FNV_FIELD(h, num[i]);
-	return fnv(h, key->path, strlen(key->path));
+	h = tr_selector_hash(h, &key->sel);
+	h = tr_hash_bytes(h, &fmt, sizeof(fmt));
+	return tr_hash_bytes(h, key->path, strlen(key->path));
 }
 
 uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key)
 {
-	uint64_t h = FNV_BASIS;
-	int64_t num[] = {
-		(int64_t)key->dev,  (int64_t)key->ino,  key->size,
-		key->mtime.tv_sec,  key->mtime.tv_nsec, key->ctime.tv_sec,
-		key->ctime.tv_nsec, key->outcome,       (int64_t)key->unstable,
-	};
+	int64_t num[] = {key->outcome, (int64_t)key->unstable};
+	uint64_t h = tr_version_hash(TR_HASH_BASIS, &key->version);
 
-	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
-		h = FNV_FIELD(h, num[i]);
+	h = tr_hash_bytes(h, num, sizeof(num));
 	return fold_name(h, key);
 }
 
@@ -107,7 +60,7 @@ uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key)
  * every cached version of one name shares a bucket chain and a new version finds the old ones. */
 static uint64_t name_hash(const struct tfs_doc_key *key)
 {
-	return fold_name(FNV_BASIS, key);
+	return fold_name(TR_HASH_BASIS, key);
 }
 
 static bool same_name(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
@@ -118,12 +71,9 @@ static bool same_name(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
 
 bool tfs_doc_key_equal(const struct tfs_doc_key *a, const struct tfs_doc_key *b)
 {
-	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
-	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec &&
-	       a->outcome == b->outcome && a->unstable == b->unstable &&
-	       tr_selector_equal(&a->sel, &b->sel) && a->fmt == b->fmt &&
-	       strcmp(a->path, b->path) == 0;
+	return tr_version_equal(&a->version, &b->version) && a->outcome == b->outcome &&
+	       a->unstable == b->unstable && tr_selector_equal(&a->sel, &b->sel) &&
+	       a->fmt == b->fmt && strcmp(a->path, b->path) == 0;
 }
 
 int tfs_doc_key_copy(struct tfs_doc_key *dst, const struct tfs_doc_key *src)

@@ -11,16 +11,14 @@
 #include "tr_doc.h"
 #include "tr_result.h"
 #include "tr_selector.h"
+#include "tr_version.h"
 
 /* Everything a sibling's bytes depend on (the mount's options aside, which are fixed). Two equal
  * keys give identical documents. */
 struct tfs_doc_key {
-	dev_t dev; /* of the file whose state this is: the source, or a symlink's target */
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
-	enum tr_error outcome; /* TR_OK: the file was read; else the failure rendered instead */
-	uint64_t unstable;     /* 0, or a serial number that makes the key unique: the file kept
+	struct tr_version version; /* of the source, or a symlink's target */
+	enum tr_error outcome;     /* TR_OK: the file was read; else the failure rendered instead */
+	uint64_t unstable;         /* 0, or a serial number that makes the key unique: the file kept
 				* changing while it was read, so no later lookup may reuse the
 				* document, but the open that follows this lookup finds it */
 	struct tr_selector sel;
@@ -28,7 +26,7 @@ struct tfs_doc_key {
 	char *path; /* the path shown in the result, relative to the mount root */
 };
 
-/* Fills the state part of key (dev ... ctime) from st. */
+/* Fills the state part of key (its version) from st. */
 void tfs_doc_key_set_stat(struct tfs_doc_key *key, const struct stat *st);
 
 uint64_t tfs_doc_key_hash(const struct tfs_doc_key *key);

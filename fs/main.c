@@ -319,6 +319,9 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	tr_library_init(&fs.opts);
+	/* The sibling cache (cache_size) holds whole documents already: a second copy of their
+	 * replies would only double the memory. */
+	tr_library_set_reply_cache(0);
 	tr_library_set_log(log_notice);
 	if (tfs_check_startup(cmd.source, cmd.mountpoint, &fs, &root_fd, &root_st, &mnt_real) != 0)
 		goto out_paths;

@@ -263,8 +263,7 @@ ino_t tfs_sibling_ino(dev_t dir_dev, ino_t dir_ino, const char *base, const stru
 		      enum tr_format fmt)
 {
 	struct tfs_doc_key key = {
-		.dev = dir_dev,
-		.ino = dir_ino,
+		.version = {.dev = dir_dev, .ino = dir_ino},
 		.sel = sel->present ? *sel : (struct tr_selector){.present = false},
 		.fmt = fmt,
 		.path = (char *)base,

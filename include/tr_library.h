@@ -20,6 +20,10 @@
  *   them.
  * - the mime memo (util/mime_memo.c): mime types by a file's head digest, TR_MIME_MEMO_SLOTS
  *   fixed slots and at most 1,024 interned type strings; shutdown forgets them.
+ * - the reply cache (sandbox/sandbox_cache.c): the wire bytes of sandboxed reads' results, by
+ *   file version, reader, selector and options, so that a second read (an OCR'd page) needs no
+ *   worker; LRU, at most 1/4 of max_read_memory (64 MiB at its default), none in the mount
+ *   (tr_library_set_reply_cache); shutdown drops them.
  * - the read memory budget (core/budget.c): the bytes the reads in flight hold against
  *   max_read_memory (passed with each read); counters only.
  * - set-once facts: base64's tables and the vector path the CPU allows (util/base64.c), whether
@@ -31,12 +35,20 @@
 #ifndef TR_LIBRARY_H
 #define TR_LIBRARY_H
 
+#include <stdint.h>
+
 #include "tr_options.h"
 
 /* Sizes the state above from opts (NULL: the defaults of tr_options_init). Call it before the
  * first read, from one thread; calling it again resizes (spares beyond the new bound are given
  * back). Never fails: the state grows lazily, and a spare that cannot be had is not kept. */
 void tr_library_init(const struct tr_options *opts);
+
+/* Bounds the replies of sandboxed reads (a PDF, an image, ...) kept in this process for a second
+ * read of the same file version, selector and options (docs/SPEC.md §8 "Reply cache") to bytes;
+ * tr_library_init sets a quarter of max_read_memory. 0 keeps none: the mount sets it, its own
+ * result cache (cache_size) holding the documents already. Thread-safe. */
+void tr_library_set_reply_cache(uint64_t bytes);
 
 /* Gives back every spare the library keeps and forgets the memo; the state returns to its
  * defaults. Call it after the last read has finished, from one thread; reads may start again

@@ -43,6 +43,10 @@ void tr_options_init(struct tr_options *opts);
  * ones the table's mcp column chose for MCP clients. */
 void tr_options_init_for(struct tr_options *opts, enum tr_front front);
 
+/* True when a and b set every option (each row of tr_options.def) alike: a result read under
+ * one is the result under the other (the reply cache's key, readers/sandbox/sandbox_cache.c). */
+bool tr_options_equal(const struct tr_options *a, const struct tr_options *b);
+
 /* Sets option name (underscores or dashes) from value, e.g. ("max_output", "100K"); value is NULL
  * for flags such as hide_siblings. Sizes accept K, M, G suffixes (powers of 1024).
  * Returns 0, 1 when name is not an option, or -1 when value is invalid for it. */

@@ -196,7 +196,8 @@ def test_oversized_inputs_are_ocrd_within_the_pixel_caps(read):
 def test_each_read_ocrs_in_its_own_worker_and_mcp_takes_ocr(build_dir, scans, tmp_path):
     """OCR runs in the read's sandboxed worker (docs/SPEC.md §8), as the user nobody when root
     runs toolfs, from $TESSDATA_PREFIX when set: once a page is read, its traineddata going
-    makes the next read of it fail too (no OCR text outlives its worker), naming the package.
+    makes the next read of it in another window fail too (no OCR text outlives its worker; the
+    reply cache, §8, keeps only whole replies), naming the package.
     The read tool's ocr argument turns OCR off for one call."""
     out, truth = scans
     tessdata = tmp_path / "tessdata"

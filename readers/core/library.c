@@ -12,6 +12,10 @@
 #define SPARE_SHARE_NUM 3
 #define SPARE_SHARE_DEN 16
 
+/* The replies of sandboxed reads kept for a second read may hold this share of it (docs/SPEC.md
+ * §8 "Reply cache"): 64 MiB of the default, some hundred OCR'd or rendered pages. */
+#define REPLY_SHARE_DEN 4
+
 void tr_library_init(const struct tr_options *opts)
 {
 	struct tr_options defaults;
@@ -21,6 +25,12 @@ void tr_library_init(const struct tr_options *opts)
 		opts = &defaults;
 	}
 	tr_blob_spares_limit(opts->max_read_memory / SPARE_SHARE_DEN * SPARE_SHARE_NUM);
+	tr_sandbox_cache_limit(opts->max_read_memory / REPLY_SHARE_DEN);
+}
+
+void tr_library_set_reply_cache(uint64_t bytes)
+{
+	tr_sandbox_cache_limit(bytes);
 }
 
 void tr_library_shutdown(void)

@@ -57,6 +57,25 @@ static const struct option_spec option_specs[] = {
 
 #define N_OPTIONS (sizeof(option_specs) / sizeof(option_specs[0]))
 
+/* Whether two values of an option's kind are alike (tr_options_equal). */
+#define TR_OPTION_SAME_COUNT(a, b) ((a) == (b))
+#define TR_OPTION_SAME_LIMIT(a, b) ((a) == (b))
+#define TR_OPTION_SAME_SIZE(a, b) ((a) == (b))
+#define TR_OPTION_SAME_FLAG(a, b) ((a) == (b))
+#define TR_OPTION_SAME_SYMLINKS(a, b) ((a) == (b))
+#define TR_OPTION_SAME_OCR(a, b) ((a) == (b))
+#define TR_OPTION_SAME_WORD(a, b) (strncmp((a).text, (b).text, sizeof((a).text)) == 0)
+
+bool tr_options_equal(const struct tr_options *a, const struct tr_options *b)
+{
+#define TR_OPTION(name, kind, ...)                    \
+	if (!TR_OPTION_SAME_##kind(a->name, b->name)) \
+		return false;
+#include "tr_options.def"
+#undef TR_OPTION
+	return true;
+}
+
 const char *const tr_option_names[] = {
 #define TR_OPTION(name, ...) #name,
 #include "tr_options.def"

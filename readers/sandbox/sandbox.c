@@ -412,12 +412,14 @@ static int await_reply(const struct worker *w, uint64_t deadline, const struct t
 	}
 }
 
-/* Receives the reply into a new result tmp. Returns 0, 1 past the deadline, 2 when the worker
+/* Receives the reply into a new result tmp, and its wire bytes into *wire (owned by the caller
+ * when 0 is returned; *wire_len bytes), for the reply cache. Returns 0, 1 past the deadline, 2 when the worker
  * ran out of memory, 3 when the reply is not valid, 4 when the seccomp filter stopped the worker
  * (the call's name in syscall), 5 when cancelled before the answer started, -2 when the stream
  * ended (the worker died), -1 when out of memory. */
 static int receive_reply(const struct worker *w, uint64_t deadline, const struct tr_cancel *cancel,
-			 struct tr_result *tmp, char syscall[SANDBOX_MAX_SYSCALL_NAME + 1])
+			 struct tr_result *tmp, char syscall[SANDBOX_MAX_SYSCALL_NAME + 1],
+			 unsigned char **wire, size_t *wire_len)
 {
 	struct sandbox_reply rep;
 	unsigned char *data;
@@ -450,7 +452,12 @@ static int receive_reply(const struct worker *w, uint64_t deadline, const struct
 		rc = tr_sandbox_decode(data, rep.len, tmp) == 0 ? 0 : 3;
 	else
 		rc = rc == 1 ? 1 : -2;
-	free(data);
+	if (rc == 0) {
+		*wire = data;
+		*wire_len = rep.len;
+	} else {
+		free(data);
+	}
 	return rc;
 }
 
@@ -510,6 +517,17 @@ static void worker_failed(struct tr_result *res, const struct tr_reader *reader,
 	}
 }
 
+/* Replaces res (which holds path and stat) with the worker's result tmp, keeping the stat. */
+static int adopt(struct tr_result *res, struct tr_result *tmp)
+{
+	tmp->meta.has_stat = res->meta.has_stat;
+	tmp->meta.size = res->meta.size;
+	tmp->meta.modified_sec = res->meta.modified_sec;
+	tr_result_destroy(res);
+	*res = *tmp;
+	return 0;
+}
+
 int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 		    const struct tr_selector *sel, const struct tr_options *opts,
 		    struct tr_result *res)
@@ -523,9 +541,26 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 	struct tr_result tmp;
 	struct worker w;
 	char err[PATH_MAX + 128] = "", syscall[SANDBOX_MAX_SYSCALL_NAME + 1] = "";
+	unsigned char *wire = NULL;
+	size_t wire_len = 0;
 	uint64_t held = 0;
 	int rc, status = 0;
 
+	/* A reply kept for this version, selector and options needs no worker (§8 "Reply cache"):
+	 * the file was opened with the caller's rights before this lookup. */
+	if (tr_result_init(&tmp, res->path) < 0) {
+		tr_result_destroy(&tmp);
+		return -1;
+	}
+	rc = tr_sandbox_cache_get(index, file, sel, opts, &tmp);
+	if (rc != 0) {
+		if (rc < 0) {
+			tr_result_destroy(&tmp);
+			return -1;
+		}
+		return adopt(res, &tmp);
+	}
+	tr_result_destroy(&tmp);
 	rc = tr_cancel_fired(cancel) ? 5 : slot_acquire(opts->max_workers, start_by, cancel, &held);
 	if (rc < 0)
 		return -1;
@@ -561,18 +596,14 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 	}
 	rc = send_request(&w, index, file, sel, opts);
 	if (rc == 0)
-		rc = receive_reply(&w, deadline, cancel, &tmp, syscall);
+		rc = receive_reply(&w, deadline, cancel, &tmp, syscall, &wire, &wire_len);
 	else
 		rc = -2;
 	status = worker_end(&w);
 	slot_release();
 	if (rc == 0) {
-		tmp.meta.has_stat = res->meta.has_stat;
-		tmp.meta.size = res->meta.size;
-		tmp.meta.modified_sec = res->meta.modified_sec;
-		tr_result_destroy(res);
-		*res = tmp;
-		return 0;
+		tr_sandbox_cache_put(index, file, sel, opts, &tmp, wire, wire_len);
+		return adopt(res, &tmp);
 	}
 	tr_result_destroy(&tmp);
 	if (rc == -1)
@@ -587,4 +618,5 @@ void tr_sandbox_shutdown(void)
 	pthread_mutex_lock(&server_lock);
 	server_stop();
 	pthread_mutex_unlock(&server_lock);
+	tr_sandbox_cache_free();
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "reader.h"
 #include "tr_result.h"
@@ -29,6 +30,29 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 
 /* Ends the fork server (tr_library_shutdown: no read may be in flight). */
 void tr_sandbox_shutdown(void);
+
+/* --- sandbox_cache.c: the replies kept (docs/SPEC.md §8 "Reply cache"); thread-safe --- */
+
+/* Bounds the replies kept to bytes in all (entries, keys and wire bytes), evicting the least
+ * recently used beyond it; 0 keeps none (the mount: its result cache holds the documents). */
+void tr_sandbox_cache_limit(uint64_t bytes);
+
+/* Looks up the reply of the reader of index reader to file's version (file->st), sel and opts,
+ * with file's path and name. Returns 1 with res (initialised, holding path) rebuilt from it, 0
+ * when none is kept, or -1 when out of memory (res then safe to destroy). */
+int tr_sandbox_cache_get(uint32_t reader, const struct tr_file *file, const struct tr_selector *sel,
+			 const struct tr_options *opts, struct tr_result *res);
+
+/* Keeps the wire bytes data[0..len) (owned: taken in every case) a worker answered, whose
+ * decoding is res, under the key tr_sandbox_cache_get looks up; unless res failed, ran past
+ * file->deadline or notes a timeout (the next read may finish), the version is racy
+ * (tr_version_racy) or has no link, or it is larger than the whole bound. */
+void tr_sandbox_cache_put(uint32_t reader, const struct tr_file *file,
+			  const struct tr_selector *sel, const struct tr_options *opts,
+			  const struct tr_result *res, unsigned char *data, size_t len);
+
+/* Drops every reply kept (tr_sandbox_shutdown). */
+void tr_sandbox_cache_free(void);
 
 /* --- sandbox_wire.c: a tr_result as bytes, for the reply --- */
 

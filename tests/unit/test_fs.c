@@ -29,10 +29,11 @@ static struct tr_doc *doc_of_size(size_t n)
 
 static struct tfs_doc_key key_for(const char *path, off_t size)
 {
-	struct tfs_doc_key key = {.dev = 1, .ino = 2, .size = size, .path = (char *)path};
+	struct tfs_doc_key key = {.version = {.dev = 1, .ino = 2, .size = size},
+				  .path = (char *)path};
 
-	key.mtime.tv_sec = 100;
-	key.ctime.tv_nsec = 5;
+	key.version.mtime.tv_sec = 100;
+	key.version.ctime.tv_nsec = 5;
 	return key;
 }
 
@@ -62,7 +63,7 @@ static void test_cache(void)
 
 	/* Every field of the key counts. */
 	struct tfs_doc_key other = a;
-	other.mtime.tv_nsec = 1;
+	other.version.mtime.tv_nsec = 1;
 	EXPECT(tfs_cache_get(cache, &other) == NULL);
 	other = a;
 	other.sel.present = true;
@@ -94,8 +95,8 @@ static void test_cache(void)
 	 * older entries of other names. */
 	cache = tfs_cache_new(100);
 	struct tfs_doc_key a_next = a;
-	a_next.mtime.tv_sec = 101;
-	a_next.size = 2;
+	a_next.version.mtime.tv_sec = 101;
+	a_next.version.size = 2;
 	EXPECT(tfs_cache_put(cache, &a, da));
 	EXPECT(tfs_cache_put(cache, &b, db));
 	EXPECT(tfs_cache_put(cache, &a_next, da)); /* 120 > 100: evicts a (superseded), not b */
@@ -107,7 +108,7 @@ static void test_cache(void)
 	EXPECT(got == da);
 	tr_doc_unref(got);
 	struct tfs_doc_key c_next = c;
-	c_next.ctime.tv_sec = 9;
+	c_next.version.ctime.tv_sec = 9;
 	EXPECT(tfs_cache_put(cache, &c, dc)); /* room: b goes (least recent), a_next stays */
 	EXPECT(tfs_cache_put(cache, &c_next,
 			     dc)); /* c is superseded: it goes before older a_next */

@@ -25,7 +25,8 @@ static struct tr_doc *doc_of_size(size_t n)
 
 static struct tfs_doc_key key_for(const char *path, off_t size)
 {
-	struct tfs_doc_key key = {.dev = 1, .ino = 2, .size = size, .path = (char *)path};
+	struct tfs_doc_key key = {.version = {.dev = 1, .ino = 2, .size = size},
+				  .path = (char *)path};
 
 	return key;
 }
