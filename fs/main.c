@@ -160,11 +160,39 @@ static int take_option(const struct tr_args *args, const char *item, const char 
 	return TR_ARG_TAKEN;
 }
 
-/* An -o item toolfs does not know goes to FUSE. */
+/* libfuse's own line for an option it refuses: the usage error below names the item instead. */
+static void quiet_fuse_log(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+}
+
+/* Whether FUSE takes "-o ITEM": a session is made with it alone (no mount, no /dev/fuse). */
+static bool fuse_knows_option(const char *item)
+{
+	static const struct fuse_lowlevel_ops no_ops;
+	char *argv[] = {"toolfs", "-o", (char *)item, NULL};
+	struct fuse_args probe = FUSE_ARGS_INIT(3, argv);
+	struct fuse_session *se;
+
+	fuse_set_log_func(quiet_fuse_log);
+	se = fuse_session_new(&probe, &no_ops, sizeof(no_ops), NULL);
+	fuse_set_log_func(NULL);
+	if (se)
+		fuse_session_destroy(se);
+	return se != NULL;
+}
+
+/* An -o item toolfs does not know goes to FUSE; one FUSE does not know either is a usage error
+ * here, before any check of SOURCE or MOUNTPOINT. */
 static int take_fuse_option(const struct tr_args *args, const char *item)
 {
 	struct cmdline *cmd = args->ctx;
 
+	if (!fuse_knows_option(item))
+		return tr_args_error(args, "unknown option: -o %s (neither toolfs nor FUSE has it)",
+				     item);
 	return fuse_opt_add_opt(&cmd->fuse_opts, item) < 0 ? EXIT_FAILURE : 0;
 }
 

@@ -246,7 +246,12 @@ def test_usage_errors(toolfs_bin, dirs):
     _fails(toolfs_bin, "--bogus", src, mnt, status=2, message="unknown option: --bogus")
     _fails(toolfs_bin, src, status=2, message="SOURCE and MOUNTPOINT are required")
     _fails(toolfs_bin, src, mnt, mnt, status=2, message="unexpected argument")
-    _fails(toolfs_bin, "-o", "no_such_fuse_option", src, mnt, message="cannot start a FUSE session")
+    # An -o item neither toolfs nor FUSE knows is a usage error too (issue 38: it was exit 1,
+    # "fuse: unknown option(s)" and "cannot start a FUSE session", where toolfs(1) says 2).
+    _fails(toolfs_bin, "-o", "no_such_fuse_option", src, mnt, status=2,
+           message="unknown option: -o no_such_fuse_option (neither toolfs nor FUSE has it)")
+    _fails(toolfs_bin, "-o", "max_line=5", src, mnt, status=2,
+           message="unknown option: -o max_line=5 (neither toolfs nor FUSE has it)")
     assert not is_mounted(mnt)
 
 
