@@ -199,6 +199,26 @@ def test_man_page_has_no_warnings(page):
     assert man.stdout.decode().startswith(f"{title.upper()}({section})")
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_man_font_macros_glue_no_words(page):
+    """An alternating font macro (.BR, .IB, ...) joins its arguments without spaces, so prose
+    after its second argument runs together with no warning from groff: toolfs(7) rendered
+    "--- OCR ---);aword-processingdocumentMarkdown-like..." (issue 38). Two arguments meeting
+    letter to letter are words glued, unless both are one letter (".IB W x H", meant)."""
+    glued = []
+    for number, line in enumerate((MAN_DIR / f"{page}.in").read_text().splitlines(), 1):
+        macro = re.match(r"\.(BR|BI|IB|IR|RB|RI)\s+(.*)", line)
+        if not macro:
+            continue
+        args = re.findall(r'"[^"]*"|\S+', macro.group(2))
+        for left, right in zip(args, args[1:]):
+            left, right = left.strip('"'), right.strip('"')
+            if left[-1:].isalnum() and right[:1].isalnum() and max(len(left), len(right)) > 1:
+                glued.append(f"{page}.in:{number}: {line}")
+                break
+    assert glued == []
+
+
 def rendered(build_dir, page) -> str:
     path = build_dir / "docs" / "man" / page
     if not path.exists():
