@@ -231,9 +231,10 @@ static void fail_outside(const struct mcp_roots *roots, struct tr_result *res, c
 
 /* res's not_found failure for rel (normal, relative to root), with the close names of its
  * folder when the folder itself opens beneath root: only a directory the confined open reached
- * is ever listed. */
-static int fail_not_found(const struct tr_root *root, const char *rel, const char *given,
-			  const struct tr_confine_how *how, struct tr_result *res)
+ * is ever listed. ask is rel as a file_path names it (askable_path). */
+static int fail_not_found(const struct tr_root *root, const char *rel, const char *ask,
+			  const char *given, const struct tr_confine_how *how,
+			  struct tr_result *res)
 {
 	const char *slash = strrchr(rel, '/');
 	char *folder = slash ? strndup(rel, (size_t)(slash - rel)) : strdup(".");
@@ -250,23 +251,36 @@ static int fail_not_found(const struct tr_root *root, const char *rel, const cha
 				res, TR_E_NOT_FOUND,
 				"Not a directory: %s. %s is a file, and a trailing slash names "
 				"a directory: ask for %s.",
-				given, rel, rel);
+				given, ask, ask);
 		else
 			tr_result_fail(
 				res, TR_E_NOT_FOUND,
 				"File not found: %s. A name before \"..\" does not exist or is "
 				"not a directory (each name is followed in turn: \"..\" does "
 				"not cancel it); %s itself exists.",
-				given, strcmp(rel, ".") ? rel : "the allowed directory");
+				given, strcmp(rel, ".") ? ask : "the allowed directory");
 		return 0;
 	}
 	tr_result_fail_errno(res, ENOENT);
 	if (tr_confined_open(root, -1, folder, how, &dir, &err) == TR_CONFINE_OK) {
-		tr_result_suggest_names(res, dir, rel);
+		tr_result_suggest_names(res, dir, ask);
 		close(dir);
 	}
 	free(folder);
 	return 0;
+}
+
+/* rel (normal, inside root number at) as a file_path names it: relative paths are taken beneath
+ * the first root, so beneath another one it is that root's path joined. malloc'd or NULL. */
+static char *askable_path(const struct mcp_roots *roots, int at, const char *rel)
+{
+	char *path;
+
+	if (at == 0)
+		return strdup(rel);
+	if (strcmp(rel, ".") == 0)
+		return strdup(roots->dirs[at].path);
+	return asprintf(&path, "%s/%s", roots->dirs[at].path, rel) < 0 ? NULL : path;
 }
 
 /* The name fd's inode has now (/proc/self/fd): for the result's file:// URI and its path when
@@ -302,7 +316,7 @@ int mcp_open_confined(const struct mcp_roots *roots, const char *file_path,
 {
 	struct tr_confine_how how = {.symlinks = symlinks};
 	enum tr_confine outcome = TR_CONFINE_OUTSIDE_ROOT;
-	char *full = NULL, *lex = NULL;
+	char *full = NULL, *lex = NULL, *ask = NULL;
 	const char *lex_rel = NULL, *rest;
 	int lex_root, fd = -1, err = 0, rc = -1;
 	size_t at;
@@ -320,7 +334,8 @@ int mcp_open_confined(const struct mcp_roots *roots, const char *file_path,
 		goto oom;
 	lex_root = root_of(roots, lex, &lex_rel);
 	/* The file is named by its path inside the root it was asked under, as in a mount. */
-	if (lex_root >= 0 && set_shown(res, lex_rel) < 0)
+	if (lex_root >= 0 &&
+	    (set_shown(res, lex_rel) < 0 || !(ask = askable_path(roots, lex_root, lex_rel))))
 		goto oom;
 	/* A relative path is opened beneath the first root, an absolute one beneath the first root
 	 * whose real or given name it starts with: the core decides, from the root's fd down. */
@@ -333,12 +348,13 @@ int mcp_open_confined(const struct mcp_roots *roots, const char *file_path,
 	case TR_CONFINE_OK: break;
 	case TR_CONFINE_OUTSIDE_ROOT:
 		fail_outside(roots, res, file_path, lex_root >= 0,
-			     lex_root >= 0 && climbs_out(roots, full) ? lex_rel : NULL);
+			     lex_root >= 0 && climbs_out(roots, full) ? ask : NULL);
 		goto out;
 	case TR_CONFINE_NOT_FOUND:
 		if (lex_root < 0)
 			fail_outside(roots, res, file_path, false, NULL);
-		else if (fail_not_found(&roots->dirs[lex_root], lex_rel, file_path, &how, res) < 0)
+		else if (fail_not_found(&roots->dirs[lex_root], lex_rel, ask, file_path, &how,
+					res) < 0)
 			goto oom;
 		goto out;
 	case TR_CONFINE_NOT_REGULAR: /* regular_only is off: a link under symlinks=none */
@@ -374,6 +390,7 @@ out:
 		free(*real);
 		*shown = *real = NULL;
 	}
+	free(ask);
 	free(lex);
 	free(full);
 	return rc;

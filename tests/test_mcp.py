@@ -331,6 +331,36 @@ def test_a_link_stays_beneath_the_root_it_starts_in(mcp_bin, tmp_path):
     assert out[1]["result"]["content"][0]["text"] == "     1\tin the second root\n"
 
 
+def test_hints_beneath_another_root_name_it_whole(mcp_bin, tmp_path):
+    """A relative file_path is taken beneath the first root, so a hint for a file of the second
+    names it by its whole path: "Ask for sub/inner.txt" would read first/sub/inner.txt (on
+    bc9d6c4 every hint below was relative)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    (first / "sub").mkdir(parents=True)
+    (second / "sub").mkdir(parents=True)
+    (first / "sub" / "inner.txt").write_text("the first root's\n")
+    (second / "sub" / "inner.txt").write_text("the second root's\n")
+    want = f"{second}/sub/inner.txt"
+    asked = [f"{second}/../second/sub/inner.txt", f"{want}/", f"{second}/nothing/../sub/inner.txt",
+             f"{second}/sub/iner.txt"]
+    proc = subprocess.run([str(mcp_bin), str(first), str(second)], capture_output=True,
+                          input="".join(json.dumps(request(i, "tools/call", {
+                              "name": "read", "arguments": {"file_path": p}})) + "\n"
+                              for i, p in enumerate(asked, 1)).encode(), timeout=60)
+    texts = [json.loads(line)["result"]["content"][0]["text"]
+             for line in proc.stdout.decode().splitlines()]
+    assert texts == [
+        f'Access denied: {asked[0]} climbs out of the allowed directories with ".." before '
+        "coming back: each name is followed in turn, and none may leave them. "
+        f"Ask for {want} instead.",
+        f"Not a directory: {want}/. {want} is a file, and a trailing slash names a directory: "
+        f"ask for {want}.",
+        f'File not found: {asked[2]}. A name before ".." does not exist or is not a directory '
+        f'(each name is followed in turn: ".." does not cancel it); {want} itself exists.',
+        f"File not found: {asked[3]}. Did you mean {want}?",
+    ]
+
+
 # ---- continuation ----
 
 def test_truncated_text_continued_by_its_hints_joins_to_cat_n(client, root):
