@@ -205,10 +205,12 @@ static void respond_json(struct mcp_server *s, const char *id, cJSON *result, bo
 
 /* --- the tools --- */
 
+/* The read tool's description, a format: each %llu is this server's max_lines (the window, the
+ * example's offset one past it, its limit), so that the text says the limits in force. */
 static const char read_description[] =
 	"Read a file inside the allowed directories the way a multimodal Read tool does. Text and "
 	"source code come with line numbers (cat -n format: the number, a tab, the line), lines "
-	"1-2000 by default; images (PNG, JPEG, GIF, WebP, and BMP/TIFF/ICO converted) come as "
+	"1-%llu by default; images (PNG, JPEG, GIF, WebP, and BMP/TIFF/ICO converted) come as "
 	"image blocks scaled to fit a model's limits; PDFs as the text of their pages (pages "
 	"\"3-5\" also gives those pages rendered as images; region \"3@400x300+100+500\" zooms "
 	"into a rectangle of page 3's image, region \"800x600+1200+400\" into one of an image, at "
@@ -224,7 +226,7 @@ static const char read_description[] =
 	"(time \"T\": one frame) and its subtitles as timed text; time \"T1-T2\" reads a span. "
 	"Binary files are refused with a description of what they are. "
 	"A result that does not hold the whole file ends with a line saying how to read on, e.g. "
-	"\"call read with offset 2001, limit 2000\": call read again with those arguments. "
+	"\"call read with offset %llu, limit %llu\": call read again with those arguments. "
 	"file_path is absolute, or relative to the first allowed directory "
 	"(list_allowed_directories).";
 
@@ -276,13 +278,18 @@ static cJSON *tool_result_schema(void)
  * serves), so that a model knows the limits it reads under. Returns a malloc'd string or NULL. */
 static char *describe_read(const struct tr_options *opts)
 {
-	char types[160], value[32], budget[96];
+	char types[160], value[32], budget[96], *head = NULL;
 	size_t cap = sizeof(read_description) + 1536, used;
+	unsigned long long lines = (unsigned long long)opts->max_lines;
 	char *text = malloc(cap);
 	uint32_t dim = (uint32_t)(opts->image_max_dim > 100000 ? 100000 : opts->image_max_dim);
 
 	if (!text)
 		return NULL;
+	if (asprintf(&head, read_description, lines, lines + 1, lines) < 0) {
+		free(text);
+		return NULL;
+	}
 	tr_content_types_list(types, sizeof(types));
 	if (opts->max_tokens)
 		snprintf(budget, sizeof(budget), "at most %llu tokens of text by default",
@@ -299,8 +306,7 @@ static char *describe_read(const struct tr_options *opts)
 		"each image costs up to about %llu tokens (Claude: width x height / 750) or %llu "
 		"(OpenAI tiles); each result says its cost in metadata.tokens. This server's "
 		"options:",
-		read_description, types, budget,
-		(unsigned long long)tr_tokens_image_anthropic(dim, dim),
+		head, types, budget, (unsigned long long)tr_tokens_image_anthropic(dim, dim),
 		(unsigned long long)tr_tokens_image_openai(dim, dim));
 	for (size_t i = 0; tr_option_names[i] && used < cap; i++) {
 		const struct tr_option_doc *doc = tr_option_describe(tr_option_names[i], NULL, 0);
@@ -312,6 +318,7 @@ static char *describe_read(const struct tr_options *opts)
 	}
 	if (used + 1 < cap)
 		strcat(text, ".");
+	free(head);
 	return text;
 }
 
@@ -334,25 +341,30 @@ static void add_cache_hints(cJSON *result)
 	add_server_info(cJSON_AddObjectToObject(result, "_meta"), META_SERVER_INFO);
 }
 
-static const char instructions[] = "Use the read tool to read files: numbered text, images you "
-				   "can see, PDFs and notebooks. Follow the continuation line "
-				   "of a truncated result to read on.";
+static const char instructions[] =
+	"Use the read tool to read files: numbered text, images you can see, PDFs, notebooks, "
+	"Word, Excel and PowerPoint files, SVG drawings, audio and video. Follow the "
+	"continuation line of a truncated result to read on.";
 
 /* The tools/list result; modern: with the cache hints and the server's info of 2026-07-28. */
 static char *build_tools_list(const struct tr_options *opts, bool modern)
 {
 	bool structured = opts->mcp_structured;
-	char *description = describe_read(opts);
-	cJSON *result = cJSON_CreateObject();
-	cJSON *tools = cJSON_AddArrayToObject(result, "tools");
-	cJSON *read = cJSON_CreateObject(), *list = cJSON_CreateObject();
+	char *description = describe_read(opts), limit[160];
+	cJSON *result, *tools, *read, *list;
 	cJSON *schema, *props, *required, *ann;
 	char *text;
 
+	if (!description)
+		return NULL;
+	result = cJSON_CreateObject();
+	tools = cJSON_AddArrayToObject(result, "tools");
+	read = cJSON_CreateObject();
+	list = cJSON_CreateObject();
 	cJSON_AddItemToArray(tools, read);
 	cJSON_AddStringToObject(read, "name", "read");
 	cJSON_AddStringToObject(read, "title", "Read file");
-	cJSON_AddStringToObject(read, "description", description ? description : read_description);
+	cJSON_AddStringToObject(read, "description", description);
 	free(description);
 	schema = cJSON_AddObjectToObject(read, "inputSchema");
 	cJSON_AddStringToObject(schema, "type", "object");
@@ -364,9 +376,11 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 	cJSON_AddItemToObject(props, "offset",
 			      integer_property("The first line (text), cell (notebook) or page "
 					       "(PDF) to read, from 1. Default: the beginning."));
-	cJSON_AddItemToObject(props, "limit",
-			      integer_property("How many lines, cells or pages to read. Default: "
-					       "2000 lines, the whole notebook, or 10 PDF pages."));
+	snprintf(limit, sizeof(limit),
+		 "How many lines, cells or pages to read. Default: %llu lines, the whole "
+		 "notebook, or 10 PDF pages.",
+		 (unsigned long long)opts->max_lines);
+	cJSON_AddItemToObject(props, "limit", integer_property(limit));
 	cJSON *pages = string_property("PDF pages to read and render as images: \"A\" or "
 				       "\"A-B\", e.g. \"3\" or \"2-5\". Not with offset/limit.");
 	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");

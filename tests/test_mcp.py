@@ -331,6 +331,32 @@ def test_a_link_stays_beneath_the_root_it_starts_in(mcp_bin, tmp_path):
     assert out[1]["result"]["content"][0]["text"] == "     1\tin the second root\n"
 
 
+def test_the_read_tool_tells_the_limits_in_force(mcp_bin, root):
+    """The description, the limit property and the instructions say this server's window, not
+    the default's (issue 38: "lines 1-2000 by default" with --max_lines 500), and the
+    instructions name every kind of file the tool reads, audio and video among them."""
+    proc = subprocess.run([str(mcp_bin), "--max_lines", "500", str(root)], capture_output=True,
+                          timeout=60, input=(json.dumps(request(1, "initialize", {
+                              "protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "t", "version": "1"}})) + "\n" +
+                              json.dumps(request(2, "tools/list", {})) + "\n").encode())
+    init, listed = [json.loads(line)["result"] for line in proc.stdout.decode().splitlines()]
+    read = next(t for t in listed["tools"] if t["name"] == "read")
+    assert "lines 1-500 by default" in read["description"]
+    assert "offset 501, limit 500" in read["description"]
+    assert "1-2000" not in read["description"] and "limit 2000" not in read["description"]
+    assert read["inputSchema"]["properties"]["limit"]["description"].endswith(
+        "Default: 500 lines, the whole notebook, or 10 PDF pages.")
+    for kind in ("numbered text", "images", "PDFs", "notebooks", "Word, Excel and PowerPoint",
+                 "SVG", "audio", "video"):
+        assert kind in init["instructions"], kind
+    usage = subprocess.run([str(mcp_bin), "--help"], capture_output=True, timeout=30)
+    head = " ".join(usage.stdout.decode().split("Options:")[0].split())
+    for kind in ("text with line numbers", "images", "PDFs",
+                 "notebooks", "Word, Excel and PowerPoint", "SVG", "audio", "video"):
+        assert kind in head, kind
+
+
 def test_hints_beneath_another_root_name_it_whole(mcp_bin, tmp_path):
     """A relative file_path is taken beneath the first root, so a hint for a file of the second
     names it by its whole path: "Ask for sub/inner.txt" would read first/sub/inner.txt (on
