@@ -219,6 +219,35 @@ def test_man_font_macros_glue_no_words(page):
     assert glued == []
 
 
+def man_option_paragraph(page, option) -> str:
+    """The rendered text of OPTION's paragraph in docs/man/PAGE.in, words joined by spaces."""
+    text = subprocess.run(["man", "-l", str(MAN_DIR / f"{page}.in")], capture_output=True,
+                          check=True, env=dict(os.environ, MANWIDTH="1000"),
+                          timeout=30).stdout.decode()
+    para = re.search(rf"^ +{re.escape(option)}\b.*\n((?: {{14,}}.*\n|\n)*?)(?= {{7}}\S)", text,
+                     re.M)
+    assert para, (page, option)
+    return " ".join(para[0].split())
+
+
+def test_toolfs_read_man_page_gives_every_format_and_selector_kind(build_dir):
+    """toolfs-read(1) drifted from --help (issue 38): --format without txt, --select without
+    times, sheets or slides. Every format of the table readers/core/selector.c names, and every
+    kind of selection --help names, is in the man page's paragraph, and --help names them too."""
+    table = (REPO / "readers" / "core" / "selector.c").read_text()
+    formats = re.findall(r'\[TR_FORMAT_\w+\] = \{"(\w+)"', table)
+    assert "txt" in formats and len(formats) >= 5
+    fmt = man_option_paragraph("toolfs-read.1", "--format")
+    help_text = " ".join(run(binary(build_dir, "toolfs-read"), "--help").stdout.decode().split())
+    for name in formats:
+        assert re.search(rf"\b{name}\b", fmt), name
+        assert re.search(rf"--format FMT .*\b{name}\b", help_text), name
+    sel = man_option_paragraph("toolfs-read.1", "--select")
+    for kind in ("lines", "cells", "pages", "sheets", "slides", "T1-T2", "MM:SS", "HH:MM:SS",
+                 "P@WxH+X+Y", "A.C-"):
+        assert kind in sel, kind
+
+
 def rendered(build_dir, page) -> str:
     path = build_dir / "docs" / "man" / page
     if not path.exists():
