@@ -248,6 +248,26 @@ def test_toolfs_read_man_page_gives_every_format_and_selector_kind(build_dir):
         assert kind in sel, kind
 
 
+def test_toolfs_7_gives_every_key_metadata_key_and_range_unit():
+    """toolfs(7) drifted from the result (issue 38): its keys lacked `audio`, its metadata list
+    tokens, region and ocr, its range units `second`. Every property of
+    docs/toolresult.schema.json and of its metadata has a paragraph or a mention, and every
+    unit readers/render/render_tool.c writes is in the range paragraph."""
+    schema = json.loads((REPO / "docs" / "toolresult.schema.json").read_text())
+    source = (MAN_DIR / "toolfs.7.in").read_text()
+    for key in schema["properties"]:
+        assert re.search(rf"^\.TP\n\.BR? (?:.*\W)?{key}(?:\W.*)?$", source, re.M), key
+    metadata = man_option_paragraph("toolfs.7", "metadata")
+    for key in schema["properties"]["metadata"]["properties"]:
+        assert re.search(rf"\b{key}\b", metadata), key
+    writer = (REPO / "readers" / "render" / "render_tool.c").read_text()
+    units = re.findall(r'case TR_UNIT_\w+: return "(\w+)";', writer)
+    assert "second" in units
+    range_text = man_option_paragraph("toolfs.7", "range")
+    for unit in units:
+        assert re.search(rf"\b{unit}\b", range_text), unit
+
+
 def rendered(build_dir, page) -> str:
     path = build_dir / "docs" / "man" / page
     if not path.exists():
