@@ -268,6 +268,20 @@ def test_toolfs_7_gives_every_key_metadata_key_and_range_unit():
         assert re.search(rf"\b{unit}\b", range_text), unit
 
 
+def test_toolfs_help_and_page_name_every_kind_of_selection(build_dir):
+    """toolfs --help and toolfs(1) described selectors without times (issue 38)."""
+    help_text = " ".join(run(binary(build_dir, "toolfs"), "--help").stdout.decode().split())
+    head = help_text[:help_text.index("Options:")]
+    page = " ".join(subprocess.run(["man", "-l", str(MAN_DIR / "toolfs.1.in")],
+                                   capture_output=True, check=True, timeout=30,
+                                   env=dict(os.environ, MANWIDTH="1000")).stdout.decode().split())
+    page = page[page.index("holds a selection"):][:300]
+    for kind in ("lines", "cells", "pages", "sheets", "slides"):
+        assert kind in head and kind in page, kind
+    assert "T1-T2" in head and "WxH+X+Y" in head
+    assert "time" in page and "region" in page
+
+
 def rendered(build_dir, page) -> str:
     path = build_dir / "docs" / "man" / page
     if not path.exists():
