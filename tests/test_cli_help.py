@@ -282,6 +282,38 @@ def test_toolfs_help_and_page_name_every_kind_of_selection(build_dir):
     assert "time" in page and "region" in page
 
 
+def readme_table(head: str) -> dict:
+    """{first cell: the row's text} of the README table whose header row starts with head."""
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index(f"| {head} |"):]
+    table = table[:table.index("\n\n")]
+    return {row.split(" | ")[0].lstrip("| "): row for row in table.splitlines()[2:]}
+
+
+def test_readme_gives_every_key_content_type_and_option():
+    """The README drifted from the result and the options (issue 38): its ToolResult table
+    lacked `audio` and the contentTypes audio and video, its options paragraph max_audio_size
+    and max_audio_seconds, and its toolfs-mcp table one of the five defaults toolfs-mcp
+    changes. The keys and types come from docs/toolresult.schema.json, the options and the
+    MCP defaults from include/tr_options.def."""
+    schema = json.loads((REPO / "docs" / "toolresult.schema.json").read_text())
+    rows = readme_table("key")
+    keys = {k for cell in rows for k in re.findall(r"`(\w+)`", cell)}
+    assert set(schema["properties"]) <= keys, set(schema["properties"]) - keys
+    types = re.findall(r"`(\w+)`", rows["`contentType`"].split(" | ", 2)[2])
+    assert types == schema["properties"]["contentType"]["enum"]
+    readme = (REPO / "README.md").read_text()
+    para = readme[readme.index("Options (`-o name=value`"):]
+    para = " ".join(para[:para.index("\n\n")].split())
+    for name, fronts in table_rows().items():
+        if fronts != "MCP":
+            assert re.search(rf"`{name}(` \(|=|`[,.])", para), name
+    table = (REPO / "include" / "tr_options.def").read_text()
+    changed = re.findall(r"^TR_OPTION\((\w+), \w+, [^,]+, MCP\(", table, re.M)
+    mcp_rows = readme_table("option")
+    assert sorted(re.sub(r"`", "", k) for k in mcp_rows) == sorted(changed)
+
+
 def rendered(build_dir, page) -> str:
     path = build_dir / "docs" / "man" / page
     if not path.exists():
