@@ -14,45 +14,42 @@
 
 struct stat;
 
+/* The contentType, errorCode and range.unit values, rows of tr_results.def. */
 enum tr_content_type {
-	TR_TYPE_UNKNOWN,
-	TR_TYPE_TEXT,
-	TR_TYPE_IMAGE,
-	TR_TYPE_PDF,
-	TR_TYPE_NOTEBOOK,
-	TR_TYPE_DOCUMENT,     /* word processing: .docx, .odt */
-	TR_TYPE_SPREADSHEET,  /* .xlsx, .ods */
-	TR_TYPE_PRESENTATION, /* .pptx, .odp */
-	TR_TYPE_AUDIO,        /* MP3, WAV, FLAC, Ogg, M4A, AIFF (readers/media) */
-	TR_TYPE_VIDEO,        /* MP4/MOV, WebM/Matroska, AVI, MPEG-TS */
-	TR_TYPE_BINARY,
+#define TR_CONTENT_TYPE(id, name) TR_TYPE_##id,
+#include "tr_results.def"
 };
 
 /* errorCode values of docs/SPEC.md §5; TR_OK means success. */
 enum tr_error {
 	TR_OK,
-	TR_E_NOT_FOUND,
-	TR_E_PERMISSION_DENIED,
-	TR_E_NOT_REGULAR,
-	TR_E_OUTSIDE_ROOT,
-	TR_E_TOO_LARGE,
-	TR_E_CORRUPT,
-	TR_E_ENCRYPTED,
-	TR_E_BINARY,
-	TR_E_UNSUPPORTED,
-	TR_E_OUT_OF_RANGE,
-	TR_E_IO,
-	TR_E_TIMEOUT, /* the renders ran past max_render_ms */
+#define TR_ERROR_CODE(id, name) TR_E_##id,
+#include "tr_results.def"
 };
 
 enum tr_range_unit {
 	TR_UNIT_NONE,
-	TR_UNIT_LINE,
-	TR_UNIT_CELL,
-	TR_UNIT_PAGE,
-	TR_UNIT_SHEET,
-	TR_UNIT_SLIDE,
-	TR_UNIT_SECOND, /* audio and video: whole seconds */
+#define TR_RANGE_UNIT(id, name) TR_UNIT_##id,
+#include "tr_results.def"
+};
+
+/* How many values each enum has (the sandbox's wire refuses a number past them). */
+enum {
+#define TR_CONTENT_TYPE(id, name) TR_CONTENT_TYPE_ROW_##id,
+#include "tr_results.def"
+	TR_CONTENT_TYPE_COUNT,
+};
+enum {
+	TR_ERROR_ROW_OK,
+#define TR_ERROR_CODE(id, name) TR_ERROR_ROW_##id,
+#include "tr_results.def"
+	TR_ERROR_COUNT,
+};
+enum {
+	TR_RANGE_UNIT_ROW_NONE,
+#define TR_RANGE_UNIT(id, name) TR_RANGE_UNIT_ROW_##id,
+#include "tr_results.def"
+	TR_RANGE_UNIT_COUNT,
 };
 
 /* One entry of images[]: the blob holds the raw (decoded) image bytes; owned reference. */
@@ -234,6 +231,8 @@ int tr_result_add_audio(struct tr_result *res, struct tr_blob *blob, const char 
 /* Names used in JSON: "text", "image", ...; "not_found", ... ("" for TR_OK). */
 const char *tr_content_type_name(enum tr_content_type type);
 const char *tr_error_name(enum tr_error code);
+/* range.unit's name ("line", ...); NULL for TR_UNIT_NONE. */
+const char *tr_range_unit_name(enum tr_range_unit unit);
 
 /* Writes every contentType name of docs/SPEC.md §2, comma-separated, unknown last ("text, image,
  * ..., binary, unknown"), to buf, cut to size. For usage texts and the MCP tool description. */

@@ -31,11 +31,8 @@ struct tr_selector {
 /* The formats of a result (docs/SPEC.md §6): the canonical ToolResult, the provider-ready shapes, and
  * txt, the model-visible text alone (NAME.tool.txt). */
 enum tr_format {
-	TR_FORMAT_TOOL,
-	TR_FORMAT_ANTHROPIC,
-	TR_FORMAT_OPENAI,
-	TR_FORMAT_MCP,
-	TR_FORMAT_TXT,
+#define TR_OUTPUT_FORMAT(id, name, suffix) TR_FORMAT_##id,
+#include "tr_results.def"
 };
 
 /* Parses SEL (without the colon): A, A-, A-B, A.C-, a region, else a time selector. Returns 0,

@@ -232,10 +232,9 @@ def man_option_paragraph(page, option) -> str:
 
 def test_toolfs_read_man_page_gives_every_format_and_selector_kind(build_dir):
     """toolfs-read(1) drifted from --help (issue 38): --format without txt, --select without
-    times, sheets or slides. Every format of the table readers/core/selector.c names, and every
+    times, sheets or slides. Every format of include/tr_results.def, and every
     kind of selection --help names, is in the man page's paragraph, and --help names them too."""
-    table = (REPO / "readers" / "core" / "selector.c").read_text()
-    formats = re.findall(r'\[TR_FORMAT_\w+\] = \{"(\w+)"', table)
+    formats = results_lists()["TR_OUTPUT_FORMAT"]
     assert "txt" in formats and len(formats) >= 5
     fmt = man_option_paragraph("toolfs-read.1", "--format")
     help_text = " ".join(run(binary(build_dir, "toolfs-read"), "--help").stdout.decode().split())
@@ -252,7 +251,7 @@ def test_toolfs_7_gives_every_key_metadata_key_and_range_unit():
     """toolfs(7) drifted from the result (issue 38): its keys lacked `audio`, its metadata list
     tokens, region and ocr, its range units `second`. Every property of
     docs/toolresult.schema.json and of its metadata has a paragraph or a mention, and every
-    unit readers/render/render_tool.c writes is in the range paragraph."""
+    unit of include/tr_results.def is in the range paragraph."""
     schema = json.loads((REPO / "docs" / "toolresult.schema.json").read_text())
     source = (MAN_DIR / "toolfs.7.in").read_text()
     for key in schema["properties"]:
@@ -260,8 +259,7 @@ def test_toolfs_7_gives_every_key_metadata_key_and_range_unit():
     metadata = man_option_paragraph("toolfs.7", "metadata")
     for key in schema["properties"]["metadata"]["properties"]:
         assert re.search(rf"\b{key}\b", metadata), key
-    writer = (REPO / "readers" / "render" / "render_tool.c").read_text()
-    units = re.findall(r'case TR_UNIT_\w+: return "(\w+)";', writer)
+    units = results_lists()["TR_RANGE_UNIT"]
     assert "second" in units
     range_text = man_option_paragraph("toolfs.7", "range")
     for unit in units:
@@ -312,6 +310,44 @@ def test_readme_gives_every_key_content_type_and_option():
     changed = re.findall(r"^TR_OPTION\((\w+), \w+, [^,]+, MCP\(", table, re.M)
     mcp_rows = readme_table("option")
     assert sorted(re.sub(r"`", "", k) for k in mcp_rows) == sorted(changed)
+
+
+def results_lists() -> dict:
+    """{list: [names in row order]} of include/tr_results.def."""
+    table = (REPO / "include" / "tr_results.def").read_text()
+    table = table[table.index("#endif\n\n"):]
+    return {macro: re.findall(rf'^{macro}\(\w+, "(\w+)"', table, re.M)
+            for macro in ("TR_CONTENT_TYPE", "TR_ERROR_CODE", "TR_RANGE_UNIT", "TR_OUTPUT_FORMAT")}
+
+
+def test_every_list_matches_its_docs():
+    """Each closed list of the result is written once, in include/tr_results.def (issue 38);
+    the schema, SPEC, the manual pages and the README are checked against it, so a row added
+    without its docs fails here (try: a TR_ERROR_CODE(GONE, "gone") row)."""
+    lists = results_lists()
+    types, codes, units, formats = (lists[m] for m in (
+        "TR_CONTENT_TYPE", "TR_ERROR_CODE", "TR_RANGE_UNIT", "TR_OUTPUT_FORMAT"))
+    assert types[0] == "unknown" and "timeout" in codes and "second" in units
+    schema = json.loads((REPO / "docs" / "toolresult.schema.json").read_text())
+    assert schema["properties"]["contentType"]["enum"] == types[1:] + ["unknown"]
+    assert schema["properties"]["errorCode"]["enum"] == codes
+    assert schema["properties"]["range"]["properties"]["unit"]["enum"] == units
+    spec = (REPO / "docs" / "SPEC.md").read_text()
+    errors = spec[spec.index("## 5. Error codes"):spec.index("## 6.")]
+    assert re.findall(r"^\| `(\w+)` \|", errors, re.M) == codes
+    type_row = re.search(r"^\| `contentType` \|.*$", spec, re.M)[0]
+    assert re.findall(r"`(\w+)`", type_row.split("|")[4]) == types[1:] + ["unknown"]
+    range_row = re.search(r"^\| `range` \|.*$", spec, re.M)[0]
+    assert re.findall(r'"(\w+)"', range_row.split('"unit":')[1].split(',"start"')[0]) == units
+    page = (MAN_DIR / "toolfs.7.in").read_text()
+    errors_page = page[page.index(".SH ERROR"):]
+    assert re.findall(r"^\.TP\n\.B (\w+)$", errors_page, re.M)[:len(codes)] == codes
+    readme = (REPO / "README.md").read_text()
+    error_row = re.search(r"^\| `error`, `errorCode` \|.*$", readme, re.M)[0]
+    assert re.findall(r"`(\w+)`", error_row.split(" | ", 2)[2]) == codes
+    for name in formats[1:]:
+        suffix = ".tool.txt" if name == "txt" else f".tool.{name}.json"
+        assert f"`{name}`" in spec[spec.index("## 6."):] and suffix in readme, name
 
 
 def rendered(build_dir, page) -> str:

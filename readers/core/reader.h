@@ -26,8 +26,9 @@
  * 4. Packaging: every dependency() has its -dev package in debian/control's Build-Depends and
  *    in .ci/packages (the runtime package follows from ${shlibs:Depends}).
  * 5. The contract: docs/SPEC.md §3 (what is shown), §2/§5 for any new contentType, field or
- *    errorCode, and docs/toolresult.schema.json to match. A new contentType is also a value of
- *    enum tr_content_type with its name in tr_content_type_name (core/result.c), from which the
+ *    errorCode, and docs/toolresult.schema.json to match. A new contentType or errorCode is a
+ *    row of include/tr_results.def (the enum and tr_content_type_name in core/result.c come from
+ *    it; tests/test_cli_help.py checks the docs against it), from which the
  *    three programs' --help and the MCP read description list them, and a value of the
  *    contentType enum of the MCP outputSchema (tool_result_schema in mcp/mcp_server.c).
  * 6. The words: the manual pages (docs/man/toolfs.7.in says what is shown of the format; every

@@ -250,22 +250,26 @@ int tr_result_add_audio(struct tr_result *res, struct tr_blob *blob, const char 
 	return 0;
 }
 
+static const char *const content_type_names[] = {
+#define TR_CONTENT_TYPE(id, name) [TR_TYPE_##id] = name,
+#include "tr_results.def"
+};
+
+static const char *const error_names[] = {
+	[TR_OK] = "",
+#define TR_ERROR_CODE(id, name) [TR_E_##id] = name,
+#include "tr_results.def"
+};
+
+static const char *const range_unit_names[] = {
+	[TR_UNIT_NONE] = NULL,
+#define TR_RANGE_UNIT(id, name) [TR_UNIT_##id] = name,
+#include "tr_results.def"
+};
+
 const char *tr_content_type_name(enum tr_content_type type)
 {
-	switch (type) {
-	case TR_TYPE_TEXT: return "text";
-	case TR_TYPE_IMAGE: return "image";
-	case TR_TYPE_PDF: return "pdf";
-	case TR_TYPE_NOTEBOOK: return "notebook";
-	case TR_TYPE_DOCUMENT: return "document";
-	case TR_TYPE_SPREADSHEET: return "spreadsheet";
-	case TR_TYPE_PRESENTATION: return "presentation";
-	case TR_TYPE_AUDIO: return "audio";
-	case TR_TYPE_VIDEO: return "video";
-	case TR_TYPE_BINARY: return "binary";
-	case TR_TYPE_UNKNOWN: break;
-	}
-	return "unknown";
+	return (unsigned)type < TR_CONTENT_TYPE_COUNT ? content_type_names[type] : "unknown";
 }
 
 void tr_content_types_list(char *buf, size_t size)
@@ -275,10 +279,10 @@ void tr_content_types_list(char *buf, size_t size)
 	if (size == 0)
 		return;
 	buf[0] = '\0';
-	for (int t = TR_TYPE_TEXT; t <= TR_TYPE_BINARY + 1 && used < size; t++) {
-		enum tr_content_type type = t > TR_TYPE_BINARY ? TR_TYPE_UNKNOWN : t;
+	/* unknown (the zero value) last, as the docs list them */
+	for (int t = 1; t <= TR_CONTENT_TYPE_COUNT && used < size; t++) {
 		int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
-				 tr_content_type_name(type));
+				 content_type_names[t % TR_CONTENT_TYPE_COUNT]);
 
 		if (n < 0)
 			break;
@@ -288,22 +292,12 @@ void tr_content_types_list(char *buf, size_t size)
 
 const char *tr_error_name(enum tr_error code)
 {
-	switch (code) {
-	case TR_OK: return "";
-	case TR_E_NOT_FOUND: return "not_found";
-	case TR_E_PERMISSION_DENIED: return "permission_denied";
-	case TR_E_NOT_REGULAR: return "not_regular";
-	case TR_E_OUTSIDE_ROOT: return "outside_root";
-	case TR_E_TOO_LARGE: return "too_large";
-	case TR_E_CORRUPT: return "corrupt";
-	case TR_E_ENCRYPTED: return "encrypted";
-	case TR_E_BINARY: return "binary";
-	case TR_E_UNSUPPORTED: return "unsupported";
-	case TR_E_OUT_OF_RANGE: return "out_of_range";
-	case TR_E_TIMEOUT: return "timeout";
-	case TR_E_IO: break;
-	}
-	return "io_error";
+	return (unsigned)code < TR_ERROR_COUNT ? error_names[code] : "io_error";
+}
+
+const char *tr_range_unit_name(enum tr_range_unit unit)
+{
+	return (unsigned)unit < TR_RANGE_UNIT_COUNT ? range_unit_names[unit] : NULL;
 }
 
 enum tr_error tr_error_from_errno(int err)

@@ -12,11 +12,8 @@ static const struct format_info {
 	const char *name;
 	const char *suffix;
 } formats[] = {
-	[TR_FORMAT_TOOL] = {"tool", ".tool.json"},
-	[TR_FORMAT_ANTHROPIC] = {"anthropic", ".tool.anthropic.json"},
-	[TR_FORMAT_OPENAI] = {"openai", ".tool.openai.json"},
-	[TR_FORMAT_MCP] = {"mcp", ".tool.mcp.json"},
-	[TR_FORMAT_TXT] = {"txt", ".tool.txt"},
+#define TR_OUTPUT_FORMAT(id, name, suffix) [TR_FORMAT_##id] = {name, suffix},
+#include "tr_results.def"
 };
 
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))

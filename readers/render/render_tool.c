@@ -7,20 +7,6 @@
 #include "render.h"
 #include "tr_tokens.h"
 
-static const char *range_unit_name(enum tr_range_unit unit)
-{
-	switch (unit) {
-	case TR_UNIT_LINE: return "line";
-	case TR_UNIT_CELL: return "cell";
-	case TR_UNIT_PAGE: return "page";
-	case TR_UNIT_SHEET: return "sheet";
-	case TR_UNIT_SLIDE: return "slide";
-	case TR_UNIT_SECOND: return "second";
-	case TR_UNIT_NONE: break;
-	}
-	return NULL;
-}
-
 static void write_size_object(struct tr_json *j, const char *key, uint32_t w, uint32_t h)
 {
 	tr_json_key(j, key);
@@ -324,7 +310,7 @@ void tr_render_tool_object(struct tr_json *j, const struct tr_result *res, unsig
 		tr_json_key(j, "range");
 		tr_json_begin_object(j);
 		tr_json_key(j, "unit");
-		tr_json_cstring(j, range_unit_name(res->range_unit));
+		tr_json_cstring(j, tr_range_unit_name(res->range_unit));
 		tr_json_key(j, "start");
 		tr_json_uint(j, res->range_start);
 		tr_json_key(j, "end");

@@ -445,7 +445,7 @@ int tr_sandbox_decode(const unsigned char *data, size_t len, struct tr_result *r
 	if (get_u64(&c) != SANDBOX_VERSION)
 		return 1;
 	res->success = get_bool(&c);
-	res->type = (enum tr_content_type)get_max(&c, TR_TYPE_BINARY);
+	res->type = (enum tr_content_type)get_max(&c, TR_CONTENT_TYPE_COUNT - 1);
 	res->mime_type = get_str(&c);
 	content = get_bytes(&c, &content_len);
 	if (content && content_len && tr_buf_append(&res->content, content, content_len))
@@ -454,7 +454,7 @@ int tr_sandbox_decode(const unsigned char *data, size_t len, struct tr_result *r
 	res->truncated = get_bool(&c);
 	res->next = get_str(&c);
 	res->next_name_len = (size_t)get_max(&c, res->next ? strlen(res->next) : 0);
-	res->range_unit = (enum tr_range_unit)get_max(&c, TR_UNIT_SECOND);
+	res->range_unit = (enum tr_range_unit)get_max(&c, TR_RANGE_UNIT_COUNT - 1);
 	res->range_start = get_u64(&c);
 	res->range_end = get_u64(&c);
 	res->range_total = get_u64(&c);
@@ -463,7 +463,7 @@ int tr_sandbox_decode(const unsigned char *data, size_t len, struct tr_result *r
 	decode_documents(&c, res);
 	decode_audio(&c, res);
 	decode_meta(&c, &res->meta);
-	res->error = (enum tr_error)get_max(&c, TR_E_TIMEOUT);
+	res->error = (enum tr_error)get_max(&c, TR_ERROR_COUNT - 1);
 	res->error_text = get_str(&c);
 	if (c.oom)
 		return -1;
