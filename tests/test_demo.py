@@ -5,7 +5,9 @@ and through the CLI alike."""
 import json
 import pathlib
 import subprocess
+import sys
 
+import nbformat
 import openpyxl
 import pytest
 
@@ -43,6 +45,52 @@ def test_demo_tree_holds_every_type(demo, toolfs_read):
     txt = toolfs_read("budget.xlsx", "--format", "txt", cwd=demo).out.decode()
     for row in sheet.iter_rows(values_only=True):
         assert f"| {row[0]} |" in txt
+
+
+# Runs the code cells of a notebook (argv[1]) in order in one namespace, as a kernel would, and
+# prints per cell what it would output: its stdout, the repr of a last expression that is not
+# None (an execute_result), or the name of the exception it raised.
+RUN_CELLS = r"""
+import ast, contextlib, io, json, sys
+import matplotlib
+matplotlib.use("Agg")
+import nbformat
+namespace, report = {"__name__": "__main__"}, []
+for cell in nbformat.read(sys.argv[1], as_version=4).cells:
+    if cell.cell_type != "code":
+        continue
+    out, result, error = io.StringIO(), None, None
+    tree = ast.parse(cell.source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(tree, "<cell>", "exec"), namespace)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+                result = None if value is None else repr(value)
+    except Exception as e:
+        error = type(e).__name__ + ": " + str(e)
+    report.append({"stdout": out.getvalue(), "result": result, "error": error})
+print(json.dumps(report))
+"""
+
+
+def test_demo_notebook_runs_top_to_bottom(demo):
+    """analysis.ipynb is a valid notebook whose code cells, run top to bottom, give the outputs it
+    records: the same stdout, an execute_result only where the last expression has a value, and
+    an exception only in the cell that records that error."""
+    nb = nbformat.read(demo / "analysis.ipynb", as_version=4)
+    nbformat.validate(nb)
+    run = subprocess.run([sys.executable, "-c", RUN_CELLS, str(demo / "analysis.ipynb")],
+                         capture_output=True, text=True, check=True)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    for cell, got in zip(code, json.loads(run.stdout), strict=True):
+        outputs = cell.outputs
+        stdout = "".join(o.text for o in outputs if o.output_type == "stream")
+        errors = [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"]
+        has_result = any(o.output_type == "execute_result" for o in outputs)
+        assert (got["error"], got["stdout"], got["result"] is not None) == \
+            (errors[0] if errors else None, stdout, has_result), cell.source
 
 
 @pytest.mark.mount

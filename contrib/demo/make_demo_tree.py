@@ -85,11 +85,12 @@ def notebook() -> str:
     nb.cells = [
         nbformat.v4.new_markdown_cell("# A plot\nThe output below is an image the model can see."),
         nbformat.v4.new_code_cell(
-            "import numpy as np\nx = np.linspace(0, 10)\nprint(len(x))",
+            "import matplotlib.pyplot as plt\nimport numpy as np\n\n"
+            "x = np.linspace(0, 10)\nprint(len(x))",
             execution_count=1,
             outputs=[nbformat.v4.new_output("stream", name="stdout", text="50\n")]),
         nbformat.v4.new_code_cell(
-            "plt.plot(x, np.sin(x))", execution_count=2,
+            "plt.plot(x, np.sin(x))\nplt.show()", execution_count=2,
             outputs=[nbformat.v4.new_output(
                 "display_data",
                 data={"image/png": base64.b64encode(plot_png()).decode(),
@@ -100,6 +101,8 @@ def notebook() -> str:
                 "error", ename="ZeroDivisionError", evalue="division by zero",
                 traceback=["\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"])]),
     ]
+    for i, cell in enumerate(nb.cells, 1):
+        cell.id = f"cell-{i}"  # nbformat draws random ids; fixed ones keep the file deterministic
     return nbformat.writes(nb)
 
 
