@@ -13,6 +13,11 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
+# What a reader must find in the scan (its words, by OCR) and in the video (its subtitle cues).
+SCAN_WORDS = ["Scanned", "invoice", "2026-001", "no", "text", "layer", "toolfs", "reads", "OCR"]
+CLIP_CUES = ["[00:00.000 --> 00:01.500] A test pattern, three seconds long",
+             "[00:01.500 --> 00:03.000] toolfs reads these subtitles as timed lines"]
+
 EXPECTED = {  # demo file -> (contentType, success)
     "src/hello.py": ("text", True),
     "README.md": ("text", True),
@@ -21,6 +26,8 @@ EXPECTED = {  # demo file -> (contentType, success)
     "tone.wav": ("audio", True),
     "analysis.ipynb": ("notebook", True),
     "report.pdf": ("pdf", True),
+    "scan.pdf": ("pdf", True),
+    "clip.mp4": ("video", True),
     "notes.docx": ("document", True),
     "budget.xlsx": ("spreadsheet", True),
     "broken.png": ("image", False),
@@ -41,6 +48,15 @@ def test_demo_tree_holds_every_type(demo, toolfs_read):
     for name, (kind, ok) in EXPECTED.items():
         r = toolfs_read(name, cwd=demo)
         assert (r.json["contentType"], r.json["success"]) == (kind, ok), name
+    scan = toolfs_read("scan.pdf", cwd=demo).json
+    assert scan["content"].startswith("--- Page 1 (OCR) ---\n")
+    assert SCAN_WORDS == [w for w in scan["content"].replace(":", " ").replace(".", " ").split()
+                          if w in SCAN_WORDS]
+    assert [p["page"] for p in scan["metadata"]["ocr"]["pages"]] == [1]
+    clip = toolfs_read("clip.mp4", cwd=demo).json
+    assert clip["content"].split("Subtitle track 1 (eng, mov_text):\n")[1].splitlines() == CLIP_CUES
+    assert clip["range"] == {"unit": "second", "start": 0, "end": 3, "total": 3}
+    assert [i["mediaType"] for i in clip["images"]] == ["image/png"]
     sheet = openpyxl.load_workbook(demo / "budget.xlsx").active
     txt = toolfs_read("budget.xlsx", "--format", "txt", cwd=demo).out.decode()
     for row in sheet.iter_rows(values_only=True):
@@ -102,11 +118,13 @@ def test_mount_workspace_mounts_and_prints_what_to_read(demo, tmp_path, build_di
         assert proc.returncode == 0, proc.stderr
         assert f"is mounted read-only at {mnt}" in proc.stdout
         assert f"fusermount3 -u {mnt}" in proc.stdout
-        listed = {p.name for p in mnt.iterdir()}
-        assert {"budget.xlsx.tool.json", "notes.docx.tool.json", "logo.png.tool.json"} <= listed
-        cli = subprocess.run([str(build_dir / "cli" / "toolfs-read"), "notes.docx"],
-                             cwd=demo, capture_output=True).stdout
-        assert (mnt / "notes.docx.tool.json").read_bytes() == cli
-        assert json.loads(cli)["contentType"] == "document"
+        listed = {str(p.relative_to(mnt)) for p in mnt.rglob("*.tool.json")}
+        assert listed == {f"{name}.tool.json" for name in EXPECTED}
+        for name, (kind, ok) in EXPECTED.items():
+            cli = subprocess.run([str(build_dir / "cli" / "toolfs-read"), name],
+                                 cwd=demo, capture_output=True).stdout
+            assert (mnt / f"{name}.tool.json").read_bytes() == cli, name
+            doc = json.loads(cli)
+            assert (doc["contentType"], doc["success"]) == (kind, ok), name
     finally:
         subprocess.run(["fusermount3", "-u", str(mnt)], capture_output=True)
