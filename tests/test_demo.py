@@ -3,7 +3,10 @@
 tree, generated into a temporary folder) and every demo file reads as its type, through the mount
 and through the CLI alike."""
 import json
+import os
 import pathlib
+import re
+import stat
 import subprocess
 import sys
 
@@ -128,3 +131,104 @@ def test_mount_workspace_mounts_and_prints_what_to_read(demo, tmp_path, build_di
             assert (doc["contentType"], doc["success"]) == (kind, ok), name
     finally:
         subprocess.run(["fusermount3", "-u", str(mnt)], capture_output=True)
+
+
+def mount_workspace(*args, env=None):
+    return subprocess.run(["bash", str(REPO / "contrib" / "mount-workspace"), *map(str, args)],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+def unmount_printed(proc):
+    """Unmounts what a mount-workspace run says it mounted, wherever that was."""
+    for mnt in re.findall(r"is mounted read-only at (.+)", proc.stdout):
+        subprocess.run(["fusermount3", "-u", mnt], capture_output=True)
+
+
+def shared_tmp(tmp_path):
+    """A directory like /tmp: anyone may create entries in it, only their owner may remove them."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tmp.chmod(0o1777)
+    return tmp
+
+
+def private_to_me(path: pathlib.Path) -> bool:
+    """path (not followed) is a directory of this user's that no other user may enter."""
+    st = path.lstat()
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077 == 0
+
+
+@pytest.mark.mount
+@pytest.mark.parametrize("runtime_dir", [False, True], ids=["tmpdir", "xdg_runtime_dir"])
+def test_mount_workspace_writes_only_where_other_users_cannot(tmp_path, runtime_dir):
+    """With no argument, the demo source goes to the checkout's build/demo, and the mount to a
+    directory of this user's alone ($XDG_RUNTIME_DIR/toolfs, else $TMPDIR/toolfs-UID), never to
+    a path of the shared temporary directory another user could have created first."""
+    tmp = shared_tmp(tmp_path)
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    env.pop("XDG_RUNTIME_DIR", None)
+    base = tmp / f"toolfs-{os.getuid()}"
+    if runtime_dir:
+        run = tmp_path / "run"
+        run.mkdir(mode=0o700)
+        env["XDG_RUNTIME_DIR"] = str(run)
+        base = run / "toolfs"
+    proc = mount_workspace(env=env)
+    try:
+        assert proc.returncode == 0, proc.stderr
+        src = REPO / "build" / "demo"
+        assert f"toolfs: {src} is mounted read-only at {base / 'demo'}\n" in proc.stdout
+        assert private_to_me(base)
+        assert (base / "demo" / "clip.mp4.tool.json").is_file()
+        # nothing else in the shared directory (with $XDG_RUNTIME_DIR, nothing at all)
+        assert [p.name for p in tmp.iterdir()] == ([] if runtime_dir else [base.name])
+    finally:
+        unmount_printed(proc)
+
+
+def plant_symlink(tmp_path, base):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    base.symlink_to(victim)
+    return victim
+
+
+def plant_directory(tmp_path, base, owner, mode):
+    base.mkdir()
+    os.chown(base, owner, owner)
+    base.chmod(mode)
+    return base
+
+
+PLANTS = {
+    "symlink": plant_symlink,
+    "other_users_dir": lambda tmp_path, base: plant_directory(tmp_path, base, 65534, 0o777),
+    "other_users_private_dir": lambda tmp_path, base: plant_directory(tmp_path, base, 65534,
+                                                                        0o700),
+    "my_dir_others_may_write": lambda tmp_path, base: plant_directory(tmp_path, base,
+                                                                        os.getuid(), 0o777),
+}
+
+
+@pytest.mark.mount
+@pytest.mark.parametrize("plant", PLANTS)
+def test_mount_workspace_refuses_a_planted_mount_directory(tmp_path, plant):
+    """Another user who created $TMPDIR/toolfs-UID first (a symlink to a place of theirs, a
+    directory of theirs, or one anyone may write into) gets nothing: mount-workspace names it
+    and exits 1 without mounting or writing anything there."""
+    if plant != "symlink" and os.getuid() != 0:
+        pytest.skip("making another user's directory needs root")
+    tmp = shared_tmp(tmp_path)
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    env.pop("XDG_RUNTIME_DIR", None)
+    base = tmp / f"toolfs-{os.getuid()}"
+    planted = PLANTS[plant](tmp_path, base)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.txt").write_text("a\n")
+    proc = mount_workspace(src, env=env)
+    unmount_printed(proc)
+    assert (proc.returncode, proc.stdout) == (1, ""), proc.stdout
+    assert proc.stderr.endswith(f"mount-workspace: {base} is not a directory of yours that only "
+                                "you may enter: remove it, or give MOUNTPOINT\n")
+    assert list(planted.iterdir()) == []
