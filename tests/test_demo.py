@@ -232,3 +232,41 @@ def test_mount_workspace_refuses_a_planted_mount_directory(tmp_path, plant):
     assert proc.stderr.endswith(f"mount-workspace: {base} is not a directory of yours that only "
                                 "you may enter: remove it, or give MOUNTPOINT\n")
     assert list(planted.iterdir()) == []
+
+
+def readme_examples():
+    """The `$ ` commands of README.md's console blocks, each with the lines shown under it (up to
+    a blank line, the next command or the block's end)."""
+    examples, block, shown = [], False, None
+    for line in (REPO / "README.md").read_text().splitlines():
+        if line.startswith("```"):
+            block, shown = line == "```console", None
+        elif block and line.startswith("$ "):
+            shown = []
+            examples.append((line[2:], shown))
+        elif block and line and shown is not None:
+            shown.append(line)
+        else:
+            shown = None
+    return examples
+
+
+def test_readme_examples_run_as_written(tmp_path, build_dir):
+    """After the README's first command (the demo tree in build/demo, the build in build/), its
+    `$` commands run from the repository, as written, exit as toolfs-read(1) documents (1 when a
+    result shown has success false, else 0) and print exactly the lines shown: the files of the
+    demo tree are dated, so even metadata.modified and sha256 must match. Here a stand-in of the
+    repository holds build/cli (the build under test) and a fresh build/demo."""
+    root = tmp_path / "repo"
+    (root / "build").mkdir(parents=True)
+    (root / "build" / "cli").symlink_to(build_dir / "cli")
+    subprocess.run(["/usr/bin/python3", str(REPO / "contrib" / "demo" / "make_demo_tree.py"),
+                    str(root / "build" / "demo")], check=True)
+    examples = readme_examples()
+    assert len(examples) >= 2
+    for command, shown in examples:
+        proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=root,
+                              capture_output=True, text=True, timeout=120)
+        status = 1 if any('"success":false' in line for line in shown) else 0
+        assert (proc.returncode, proc.stdout) == (status, "".join(f"{l}\n" for l in shown)), \
+            (command, proc.stderr)

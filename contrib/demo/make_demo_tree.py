@@ -3,13 +3,14 @@
 """Writes the demo tree the README's mount command shows when no path is given: a source file, a
 PNG, an SVG, a short WAV tone, a video with subtitles, a notebook with a plot, a PDF, a scanned
 page (a PDF with no text layer, read by OCR), a Word document, a workbook and a broken image.
-Deterministic but for the zip timestamps of the Office files and the files' times; needs
-Pillow, nbformat, python3-cairo, python3-docx, python3-openpyxl and the ffmpeg CLI (Debian
-packages)."""
+Every file is dated DEMO_TIME (UTC), so the README's examples print exactly what it shows.
+Deterministic but for the zip timestamps of the Office files; needs Pillow, nbformat,
+python3-cairo, python3-docx, python3-openpyxl and the ffmpeg CLI (Debian packages)."""
 import base64
 import datetime
 import io
 import math
+import os
 import pathlib
 import struct
 import subprocess
@@ -226,6 +227,10 @@ def main(out: pathlib.Path):
     write_xlsx(out / "budget.xlsx")
     png = plot_png()
     (out / "broken.png").write_bytes(png[: len(png) // 2])
+    stamp = DEMO_TIME.replace(tzinfo=datetime.timezone.utc).timestamp()
+    for path in out.rglob("*"):
+        if path.is_file():
+            os.utime(path, (stamp, stamp))
 
 
 if __name__ == "__main__":
