@@ -112,6 +112,25 @@ def test_demo_notebook_runs_top_to_bottom(demo):
             (errors[0] if errors else None, stdout, has_result), cell.source
 
 
+# A Try line of mount-workspace that reads a region: the file, the selector, the line's comment.
+TRY_REGION = re.compile(r"\$mnt/([^':]+):((?:[0-9]+@)?[0-9]+x[0-9]+\+[0-9]+\+[0-9]+)\.tool\.json"
+                        r"'.*#(.*)$")
+
+
+def test_mount_workspace_says_zoomed_only_when_scaled_up(demo, toolfs_read):
+    """Each region mount-workspace suggests is called zoomed in its comment exactly when the
+    attached image is scaled up: when a pixel of it is less than one of the original (S < 1 in
+    the content's "(X + x * S, Y + y * S)")."""
+    script = (REPO / "contrib" / "mount-workspace").read_text()
+    regions = [TRY_REGION.search(line) for line in script.splitlines()]
+    regions = [m.groups() for m in regions if m]
+    assert regions
+    for name, selector, comment in regions:
+        content = toolfs_read(name, "--select", selector, cwd=demo).json["content"]
+        scale = float(re.search(r"\(\d+ \+ x \* ([0-9.]+), \d+ \+ y \* \1\)", content)[1])
+        assert ("zoom" in comment) == (scale < 1), (name, selector, comment, scale)
+
+
 @pytest.mark.mount
 def test_mount_workspace_mounts_and_prints_what_to_read(demo, tmp_path, build_dir):
     mnt = tmp_path / "mnt"
