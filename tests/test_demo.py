@@ -182,7 +182,8 @@ def private_to_me(path: pathlib.Path) -> bool:
 def test_mount_workspace_writes_only_where_other_users_cannot(tmp_path, runtime_dir):
     """With no argument, the demo source goes to the checkout's build/demo, and the mount to a
     directory of this user's alone ($XDG_RUNTIME_DIR/toolfs, else $TMPDIR/toolfs-UID), never to
-    a path of the shared temporary directory another user could have created first."""
+    a path of the shared temporary directory another user could have created first. Every "Try:"
+    line it prints then runs as printed, from the repository."""
     tmp = shared_tmp(tmp_path)
     env = {**os.environ, "TMPDIR": str(tmp)}
     env.pop("XDG_RUNTIME_DIR", None)
@@ -201,6 +202,13 @@ def test_mount_workspace_writes_only_where_other_users_cannot(tmp_path, runtime_
         assert (base / "demo" / "clip.mp4.tool.json").is_file()
         # nothing else in the shared directory (with $XDG_RUNTIME_DIR, nothing at all)
         assert [p.name for p in tmp.iterdir()] == ([] if runtime_dir else [base.name])
+        tries = proc.stdout.split("Try:\n")[1].split("Unmount:")[0].splitlines()
+        assert len(tries) >= 10
+        for line in tries:  # each suggestion runs as printed, with output
+            run = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=REPO,
+                                 capture_output=True, text=True, timeout=120)
+            assert (run.returncode, run.stderr) == (0, ""), line
+            assert run.stdout.strip() not in ("", "null"), line
     finally:
         unmount_printed(proc)
 
