@@ -213,9 +213,9 @@ static const char read_description[] =
 	"1-%llu by default; images (PNG, JPEG, GIF, WebP, and BMP/TIFF/ICO converted) come as "
 	"image blocks scaled to fit a model's limits; PDFs as the text of their pages (pages "
 	"\"3-5\" also gives those pages rendered as images; region \"3@400x300+100+500\" zooms "
-	"into a rectangle of page 3's image, region \"800x600+1200+400\" into one of an image, at "
-	"full resolution; a scanned page's text is read by OCR, under \"--- Page N (OCR) ---\"); "
-	"Jupyter notebooks as their cells "
+	"into a rectangle of page 3's image, region \"800x600+1200+400\" cuts one of an image at "
+	"full resolution, never enlarged; a scanned page's text is read by OCR, under "
+	"\"--- Page N (OCR) ---\"); Jupyter notebooks as their cells "
 	"with outputs and figures; Word, Excel and PowerPoint files (and their OpenDocument "
 	"cousins) as Markdown-like text, a pipe table per sheet and the text of each slide; "
 	"SVG (and .svgz) files as their numbered source plus the drawing rendered as a PNG "
@@ -386,10 +386,11 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");
 	cJSON_AddItemToObject(props, "pages", pages);
 	cJSON *region = string_property(
-		"A rectangle to zoom into, in pixels (ImageMagick geometry WxH+X+Y): of an image, "
-		"\"800x600+1200+400\" (source pixels, cropped at full resolution, then scaled to "
-		"fit); of a PDF page, \"P@WxH+X+Y\", e.g. \"3@400x300+100+500\" (pixels of the "
-		"page image pages \"3\" shows, rendered again at the zoom that fills the output). "
+		"A rectangle to look at closely, in pixels (ImageMagick geometry WxH+X+Y): of an "
+		"image, \"800x600+1200+400\" (source pixels, cropped at full resolution, then "
+		"scaled down to fit if need be, never enlarged); of a PDF page, \"P@WxH+X+Y\", "
+		"e.g. \"3@400x300+100+500\" (pixels of the page image pages \"3\" shows, rendered "
+		"again at the zoom that fills the output). "
 		"Clipped to the image or page. Not with pages or offset/limit.");
 	cJSON_AddStringToObject(region, "pattern",
 				"^([1-9][0-9]*@)?[1-9][0-9]*x[1-9][0-9]*\\+(0|[1-9][0-9]*)\\+(0|[1-"

@@ -1,26 +1,31 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Writes the demo tree the README's mount command shows when no path is given: a source file, a
-PNG, an SVG, a short WAV tone, a notebook with a plot, a PDF, a Word document, a workbook and a
-broken image. Deterministic
-but for the zip timestamps of the Office files; needs Pillow, nbformat, python3-cairo,
-python3-docx and python3-openpyxl (Debian packages)."""
+PNG, an SVG, a short WAV tone, a video with subtitles, a notebook with a plot, a PDF, a scanned
+page (a PDF with no text layer, read by OCR), a Word document, a workbook and a broken image.
+Every file is dated DEMO_TIME (UTC), so the README's examples print exactly what it shows.
+Deterministic but for the zip timestamps of the Office files; needs Pillow, nbformat,
+python3-cairo, python3-docx, python3-openpyxl and the ffmpeg CLI (Debian packages)."""
 import base64
 import datetime
 import io
 import math
+import os
 import pathlib
 import struct
+import subprocess
 import sys
+import tempfile
 import wave
 
 import cairo
 import docx
 import nbformat
 import openpyxl
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 DEMO_TIME = datetime.datetime(2026, 1, 1)
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 HELLO = '''"""A tiny program to read through toolfs."""
 
@@ -85,11 +90,12 @@ def notebook() -> str:
     nb.cells = [
         nbformat.v4.new_markdown_cell("# A plot\nThe output below is an image the model can see."),
         nbformat.v4.new_code_cell(
-            "import numpy as np\nx = np.linspace(0, 10)\nprint(len(x))",
+            "import matplotlib.pyplot as plt\nimport numpy as np\n\n"
+            "x = np.linspace(0, 10)\nprint(len(x))",
             execution_count=1,
             outputs=[nbformat.v4.new_output("stream", name="stdout", text="50\n")]),
         nbformat.v4.new_code_cell(
-            "plt.plot(x, np.sin(x))", execution_count=2,
+            "plt.plot(x, np.sin(x))\nplt.show()", execution_count=2,
             outputs=[nbformat.v4.new_output(
                 "display_data",
                 data={"image/png": base64.b64encode(plot_png()).decode(),
@@ -100,11 +106,21 @@ def notebook() -> str:
                 "error", ename="ZeroDivisionError", evalue="division by zero",
                 traceback=["\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"])]),
     ]
+    for i, cell in enumerate(nb.cells, 1):
+        cell.id = f"cell-{i}"  # nbformat draws random ids; fixed ones keep the file deterministic
     return nbformat.writes(nb)
 
 
-def write_pdf(path: pathlib.Path, pages=3):
+def new_pdf(path: pathlib.Path) -> cairo.PDFSurface:
+    """An A4 PDF dated DEMO_TIME (cairo would date it now)."""
     surface = cairo.PDFSurface(str(path), 595, 842)
+    for key in (cairo.PDFMetadata.CREATE_DATE, cairo.PDFMetadata.MOD_DATE):
+        surface.set_metadata(key, DEMO_TIME.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return surface
+
+
+def write_pdf(path: pathlib.Path, pages=3):
+    surface = new_pdf(path)
     ctx = cairo.Context(surface)
     for page in range(1, pages + 1):
         ctx.select_font_face("sans-serif")
@@ -115,6 +131,55 @@ def write_pdf(path: pathlib.Path, pages=3):
         ctx.move_to(72, 140)
         ctx.show_text("Each page has its own text; a page selector renders it as an image.")
         ctx.show_page()
+    surface.finish()
+
+
+# The subtitles of clip.mp4: (start ms, end ms, text).
+CLIP_CUES = [
+    (0, 1500, "A test pattern, three seconds long"),
+    (1500, 3000, "toolfs reads these subtitles as timed lines"),
+]
+
+
+def srt_time(ms: int) -> str:
+    return f"00:00:{ms // 1000:02d},{ms % 1000:03d}"
+
+
+def write_clip(path: pathlib.Path, seconds=3):
+    """Three seconds of ffmpeg's test pattern (H.264, 160x120, 10 fps) with a mov_text track."""
+    srt = "".join(f"{i}\n{srt_time(start)} --> {srt_time(end)}\n{text}\n\n"
+                  for i, (start, end, text) in enumerate(CLIP_CUES, 1))
+    with tempfile.NamedTemporaryFile("w", suffix=".srt") as subs:
+        subs.write(srt)
+        subs.flush()
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y",
+                        "-f", "lavfi", "-i", f"testsrc=size=160x120:rate=10:duration={seconds}",
+                        "-i", subs.name, "-map", "0:v", "-map", "1:s",
+                        "-c:v", "libx264", "-preset", "veryfast", "-threads", "1",
+                        "-pix_fmt", "yuv420p", "-c:s", "mov_text",
+                        "-metadata:s:s:0", "language=eng", "-map_metadata", "-1",
+                        "-fflags", "+bitexact", "-flags", "+bitexact", str(path)], check=True)
+
+
+SCAN_LINES = ["Scanned invoice 2026-001", "A page with no text layer:", "toolfs reads it by OCR."]
+
+
+def write_scan(path: pathlib.Path, dpi=150):
+    """One A4 page that is a picture of text, as a scanner makes it: no text layer."""
+    px = dpi / 72  # pixels a point
+    img = Image.new("L", (round(595 * px), round(842 * px)), 255)
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.truetype(FONT, round(20 * px))
+    for i, line in enumerate(SCAN_LINES):
+        draw.text((round(72 * px), round((100 + i * 36) * px)), line, font=font, fill=0)
+    png = io.BytesIO()
+    img.save(png, "PNG")
+    png.seek(0)
+    surface = new_pdf(path)
+    ctx = cairo.Context(surface)
+    ctx.scale(72 / dpi, 72 / dpi)
+    ctx.set_source_surface(cairo.ImageSurface.create_from_png(png), 0, 0)
+    ctx.paint()
     surface.finish()
 
 
@@ -156,10 +221,16 @@ def main(out: pathlib.Path):
     write_tone(out / "tone.wav")
     (out / "analysis.ipynb").write_text(notebook())
     write_pdf(out / "report.pdf")
+    write_scan(out / "scan.pdf")
+    write_clip(out / "clip.mp4")
     write_docx(out / "notes.docx")
     write_xlsx(out / "budget.xlsx")
     png = plot_png()
     (out / "broken.png").write_bytes(png[: len(png) // 2])
+    stamp = DEMO_TIME.replace(tzinfo=datetime.timezone.utc).timestamp()
+    for path in out.rglob("*"):
+        if path.is_file():
+            os.utime(path, (stamp, stamp))
 
 
 if __name__ == "__main__":
