@@ -326,9 +326,10 @@ def test_a_link_stays_beneath_the_root_it_starts_in(mcp_bin, tmp_path):
                               "name": "read", "arguments": {"file_path": p}})) + "\n"
                               for i, p in enumerate(["to_second", str(second / "b.txt")], 1)
                           ).encode(), timeout=60)
-    out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
-    assert out[0]["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
-    assert out[1]["result"]["content"][0]["text"] == "     1\tin the second root\n"
+    # the calls run concurrently: their answers come in any order
+    out = {m["id"]: m for m in map(json.loads, proc.stdout.decode().splitlines())}
+    assert out[1]["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
+    assert out[2]["result"]["content"][0]["text"] == "     1\tin the second root\n"
 
 
 def test_the_read_tool_tells_the_limits_in_force(mcp_bin, root):
@@ -373,8 +374,9 @@ def test_hints_beneath_another_root_name_it_whole(mcp_bin, tmp_path):
                           input="".join(json.dumps(request(i, "tools/call", {
                               "name": "read", "arguments": {"file_path": p}})) + "\n"
                               for i, p in enumerate(asked, 1)).encode(), timeout=60)
-    texts = [json.loads(line)["result"]["content"][0]["text"]
-             for line in proc.stdout.decode().splitlines()]
+    # the calls run concurrently: their answers come in any order
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.decode().splitlines())}
+    texts = [answers[i]["result"]["content"][0]["text"] for i in range(1, len(asked) + 1)]
     assert texts == [
         f'Access denied: {asked[0]} climbs out of the allowed directories with ".." before '
         "coming back: each name is followed in turn, and none may leave them. "
