@@ -29,10 +29,10 @@
  *    errorCode, and docs/toolresult.schema.json to match. A new contentType is also a value of
  *    enum tr_content_type with its name in tr_content_type_name (core/result.c), from which the
  *    three programs' --help and the MCP read description list them, and a value of the
- *    contentType enum of the MCP outputSchema (tool_result_schema in mcp/mcp_server.c).
+ *    contentType enum of the MCP outputSchema (tool_result_schema in mcp/mcp_tools.c).
  * 6. The words: the manual pages (docs/man/toolfs.7.in says what is shown of the format; every
  *    page names every contentType; the options sections are generated, step 1) and the MCP read
- *    description (read_description in mcp/mcp_server.c names the formats read).
+ *    description (read_description in mcp/mcp_tools.c names the formats read).
  * 7. A unit test: tests/unit/test_foo.c (EXPECT macros of tests/unit/expect.h) listed in
  *    tests/unit/meson.build.
  * 8. Fixtures: tests/fixtures/gen_foo.py, made by a script from an independent library, and a
