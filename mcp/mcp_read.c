@@ -137,19 +137,70 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 	return tr_render_ex(res, TR_FORMAT_MCP, style);
 }
 
+/* The selector of the arguments region, pages, time or offset/limit (already checked >= 1, 0
+ * when absent) into sel. Returns NULL, or the sentence saying why they cannot be taken. */
+static const char *select_args(const cJSON *args, uint64_t offset, uint64_t limit,
+			       struct tr_selector *sel)
+{
+	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
+	const cJSON *region = cJSON_GetObjectItemCaseSensitive(args, "region");
+	const cJSON *time = cJSON_GetObjectItemCaseSensitive(args, "time");
+
+	if (region && !cJSON_IsNull(region)) {
+		const char *text = cJSON_IsString(region) ? region->valuestring : NULL;
+
+		if (!text || tr_selector_parse(text, strlen(text), sel) < 0 || !sel->has_region)
+			return "Invalid arguments for read: region must be a string "
+			       "\"WxH+X+Y\" (pixels of an image, e.g. \"800x600+1200+400\") "
+			       "or \"P@WxH+X+Y\" (of PDF page P's image, e.g. "
+			       "\"3@400x300+100+500\"), W and H at least 1.";
+		if ((pages && !cJSON_IsNull(pages)) || (time && !cJSON_IsNull(time)) || offset ||
+		    limit)
+			return "Invalid arguments for read: give region alone, "
+			       "not with pages, time or offset/limit.";
+	} else if (pages && !cJSON_IsNull(pages)) {
+		const char *text = cJSON_IsString(pages) ? pages->valuestring : NULL;
+
+		if (!text || tr_selector_parse(text, strlen(text), sel) < 0 || sel->column ||
+		    !sel->end)
+			return "Invalid arguments for read: pages must be a string "
+			       "\"A\" or \"A-B\" (e.g. \"3\" or \"2-5\").";
+		if (offset || limit)
+			return "Invalid arguments for read: give either pages or "
+			       "offset/limit, not both.";
+		if (time && !cJSON_IsNull(time))
+			return "Invalid arguments for read: give either pages or "
+			       "time, not both.";
+	} else if (time && !cJSON_IsNull(time)) {
+		const char *text = cJSON_IsString(time) ? time->valuestring : NULL;
+
+		if (!text || tr_selector_parse_time(text, strlen(text), sel) < 0 || offset || limit)
+			return "Invalid arguments for read: time must be a string "
+			       "\"T\", \"T1-T2\" or \"T1-\" in seconds, MM:SS or "
+			       "HH:MM:SS (e.g. \"0-600\" or \"1:30\"), without "
+			       "offset/limit.";
+	} else if (offset || limit) {
+		sel->present = true;
+		sel->start = offset ? offset : 1;
+		/* A-B, or A- (from A, the default count), or 1-N */
+		sel->end = limit ? sel->start + limit - 1 : 0;
+		if (limit && sel->end < sel->start)
+			sel->end = UINT64_MAX;
+	}
+	return NULL;
+}
+
 struct tr_doc *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts,
 			     const cJSON *args, bool path_nul, const struct tr_cancel *cancel)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
-	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
-	const cJSON *region = cJSON_GetObjectItemCaseSensitive(args, "region");
-	const cJSON *time = cJSON_GetObjectItemCaseSensitive(args, "time");
 	struct tr_selector sel = {.present = false};
 	uint64_t offset, limit, max_tokens;
 	struct tr_options call_opts = *opts;
 	struct tr_render_style style;
 	struct tr_result res;
 	struct tr_doc *doc;
+	const char *why;
 
 	tr_render_style_init(&style, opts);
 	style.continuation = call_continuation;
@@ -178,49 +229,9 @@ struct tr_doc *mcp_read_tool(const struct mcp_roots *roots, const struct tr_opti
 		return argument_error("Invalid arguments for read: ocr must be \"off\", "
 				      "\"auto\" or \"on\".");
 	opts = &call_opts;
-	if (region && !cJSON_IsNull(region)) {
-		const char *text = cJSON_IsString(region) ? region->valuestring : NULL;
-
-		if (!text || tr_selector_parse(text, strlen(text), &sel) < 0 || !sel.has_region)
-			return argument_error(
-				"Invalid arguments for read: region must be a string "
-				"\"WxH+X+Y\" (pixels of an image, e.g. \"800x600+1200+400\") "
-				"or \"P@WxH+X+Y\" (of PDF page P's image, e.g. "
-				"\"3@400x300+100+500\"), W and H at least 1.");
-		if ((pages && !cJSON_IsNull(pages)) || (time && !cJSON_IsNull(time)) || offset ||
-		    limit)
-			return argument_error("Invalid arguments for read: give region alone, "
-					      "not with pages, time or offset/limit.");
-	} else if (pages && !cJSON_IsNull(pages)) {
-		const char *text = cJSON_IsString(pages) ? pages->valuestring : NULL;
-
-		if (!text || tr_selector_parse(text, strlen(text), &sel) < 0 || sel.column ||
-		    !sel.end)
-			return argument_error("Invalid arguments for read: pages must be a string "
-					      "\"A\" or \"A-B\" (e.g. \"3\" or \"2-5\").");
-		if (offset || limit)
-			return argument_error("Invalid arguments for read: give either pages or "
-					      "offset/limit, not both.");
-		if (time && !cJSON_IsNull(time))
-			return argument_error("Invalid arguments for read: give either pages or "
-					      "time, not both.");
-	} else if (time && !cJSON_IsNull(time)) {
-		const char *text = cJSON_IsString(time) ? time->valuestring : NULL;
-
-		if (!text || tr_selector_parse_time(text, strlen(text), &sel) < 0 || offset ||
-		    limit)
-			return argument_error("Invalid arguments for read: time must be a string "
-					      "\"T\", \"T1-T2\" or \"T1-\" in seconds, MM:SS or "
-					      "HH:MM:SS (e.g. \"0-600\" or \"1:30\"), without "
-					      "offset/limit.");
-	} else if (offset || limit) {
-		sel.present = true;
-		sel.start = offset ? offset : 1;
-		/* A-B, or A- (from A, the default count), or 1-N */
-		sel.end = limit ? sel.start + limit - 1 : 0;
-		if (limit && sel.end < sel.start)
-			sel.end = UINT64_MAX;
-	}
+	why = select_args(args, offset, limit, &sel);
+	if (why)
+		return argument_error("%s", why);
 	doc = read_and_render(roots, opts, &style, path->valuestring, &sel, cancel, &res);
 	if (doc && tr_doc_size(doc) > MCP_MAX_RESULT) {
 		char size[32];
