@@ -42,6 +42,15 @@ size_t tr_doc_read(const struct tr_doc *doc, uint64_t offset, void *buf, size_t 
  * Lets a reader reply without copying. */
 const void *tr_doc_span(const struct tr_doc *doc, uint64_t offset, size_t len);
 
+/* Receives the next piece of a document being written (bytes borrowed for the call); returns 0,
+ * or -1 to stop the write. */
+typedef int (*tr_doc_sink_fn)(void *arg, const void *bytes, size_t len);
+
+/* Passes the first len bytes of doc (len <= tr_doc_size) to sink, in order and in pieces: literal
+ * runs as they are held (never copied whole), base64 encoded in chunks of at most 1 MiB. Returns 0,
+ * or -1 when sink stopped or a chunk could not be allocated. */
+int tr_doc_write_to(const struct tr_doc *doc, uint64_t len, tr_doc_sink_fn sink, void *arg);
+
 /* Writes the whole document to fd, retrying short writes and EINTR. Returns 0, or -1 with errno. */
 int tr_doc_write_fd(const struct tr_doc *doc, int fd);
 

@@ -72,21 +72,22 @@ bool mcp_json_string_has_nul(const char *tok, size_t len);
 
 /* A CallToolResult of the read tool for the JSON arguments args (a cJSON object, borrowed);
  * path_nul: the request's file_path held a NUL, which cJSON's string does not show; cancel
- * (borrowed, may be NULL) ends the read's sandboxed worker when fired. Returns the
- * result's JSON without a newline (malloc'd, *len bytes), never NULL but when out of memory.
- * Argument errors are results with isError true. */
+ * (borrowed, may be NULL) ends the read's sandboxed worker when fired. Returns the result's JSON
+ * and a newline as a document (the caller unrefs it), NULL only when out of memory. Argument
+ * errors are results with isError true. */
 struct cJSON;
-char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts,
-		    const struct cJSON *args, bool path_nul, const struct tr_cancel *cancel,
-		    size_t *len);
+struct tr_doc *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts,
+			     const struct cJSON *args, bool path_nul,
+			     const struct tr_cancel *cancel);
 
 /* The read tool's largest result: the official TypeScript SDK's stdio client drops a line over
  * 10 MiB; the JSON-RPC envelope takes the rest. */
 #define MCP_MAX_RESULT (10 * 1024 * 1024 - 64 * 1024)
 
-/* --- the server (mcp_server.c) --- */
+/* --- the server (mcp_server.c and the parts of mcp_internal.h) --- */
 
-/* Receives one complete message (JSON, then '\n'); calls are serialized by the server. */
+/* Receives the server's messages (each JSON, then '\n') in pieces, in order: the pieces of one
+ * message come in consecutive calls, never mixed with another's (the server serializes them). */
 typedef void (*mcp_emit_fn)(void *arg, const char *line, size_t len);
 
 struct mcp_server;

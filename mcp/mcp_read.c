@@ -16,15 +16,15 @@
 #include "tr_read.h"
 
 /* A result with isError and one text block: arguments the tool cannot take. */
-static char *argument_error(size_t *len, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static struct tr_doc *argument_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static char *argument_error(size_t *len, const char *fmt, ...)
+static struct tr_doc *argument_error(const char *fmt, ...)
 {
 	char sentence[512];
 	va_list ap;
 	cJSON *result = cJSON_CreateObject(), *content, *block;
-	char *out = NULL;
+	char *text = NULL;
+	struct tr_doc *doc = NULL;
 
 	va_start(ap, fmt);
 	vsnprintf(sentence, sizeof(sentence), fmt, ap);
@@ -37,13 +37,17 @@ static char *argument_error(size_t *len, const char *fmt, ...)
 	    cJSON_AddStringToObject(block, "type", "text") &&
 	    cJSON_AddStringToObject(block, "text", sentence) &&
 	    cJSON_AddBoolToObject(result, "isError", true))
-		out = cJSON_PrintUnformatted(result);
+		text = cJSON_PrintUnformatted(result);
 	else
 		cJSON_Delete(block);
 	cJSON_Delete(result);
-	if (out)
-		*len = strlen(out);
-	return out;
+	if (text && (doc = tr_doc_new()) &&
+	    (tr_doc_append(doc, text, strlen(text)) < 0 || tr_doc_append(doc, "\n", 1) < 0)) {
+		tr_doc_unref(doc);
+		doc = NULL;
+	}
+	free(text);
+	return doc;
 }
 
 /* An integer argument >= 1. Returns 0 (absent: *out = 0), or -1 when it is not one. */
@@ -133,96 +137,101 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 	return tr_render_ex(res, TR_FORMAT_MCP, style);
 }
 
-char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts, const cJSON *args,
-		    bool path_nul, const struct tr_cancel *cancel, size_t *len)
+/* The selector of the arguments region, pages, time or offset/limit (already checked >= 1, 0
+ * when absent) into sel. Returns NULL, or the sentence saying why they cannot be taken. */
+static const char *select_args(const cJSON *args, uint64_t offset, uint64_t limit,
+			       struct tr_selector *sel)
 {
-	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
 	const cJSON *region = cJSON_GetObjectItemCaseSensitive(args, "region");
 	const cJSON *time = cJSON_GetObjectItemCaseSensitive(args, "time");
+
+	if (region && !cJSON_IsNull(region)) {
+		const char *text = cJSON_IsString(region) ? region->valuestring : NULL;
+
+		if (!text || tr_selector_parse(text, strlen(text), sel) < 0 || !sel->has_region)
+			return "Invalid arguments for read: region must be a string "
+			       "\"WxH+X+Y\" (pixels of an image, e.g. \"800x600+1200+400\") "
+			       "or \"P@WxH+X+Y\" (of PDF page P's image, e.g. "
+			       "\"3@400x300+100+500\"), W and H at least 1.";
+		if ((pages && !cJSON_IsNull(pages)) || (time && !cJSON_IsNull(time)) || offset ||
+		    limit)
+			return "Invalid arguments for read: give region alone, "
+			       "not with pages, time or offset/limit.";
+	} else if (pages && !cJSON_IsNull(pages)) {
+		const char *text = cJSON_IsString(pages) ? pages->valuestring : NULL;
+
+		if (!text || tr_selector_parse(text, strlen(text), sel) < 0 || sel->column ||
+		    !sel->end)
+			return "Invalid arguments for read: pages must be a string "
+			       "\"A\" or \"A-B\" (e.g. \"3\" or \"2-5\").";
+		if (offset || limit)
+			return "Invalid arguments for read: give either pages or "
+			       "offset/limit, not both.";
+		if (time && !cJSON_IsNull(time))
+			return "Invalid arguments for read: give either pages or "
+			       "time, not both.";
+	} else if (time && !cJSON_IsNull(time)) {
+		const char *text = cJSON_IsString(time) ? time->valuestring : NULL;
+
+		if (!text || tr_selector_parse_time(text, strlen(text), sel) < 0 || offset || limit)
+			return "Invalid arguments for read: time must be a string "
+			       "\"T\", \"T1-T2\" or \"T1-\" in seconds, MM:SS or "
+			       "HH:MM:SS (e.g. \"0-600\" or \"1:30\"), without "
+			       "offset/limit.";
+	} else if (offset || limit) {
+		sel->present = true;
+		sel->start = offset ? offset : 1;
+		/* A-B, or A- (from A, the default count), or 1-N */
+		sel->end = limit ? sel->start + limit - 1 : 0;
+		if (limit && sel->end < sel->start)
+			sel->end = UINT64_MAX;
+	}
+	return NULL;
+}
+
+struct tr_doc *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts,
+			     const cJSON *args, bool path_nul, const struct tr_cancel *cancel)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	struct tr_selector sel = {.present = false};
 	uint64_t offset, limit, max_tokens;
 	struct tr_options call_opts = *opts;
 	struct tr_render_style style;
 	struct tr_result res;
 	struct tr_doc *doc;
-	char *out = NULL;
+	const char *why;
 
 	tr_render_style_init(&style, opts);
 	style.continuation = call_continuation;
 	if (!cJSON_IsString(path) || !path->valuestring[0])
-		return argument_error(len, "Invalid arguments for read: file_path must be a "
-					   "non-empty string (an absolute path inside an allowed "
-					   "directory, or one relative to the first).");
+		return argument_error("Invalid arguments for read: file_path must be a "
+				      "non-empty string (an absolute path inside an allowed "
+				      "directory, or one relative to the first).");
 	if (path_nul)
-		return argument_error(len, "Invalid arguments for read: file_path must not contain "
-					   "a NUL character (\\u0000).");
+		return argument_error("Invalid arguments for read: file_path must not contain "
+				      "a NUL character (\\u0000).");
 	if (positive_arg(args, "offset", &offset) < 0)
-		return argument_error(len, "Invalid arguments for read: offset must be an integer "
-					   ">= 1 (the first line, cell or page to read).");
+		return argument_error("Invalid arguments for read: offset must be an integer "
+				      ">= 1 (the first line, cell or page to read).");
 	if (positive_arg(args, "limit", &limit) < 0)
-		return argument_error(len,
-				      "Invalid arguments for read: limit must be an integer >= "
+		return argument_error("Invalid arguments for read: limit must be an integer >= "
 				      "1 (how many lines, cells or pages to read).");
 	if (positive_arg(args, "max_tokens", &max_tokens) < 0)
-		return argument_error(len, "Invalid arguments for read: max_tokens must be an "
-					   "integer >= 1 (the most tokens of text to return).");
+		return argument_error("Invalid arguments for read: max_tokens must be an "
+				      "integer >= 1 (the most tokens of text to return).");
 	if (max_tokens)
 		call_opts.max_tokens = max_tokens;
 	const cJSON *ocr = cJSON_GetObjectItemCaseSensitive(args, "ocr");
 
 	if (ocr && !cJSON_IsNull(ocr) &&
 	    (!cJSON_IsString(ocr) || tr_options_set(&call_opts, "ocr", ocr->valuestring) != 0))
-		return argument_error(len, "Invalid arguments for read: ocr must be \"off\", "
-					   "\"auto\" or \"on\".");
+		return argument_error("Invalid arguments for read: ocr must be \"off\", "
+				      "\"auto\" or \"on\".");
 	opts = &call_opts;
-	if (region && !cJSON_IsNull(region)) {
-		const char *text = cJSON_IsString(region) ? region->valuestring : NULL;
-
-		if (!text || tr_selector_parse(text, strlen(text), &sel) < 0 || !sel.has_region)
-			return argument_error(
-				len, "Invalid arguments for read: region must be a string "
-				     "\"WxH+X+Y\" (pixels of an image, e.g. \"800x600+1200+400\") "
-				     "or \"P@WxH+X+Y\" (of PDF page P's image, e.g. "
-				     "\"3@400x300+100+500\"), W and H at least 1.");
-		if ((pages && !cJSON_IsNull(pages)) || (time && !cJSON_IsNull(time)) || offset ||
-		    limit)
-			return argument_error(len, "Invalid arguments for read: give region alone, "
-						   "not with pages, time or offset/limit.");
-	} else if (pages && !cJSON_IsNull(pages)) {
-		const char *text = cJSON_IsString(pages) ? pages->valuestring : NULL;
-
-		if (!text || tr_selector_parse(text, strlen(text), &sel) < 0 || sel.column ||
-		    !sel.end)
-			return argument_error(len,
-					      "Invalid arguments for read: pages must be a string "
-					      "\"A\" or \"A-B\" (e.g. \"3\" or \"2-5\").");
-		if (offset || limit)
-			return argument_error(len,
-					      "Invalid arguments for read: give either pages or "
-					      "offset/limit, not both.");
-		if (time && !cJSON_IsNull(time))
-			return argument_error(len,
-					      "Invalid arguments for read: give either pages or "
-					      "time, not both.");
-	} else if (time && !cJSON_IsNull(time)) {
-		const char *text = cJSON_IsString(time) ? time->valuestring : NULL;
-
-		if (!text || tr_selector_parse_time(text, strlen(text), &sel) < 0 || offset ||
-		    limit)
-			return argument_error(len,
-					      "Invalid arguments for read: time must be a string "
-					      "\"T\", \"T1-T2\" or \"T1-\" in seconds, MM:SS or "
-					      "HH:MM:SS (e.g. \"0-600\" or \"1:30\"), without "
-					      "offset/limit.");
-	} else if (offset || limit) {
-		sel.present = true;
-		sel.start = offset ? offset : 1;
-		/* A-B, or A- (from A, the default count), or 1-N */
-		sel.end = limit ? sel.start + limit - 1 : 0;
-		if (limit && sel.end < sel.start)
-			sel.end = UINT64_MAX;
-	}
+	why = select_args(args, offset, limit, &sel);
+	if (why)
+		return argument_error("%s", why);
 	doc = read_and_render(roots, opts, &style, path->valuestring, &sel, cancel, &res);
 	if (doc && tr_doc_size(doc) > MCP_MAX_RESULT) {
 		char size[32];
@@ -244,17 +253,6 @@ char *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts
 		}
 		free(shown);
 	}
-	if (doc) {
-		uint64_t size = tr_doc_size(doc);
-
-		out = malloc((size_t)size);
-		if (out) {
-			tr_doc_read(doc, 0, out, (size_t)size);
-			*len = (size_t)size - 1; /* without the newline */
-			out[*len] = '\0';
-		}
-		tr_doc_unref(doc);
-	}
 	tr_result_destroy(&res);
-	return out;
+	return doc;
 }

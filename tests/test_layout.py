@@ -306,7 +306,7 @@ def test_recipe_names_places_that_exist():
         if "foo" not in rel and "*" not in rel:
             assert (REPO / rel).exists(), f"reader.h's recipe names {rel}, which does not exist"
     for function, where in [("tr_content_type_name", "readers/core/result.c"),
-                            ("tool_result_schema", "mcp/mcp_server.c"),
-                            ("read_description", "mcp/mcp_server.c"),
+                            ("tool_result_schema", "mcp/mcp_tools.c"),
+                            ("read_description", "mcp/mcp_tools.c"),
                             ("tr_result_set_window", "include/tr_result.h")]:
         assert function in flat and function in (REPO / where).read_text(), function

@@ -216,6 +216,38 @@ def test_read_equals_cli_but_for_the_hint(client, toolfs_read, root, case):
                                                      ["shortResult"])
 
 
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+@pytest.mark.parametrize("rel", ["big.txt", "small.png"])
+def test_a_result_line_is_the_cli_document_in_its_envelope(mcp_bin, toolfs_read, tmp_path, rel):
+    """The answer to a read is, byte for byte, `toolfs-read --format mcp`'s document (without its
+    newline) in the JSON-RPC envelope, and for 2026-07-28 with resultType spliced in as its last
+    member: a 9.7 MB text (its literal runs) and an image (its base64), streamed from the
+    document since issue 38."""
+    gen_formats.generate(tmp_path)
+    with open(tmp_path / "big.txt", "w") as f:
+        f.writelines(f"{n} the quick brown fox jumps over the lazy dog, again and again "
+                     f"{n * 7919 % 100000}\n" for n in range(1, 110001))
+    options = ["--max-tokens", "off", "--max-output", "9M", "--max-lines", "1000000"]
+    want = toolfs_read(rel, *SERVER_OPTIONS, *options, "--format", "mcp", cwd=tmp_path)
+    assert want.rc == 0, want.err
+    document = want.out
+    assert document.endswith(b"}\n") and (rel != "big.txt" or len(document) > 9_000_000)
+    args = {"name": "read", "arguments": {"file_path": rel}}
+    lines = "".join(json.dumps(m) + "\n" for m in [
+        request(1, "tools/call", args),
+        request("m", "tools/call", {**args, "_meta": MODERN_META})])
+    proc = subprocess.run([str(mcp_bin), *SERVER_OPTIONS, *options, str(tmp_path)],
+                          input=lines.encode(), capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    got = {json.loads(line)["id"]: line for line in proc.stdout.split(b"\n")[:-1]}
+    assert got[1] == b'{"jsonrpc":"2.0","id":1,"result":' + document[:-1] + b"}"
+    assert got["m"] == (b'{"jsonrpc":"2.0","id":"m","result":' + document[:-2] +
+                        b',"resultType":"complete"}}')
+
+
 def test_read_results_cover_their_kinds(client):
     meta = lambda **a: read(client, **a)["_meta"]["toolfs/result"]  # noqa: E731
     assert meta(file_path="wide.png")["metadata"]["resized"]["to"]["width"] <= 1568
@@ -326,9 +358,10 @@ def test_a_link_stays_beneath_the_root_it_starts_in(mcp_bin, tmp_path):
                               "name": "read", "arguments": {"file_path": p}})) + "\n"
                               for i, p in enumerate(["to_second", str(second / "b.txt")], 1)
                           ).encode(), timeout=60)
-    out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
-    assert out[0]["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
-    assert out[1]["result"]["content"][0]["text"] == "     1\tin the second root\n"
+    # the calls run concurrently: their answers come in any order
+    out = {m["id"]: m for m in map(json.loads, proc.stdout.decode().splitlines())}
+    assert out[1]["result"]["_meta"]["toolfs/result"]["errorCode"] == "outside_root"
+    assert out[2]["result"]["content"][0]["text"] == "     1\tin the second root\n"
 
 
 def test_the_read_tool_tells_the_limits_in_force(mcp_bin, root):
@@ -373,8 +406,9 @@ def test_hints_beneath_another_root_name_it_whole(mcp_bin, tmp_path):
                           input="".join(json.dumps(request(i, "tools/call", {
                               "name": "read", "arguments": {"file_path": p}})) + "\n"
                               for i, p in enumerate(asked, 1)).encode(), timeout=60)
-    texts = [json.loads(line)["result"]["content"][0]["text"]
-             for line in proc.stdout.decode().splitlines()]
+    # the calls run concurrently: their answers come in any order
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.decode().splitlines())}
+    texts = [answers[i]["result"]["content"][0]["text"] for i in range(1, len(asked) + 1)]
     assert texts == [
         f'Access denied: {asked[0]} climbs out of the allowed directories with ".." before '
         "coming back: each name is followed in turn, and none may leave them. "

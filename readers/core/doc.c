@@ -289,31 +289,32 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int tr_doc_write_fd(const struct tr_doc *doc, int fd)
+int tr_doc_write_to(const struct tr_doc *doc, uint64_t len, tr_doc_sink_fn sink, void *arg)
 {
 	enum { CHUNK = 1 << 20 };
 	unsigned char *chunk = NULL;
 
-	for (size_t i = 0; i < doc->n_segs; i++) {
+	for (size_t i = 0; i < doc->n_segs && doc->segs[i].start < len; i++) {
 		const struct doc_segment *seg = &doc->segs[i];
+		uint64_t end = len - seg->start < seg->len ? len - seg->start : seg->len;
 
 		if (seg->digest) {
-			if (write_all(fd, tr_digest_hex(seg->digest), seg->len) < 0)
+			if (sink(arg, tr_digest_hex(seg->digest), (size_t)end) < 0)
 				goto fail;
 			continue;
 		}
 		if (!seg->blob) {
-			if (write_all(fd, seg->bytes, seg->len) < 0)
+			if (sink(arg, seg->bytes, (size_t)end) < 0)
 				goto fail;
 			continue;
 		}
 		if (!chunk && !(chunk = malloc(CHUNK)))
 			goto fail;
-		for (uint64_t at = 0; at < seg->len; at += CHUNK) {
-			size_t take = seg->len - at < CHUNK ? seg->len - at : CHUNK;
+		for (uint64_t at = 0; at < end; at += CHUNK) {
+			size_t take = end - at < CHUNK ? end - at : CHUNK;
 
 			read_base64(seg->blob, at, take, chunk);
-			if (write_all(fd, chunk, take) < 0)
+			if (sink(arg, chunk, take) < 0)
 				goto fail;
 		}
 	}
@@ -322,6 +323,16 @@ int tr_doc_write_fd(const struct tr_doc *doc, int fd)
 fail:
 	free(chunk);
 	return -1;
+}
+
+static int write_fd_sink(void *arg, const void *bytes, size_t len)
+{
+	return write_all(*(const int *)arg, bytes, len);
+}
+
+int tr_doc_write_fd(const struct tr_doc *doc, int fd)
+{
+	return tr_doc_write_to(doc, doc->size, write_fd_sink, &fd);
 }
 
 struct tr_doc *tr_doc_ref(struct tr_doc *doc)

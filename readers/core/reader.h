@@ -30,10 +30,10 @@
  *    row of include/tr_results.def (the enum and tr_content_type_name in core/result.c come from
  *    it; tests/test_cli_help.py checks the docs against it), from which the
  *    three programs' --help and the MCP read description list them, and a value of the
- *    contentType enum of the MCP outputSchema (tool_result_schema in mcp/mcp_server.c).
+ *    contentType enum of the MCP outputSchema (tool_result_schema in mcp/mcp_tools.c).
  * 6. The words: the manual pages (docs/man/toolfs.7.in says what is shown of the format; every
  *    page names every contentType; the options sections are generated, step 1) and the MCP read
- *    description (read_description in mcp/mcp_server.c names the formats read).
+ *    description (read_description in mcp/mcp_tools.c names the formats read).
  * 7. A unit test: tests/unit/test_foo.c (EXPECT macros of tests/unit/expect.h) listed in
  *    tests/unit/meson.build.
  * 8. Fixtures: tests/fixtures/gen_foo.py, made by a script from an independent library, and a

@@ -85,7 +85,9 @@ static void check_unsupported(const cJSON *data, const char *line)
 /* What check_message knows of the input. */
 struct session {
 	size_t messages;
-	bool utf8; /* the input is UTF-8: so must every message be */
+	bool utf8;  /* the input is UTF-8: so must every message be */
+	char *line; /* the message being received, in pieces; owned */
+	size_t len;
 };
 
 static void check_message(void *arg, const char *line, size_t len)
@@ -126,13 +128,31 @@ static void check_message(void *arg, const char *line, size_t len)
 	cJSON_Delete(msg);
 }
 
+/* The server's output comes in pieces; a raw newline ends a message (JSON text holds none). */
+static void receive(void *arg, const char *bytes, size_t len)
+{
+	struct session *session = arg;
+	char *line = realloc(session->line, session->len + len + 1);
+
+	if (!line)
+		fuzz_fail("out of memory");
+	memcpy(line + session->len, bytes, len);
+	session->line = line;
+	session->len += len;
+	line[session->len] = '\0';
+	if (session->len && line[session->len - 1] == '\n') {
+		check_message(session, line, session->len);
+		session->len = 0;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tr_options opts;
 	struct mcp_server *server;
 	char *dirs[1] = {tree};
 	char *text = malloc(size + 1), *uri;
-	struct session session = {0, tr_utf8_valid_len(data, size) == size};
+	struct session session = {0, tr_utf8_valid_len(data, size) == size, NULL, 0};
 
 	if (!tree[0])
 		make_tree();
@@ -148,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p[2] = 'x';
 	tr_options_init(&opts);
 	opts.max_output = 4096;
-	server = mcp_server_new(&opts, dirs, 1, 0, check_message, &session);
+	server = mcp_server_new(&opts, dirs, 1, 0, receive, &session);
 	if (!server)
 		fuzz_fail("mcp_server_new");
 	for (size_t start = 0; start <= size;) {
@@ -160,6 +180,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		start = end + 1;
 	}
 	mcp_server_free(server);
+	if (session.len)
+		fuzz_fail("a message without its newline");
+	free(session.line);
 	free(text);
 	return 0;
 }

@@ -147,6 +147,60 @@ static void test_large_base64_matches_write(void)
 	tr_doc_unref(doc);
 }
 
+/* Collects what tr_doc_write_to passes, in a buffer of cap bytes. */
+struct collected {
+	char *buf;
+	size_t len, cap, calls;
+};
+
+static int collect(void *arg, const void *bytes, size_t len)
+{
+	struct collected *c = arg;
+
+	c->calls++;
+	if (c->len + len > c->cap)
+		return -1;
+	memcpy(c->buf + c->len, bytes, len);
+	c->len += len;
+	return 0;
+}
+
+static void test_write_to_passes_a_prefix_in_pieces(void)
+{
+	size_t raw_len = 5000;
+	unsigned char *raw = malloc(raw_len);
+	struct tr_doc *doc = tr_doc_new();
+
+	for (size_t i = 0; i < raw_len; i++)
+		raw[i] = (unsigned char)(i * 37 + 1);
+	struct tr_blob *blob = tr_blob_adopt(raw, raw_len);
+
+	tr_doc_append(doc, "{\"data\":\"", 9);
+	tr_doc_append_base64(doc, blob);
+	tr_doc_append(doc, "\"}\n", 3);
+	size_t size = tr_doc_size(doc);
+	char *want = malloc(size), *got = malloc(size);
+
+	EXPECT_INT(tr_doc_read(doc, 0, want, size), size);
+	/* every length: inside the head, the base64 and the tail, and the whole */
+	for (size_t len = 0; len <= size; len += len < 20 || len + 1017 > size ? 1 : 997) {
+		struct collected c = {got, 0, size, 0};
+
+		EXPECT(tr_doc_write_to(doc, len, collect, &c) == 0);
+		EXPECT_INT(c.len, len);
+		EXPECT(memcmp(got, want, len) == 0);
+	}
+	/* a sink that stops stops the write */
+	struct collected small = {got, 0, 20, 0};
+
+	EXPECT(tr_doc_write_to(doc, size, collect, &small) == -1);
+	EXPECT_INT(small.calls, 2);
+	free(want);
+	free(got);
+	tr_blob_unref(blob);
+	tr_doc_unref(doc);
+}
+
 static char *render_string(const char *s, size_t len)
 {
 	struct tr_doc *doc = tr_doc_new();
@@ -1287,6 +1341,7 @@ int main(void)
 	test_sealed_doc();
 	test_base64_segments();
 	test_large_base64_matches_write();
+	test_write_to_passes_a_prefix_in_pieces();
 	test_base64_paths_agree();
 	test_base64_paths_alignments();
 	test_crc32_matches_zlib();
