@@ -190,21 +190,50 @@ static int push_image(struct tr_nb_cell *out, const struct tr_nb_image *image)
 }
 
 #if defined(TR_HAVE_VIPS)
+/* The note of an image not fitted within the read's budget (docs/SPEC.md §3 "Render time"), in
+ * the words of the PDF reader's pages: "timeout: not fitted within max_render_ms (2000 ms),
+ * fitting stopped", or "..., not started, the time went to earlier work; read NAME:C.tool.json
+ * to show it alone" (the hint only when fits of earlier cells took the time). */
+static void timeout_note(const struct tr_nb_context *ctx, bool started, char *note, size_t size)
+{
+	char hint[160] = "";
+
+	if (!started && ctx->budget->fit_cell && ctx->budget->fit_cell < ctx->cell)
+		snprintf(hint, sizeof(hint), "; read %s:%" PRIu64 ".tool.json to show it alone",
+			 ctx->name, ctx->cell);
+	snprintf(note, size, "timeout: not fitted within max_render_ms (%" PRIu64 " ms), %s%s",
+		 (uint64_t)ctx->opts->max_render_ms,
+		 started ? "fitting stopped" : "not started, the time went to earlier work", hint);
+}
+
 /* Replaces an image over image_max_dim or image_max_b64 by its fitted version and writes into
  * fitted the words of its reference, e.g. ", shown at 2000x1500 as image/jpeg; multiply
- * coordinates by 2.000 to map back" ("" when it is within the limits). Returns 0, or 1 with a
- * reason in fitted when it could not be fitted (the image is left as it was). */
+ * coordinates by 2.000 to map back" ("" when it is within the limits). Returns 0; 1 with a
+ * reason in fitted when it could not be fitted; 2 with the timeout note in fitted when the
+ * read's deadline passed before or during the fit (the image is left as it was). */
 static int fit_image(const struct tr_nb_context *ctx, struct tr_nb_image *image, char *fitted,
 		     size_t size)
 {
+	uint64_t deadline = ctx->budget ? ctx->budget->deadline : 0;
 	struct tr_fit fit;
+	enum tr_error rc;
 	char err[256];
 
 	fitted[0] = '\0';
 	if (!ctx->opts || !tr_fit_needed(image->width, image->height, image->blob->len, ctx->opts))
 		return 0;
-	/* No deadline yet: a notebook's fits are bounded by TR_FIT_MAX_PIXELS each. */
-	if (tr_fit_image(image->blob, ctx->opts, 0, &fit, err, sizeof(err)) != TR_OK) {
+	if (deadline && tr_deadline_passed(deadline)) {
+		timeout_note(ctx, false, fitted, size);
+		return 2;
+	}
+	rc = tr_fit_image(image->blob, ctx->opts, deadline, &fit, err, sizeof(err));
+	if (deadline && !ctx->budget->fit_cell)
+		ctx->budget->fit_cell = ctx->cell;
+	if (rc == TR_E_TIMEOUT && deadline) {
+		timeout_note(ctx, true, fitted, size);
+		return 2;
+	}
+	if (rc != TR_OK) {
 		snprintf(fitted, size, "%s", err);
 		return 1;
 	}
@@ -262,11 +291,16 @@ static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
 	width = image.width;
 	height = image.height;
 #if defined(TR_HAVE_VIPS)
-	if (fit_image(ctx, &image, fitted, sizeof(fitted)) > 0) {
-		rc = tr_buf_printf(buf,
-				   "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
-				   " is over the image limits and could not be downscaled: %s]\n",
-				   prefix, noun, media_type, width, height, fitted);
+	rc = fit_image(ctx, &image, fitted, sizeof(fitted));
+	if (rc > 0) {
+		out->timeouts += rc == 2;
+		rc = tr_buf_printf(
+			buf,
+			rc == 2 ? "[%s%s omitted: %s %" PRIu32 "x%" PRIu32 ", %s]\n"
+				: "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
+				  " is over the image limits and could not be downscaled: "
+				  "%s]\n",
+			prefix, noun, media_type, width, height, fitted);
 		tr_blob_unref(image.blob);
 		return rc < 0 ? -1 : 0;
 	}
