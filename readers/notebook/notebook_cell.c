@@ -12,11 +12,17 @@
 /* Room kept for a "[... truncated: X of N chars shown; ...]" note when cutting to a byte budget. */
 #define NOTE_RESERVE 160
 
-/* The outputs section while it is built: its text and where each image reference ends in it. */
+/* Offsets in the outputs' text, in increasing order. */
+struct offsets {
+	size_t *at;
+	size_t n, cap;
+};
+
+/* The outputs section while it is built: its text, and where each image reference and each
+ * note of an image not fitted in time (tr_nb_cell.timeouts) ends in it. */
 struct outputs_text {
 	struct tr_buf text;
-	size_t *ref_ends;
-	size_t n_refs, cap_refs;
+	struct offsets refs, notes;
 	uint64_t limit;                /* text kept; past it only counted (spill_outputs) */
 	uint64_t max_chars, max_bytes; /* the cap: tr_utf8_prefix's limits */
 	uint64_t spilled_chars;        /* code points of the text past limit */
@@ -426,19 +432,28 @@ static int64_t value_chars(const char *value)
 	return n;
 }
 
-static int note_image_ref(struct outputs_text *os)
+static int offsets_push(struct offsets *o, size_t at)
 {
-	if (os->n_refs == os->cap_refs) {
-		size_t cap = os->cap_refs ? os->cap_refs * 2 : 4;
-		size_t *grown = realloc(os->ref_ends, cap * sizeof(*grown));
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 4;
+		size_t *grown = realloc(o->at, cap * sizeof(*grown));
 
 		if (!grown)
 			return -1;
-		os->ref_ends = grown;
-		os->cap_refs = cap;
+		o->at = grown;
+		o->cap = cap;
 	}
-	os->ref_ends[os->n_refs++] = os->text.len;
+	o->at[o->n++] = at;
 	return 0;
+}
+
+/* The notes of images not fitted in time that end past cut leave the cell's count. */
+static void drop_notes(struct outputs_text *os, struct tr_nb_cell *out, size_t cut)
+{
+	while (os->notes.n && os->notes.at[os->notes.n - 1] > cut) {
+		os->notes.n--;
+		out->timeouts--;
+	}
 }
 
 enum bundle_pass { PASS_TEXT, PASS_IMAGES, PASS_OTHERS, PASS_COUNT };
@@ -479,11 +494,16 @@ static int render_bundle(const char *bundle, bool short_keys, const struct tr_nb
 				if (rc == 0)
 					rc = end_line(&os->text, from);
 				break;
-			case PASS_IMAGES:
+			case PASS_IMAGES: {
+				size_t timeouts = out->timeouts;
+
 				rc = append_image(ctx, out, &os->text, entry, "", "image output");
 				if (rc > 0)
-					rc = note_image_ref(os);
+					rc = offsets_push(&os->refs, os->text.len);
+				else if (rc == 0 && out->timeouts > timeouts)
+					rc = offsets_push(&os->notes, os->text.len);
 				break;
+			}
 			default:
 				chars = value_chars(entry);
 				rc = chars < 0 ? -1
@@ -608,8 +628,9 @@ static void spill_outputs(struct outputs_text *os, struct tr_nb_cell *out)
 	os->spilled_chars += tr_utf8_count((const unsigned char *)os->text.data + cut,
 					   os->text.len - cut);
 	os->text.len = cut;
-	while (os->n_refs && os->ref_ends[os->n_refs - 1] > cut) {
-		os->n_refs--;
+	drop_notes(os, out, cut);
+	while (os->refs.n && os->refs.at[os->refs.n - 1] > cut) {
+		os->refs.n--;
 		out->n_images--;
 		tr_blob_unref(out->images[out->n_images].blob);
 		os->dropped_refs++;
@@ -665,8 +686,9 @@ static int render_outputs(const char *outputs, const struct tr_nb_context *ctx,
 				   "[... output truncated: %" PRIu64 " of %" PRIu64
 				   " chars shown; read %s:%" PRIu64 ".tool.json for all of it]\n",
 				   shown, total, ctx->name, index);
-	for (size_t i = 0; i < os.n_refs; i++) {
-		if (os.ref_ends[i] <= keep)
+	drop_notes(&os, out, keep);
+	for (size_t i = 0; i < os.refs.n; i++) {
+		if (os.refs.at[i] <= keep)
 			continue;
 		for (size_t j = first_image + i; j < out->n_images; j++)
 			tr_blob_unref(out->images[j].blob);
@@ -676,7 +698,8 @@ static int render_outputs(const char *outputs, const struct tr_nb_context *ctx,
 	out->truncated = true;
 out:
 	tr_buf_free(&os.text);
-	free(os.ref_ends);
+	free(os.refs.at);
+	free(os.notes.at);
 	return rc < 0 ? -1 : 0;
 }
 

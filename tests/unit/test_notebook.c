@@ -405,6 +405,40 @@ static void test_deadline_passed(void)
 	tr_result_destroy(&res);
 }
 
+/* A note cut off with the outputs past the cell's cap is not counted in shortResult. */
+static void test_deadline_note_cut(void)
+{
+	static char json[16384];
+	char text[12001];
+	struct tr_options opts = options(0);
+	struct tr_selector sel = {0};
+	struct tr_result res;
+
+	if (!tr_fit_has_loader("pngload_buffer"))
+		return;
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	snprintf(json, sizeof(json),
+		 "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": ["
+		 " {\"cell_type\": \"markdown\", \"source\": \"a\"},"
+		 " {\"cell_type\": \"code\", \"source\": \"b\", \"outputs\": ["
+		 "  {\"output_type\": \"display_data\", \"data\": {\"image/png\": \"" PNG_B64
+		 "\"}},"
+		 "  {\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": \"%s\"},"
+		 "  {\"output_type\": \"display_data\", \"data\": {\"image/png\": \"" PNG_B64
+		 "\"}}]}]}",
+		 text);
+	opts.image_max_dim = 2;
+	EXPECT_INT(tr_result_init(&res, "dir/nb.ipynb"), 0);
+	EXPECT_INT(tr_notebook_read_buffer(json, strlen(json), "nb.ipynb", &sel, &opts, 1, &res),
+		   0);
+	EXPECT(res.success);
+	EXPECT(strstr(content(&res), "[... output truncated: ") != NULL);
+	EXPECT_STR(res.short_result, "Read notebook: 2 cells (1-2 of 2), 1 image not fitted "
+				     "(timeout)");
+	tr_result_destroy(&res);
+}
+
 static void expect_parse_error(const char *json, const char *error)
 {
 	struct tr_options opts = options(0);
@@ -611,6 +645,7 @@ int main(void)
 	test_content_cap();
 	test_images();
 	test_deadline_passed();
+	test_deadline_note_cut();
 	test_parse_errors();
 	test_json_positions();
 	test_selectors();
