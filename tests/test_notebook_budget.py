@@ -13,10 +13,8 @@ started), never a time."""
 import base64
 import io
 import json
-import os
 import re
 import subprocess
-import threading
 
 import nbformat
 import pytest
@@ -24,8 +22,6 @@ from PIL import Image
 
 from budget_util import answer, rpc
 from fixtures import gen_huge_png_notebook as gen
-from mount_util import mounted
-from test_sandbox import workers_of
 from test_sandbox_workers import no_worker_left, wait_for_workers
 
 BUDGET_MS = 2000
@@ -189,43 +185,3 @@ def test_mcp_cancel_ends_a_notebook_read(build_dir, tree):
         assert proc.wait(timeout=60) == 0
     assert [json.loads(x) for x in rest.splitlines() if json.loads(x).get("id") == 7] == []
     assert no_worker_left(build_dir, proc.pid)
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "not fixed: the kernel serializes the lookups and readdirs of one FUSE directory "
-    "(fuse_lock_inode: libfuse 3.14's INIT reply carries no FUSE_PARALLEL_DIROPS, even with "
-    "FUSE_CAP_PARALLEL_DIROPS in want), "
-    "and the mount reads NAME.tool.json at its lookup: `ls -l` waits in fuse_readdir_uncached "
-    "for the notebook's read (now bounded by max_render_ms)"))
-def test_mount_siblings_answer_while_the_notebook_is_read(build_dir, tree, tmp_path):
-    """While huge.ipynb.tool.json is being read, `ls -l` of its directory and a read of a
-    sibling's result answer: both finish before the notebook's read, which is a success."""
-    order = []
-    with mounted(build_dir / "fs" / "toolfs", tree, tmp_path / "mnt", "-o",
-                 f"max_render_ms={BUDGET_MS}") as m:
-        mnt = m.path
-        started = threading.Event()
-        doc = {}
-
-        def read_notebook():
-            started.set()
-            with open(mnt / "huge.ipynb.tool.json", "rb") as f:
-                doc.update(json.loads(f.read()))
-            order.append("notebook")
-
-        reader = threading.Thread(target=read_notebook)
-        reader.start()
-        started.wait()
-        # the notebook's worker is running: its read is in progress
-        assert len(wait_for_workers(build_dir, m.pid, 1, 30)) == 2
-        listing = subprocess.run(["ls", "-l", str(mnt)], capture_output=True, text=True,
-                                 timeout=300)
-        assert listing.returncode == 0 and "sibling.txt" in listing.stdout, listing.stderr
-        order.append("ls")
-        with open(mnt / "sibling.txt.tool.json", "rb") as f:
-            sibling = json.loads(f.read())
-        order.append("sibling")
-        reader.join(timeout=300)
-        assert order == ["ls", "sibling", "notebook"], order
-        assert sibling["content"] == "     1\tsibling\n"
-        assert doc["success"], doc.get("error")
