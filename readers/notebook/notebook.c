@@ -44,6 +44,10 @@
  * source that alone would pass it ("[... source truncated: ...]"). The whole content stops at
  * max_output bytes before the first cell that does not fit (at least one cell is shown); next
  * then names "NAME:K-.tool.json". Images of cut text are not attached.
+ *
+ * Time: image fits stop at the read's deadline (max_render_ms); an image not fitted by then is
+ * "[image output omitted: image/png WxH, timeout: not fitted within max_render_ms (N ms), ...]"
+ * in its place, and shortResult ends ", K images not fitted (timeout)".
  */
 
 /* Containers nested deeper than this are refused (as cJSON refused them): the readers of
@@ -279,11 +283,18 @@ static int take_images(struct tr_nb_cell *cell, uint64_t index, struct tr_result
 	return 0;
 }
 
-/* Renders cells first..last into content until max_output; sets *shown_last and *cut (a cell's
- * source or outputs were shortened). Returns 0 or -1 when out of memory. */
+/* What render_cells did. */
+struct rendered {
+	uint64_t shown_last; /* the last cell in content */
+	bool cut;            /* a cell's source or outputs were shortened */
+	size_t timeouts;     /* images noted as not fitted within max_render_ms */
+};
+
+/* Renders cells first..last into content until max_output, their image fits within
+ * budget; fills *done. Returns 0 or -1 when out of memory. */
 static int render_cells(const struct notebook *nb, uint64_t first, uint64_t last, const char *name,
-			const struct tr_options *opts, struct tr_result *res, uint64_t *shown_last,
-			bool *cut)
+			const struct tr_options *opts, struct tr_nb_budget *budget,
+			struct tr_result *res, struct rendered *done)
 {
 	struct tr_nb_context ctx = {
 		.name = name,
@@ -294,15 +305,16 @@ static int render_cells(const struct notebook *nb, uint64_t first, uint64_t last
 				       : 0,
 		.max_image_size = opts->max_image_size,
 		.opts = opts,
+		.budget = budget,
 	};
 
-	*shown_last = first - 1;
-	*cut = false;
+	*done = (struct rendered){.shown_last = first - 1};
 	for (uint64_t i = first; i <= last; i++) {
 		struct tr_nb_cell cell = {0};
 		int rc;
 
 		ctx.first_image = (uint32_t)res->n_images + 1;
+		ctx.cell = i;
 		rc = tr_nb_cell_render(nb->cells[i - 1], i, &ctx, &cell);
 		if (rc == 0 && i > first && res->content.len + cell.text.len > opts->max_output) {
 			tr_nb_cell_destroy(&cell);
@@ -312,21 +324,36 @@ static int render_cells(const struct notebook *nb, uint64_t first, uint64_t last
 			rc = tr_buf_append(&res->content, cell.text.data, cell.text.len);
 		if (rc == 0)
 			rc = take_images(&cell, i, res);
-		*cut = *cut || cell.truncated;
+		done->cut = done->cut || cell.truncated;
+		done->timeouts += cell.timeouts;
 		tr_nb_cell_destroy(&cell);
 		if (rc < 0)
 			return -1;
-		*shown_last = i;
+		done->shown_last = i;
 	}
 	return 0;
 }
 
+/* ", 3 images not fitted (timeout)" after shortResult when the budget left images out. */
+static void note_timeouts(struct tr_result *res, size_t timeouts)
+{
+	char *short_result = res->short_result;
+
+	if (!timeouts || !short_result)
+		return;
+	res->short_result = NULL;
+	tr_result_set_short(res, "%s, %zu %s not fitted (timeout)", short_result, timeouts,
+			    plural(timeouts, "image", "images"));
+	free(short_result);
+}
+
 static int render_notebook(const struct notebook *nb, const char *name,
 			   const struct tr_selector *sel, const struct tr_options *opts,
-			   struct tr_result *res)
+			   uint64_t deadline, struct tr_result *res)
 {
 	uint64_t total = nb->n_cells, first = 1, last = total, shown_last;
-	bool cut;
+	struct tr_nb_budget budget = {.deadline = deadline};
+	struct rendered done;
 
 	res->range_unit = TR_UNIT_CELL;
 	res->range_total = total;
@@ -352,14 +379,15 @@ static int render_notebook(const struct notebook *nb, const char *name,
 		tr_result_set_short(res, "Notebook has no cells");
 		return tr_buf_append(&res->content, "\nNotebook has no cells\n", 23);
 	}
-	if (render_cells(nb, first, last, name, opts, res, &shown_last, &cut) < 0)
+	if (render_cells(nb, first, last, name, opts, &budget, res, &done) < 0)
 		return -1;
+	shown_last = done.shown_last;
 	if (tr_result_set_window(res, name,
 				 &(struct tr_window){.unit = TR_UNIT_CELL,
 						     .first = first,
 						     .last = shown_last,
 						     .total = total,
-						     .cut = cut,
+						     .cut = done.cut,
 						     .next = {.present = shown_last < total,
 							      .start = shown_last + 1}}) < 0)
 		return -1;
@@ -377,12 +405,13 @@ static int render_notebook(const struct notebook *nb, const char *name,
 			"Read notebook: %" PRIu64 " %s (%" PRIu64 "-%" PRIu64 " of %" PRIu64 ")",
 			shown_last - first + 1, plural(shown_last - first + 1, "cell", "cells"),
 			first, shown_last, total);
+	note_timeouts(res, done.timeouts);
 	return 0;
 }
 
 int tr_notebook_read_buffer(const char *text, size_t len, const char *name,
 			    const struct tr_selector *sel, const struct tr_options *opts,
-			    struct tr_result *res)
+			    uint64_t deadline, struct tr_result *res)
 {
 	struct notebook nb = {0};
 	const char *root;
@@ -396,7 +425,7 @@ int tr_notebook_read_buffer(const char *text, size_t len, const char *name,
 	if (rc == 0)
 		rc = fill_metadata(&nb, res);
 	if (rc == 0)
-		rc = render_notebook(&nb, name, sel, opts, res);
+		rc = render_notebook(&nb, name, sel, opts, deadline, res);
 	if (rc == 0 && (res->content.oom || !res->short_result))
 		rc = -1;
 	free(nb.cells);
@@ -435,7 +464,7 @@ static int notebook_read(const struct tr_file *file, const struct tr_selector *s
 		return tr_result_fail_load(res, errno);
 	}
 	rc = tr_notebook_read_buffer((const char *)blob->data, blob->len, source_name(file), sel,
-				     opts, res);
+				     opts, file->deadline, res);
 	tr_blob_unref(blob);
 	return rc;
 }

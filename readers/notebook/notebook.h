@@ -26,17 +26,25 @@ extern const struct tr_reader tr_reader_notebook;
 /* Fills res (freshly initialised) from the notebook JSON text[0..len) as the notebook reader
  * does: type, mimeType, content, shortResult, range, truncated, next, images, and metadata
  * cellCount, language, nbformat (not size, modified or sha256). name is the notebook's base name
- * for next and the notes of cut outputs (borrowed). Parse errors, non-notebooks and selectors
- * past the end are recorded in res. Returns 0, or -1 when out of memory. */
+ * for next and the notes of cut outputs (borrowed). Image fits stop at deadline
+ * (tr_deadline_after_ms; 0: none): the images not fitted by then are notes in content.
+ * Parse errors, non-notebooks and selectors past the end are recorded in res. Returns 0, or -1
+ * when out of memory. */
 int tr_notebook_read_buffer(const char *text, size_t len, const char *name,
 			    const struct tr_selector *sel, const struct tr_options *opts,
-			    struct tr_result *res);
+			    uint64_t deadline, struct tr_result *res);
 
 /* --- notebook_cell --- */
 /* renders one notebook cell (source, attachments, outputs) with its caps. */
 
 /* Code points of outputs shown per cell when a result holds several cells (docs/SPEC.md §3). */
 #define TR_NB_CELL_OUTPUT_CHARS 10000
+
+/* The read's time for image fits (docs/SPEC.md §3 "Render time"), shared by its cells. */
+struct tr_nb_budget {
+	uint64_t deadline; /* tr_deadline_after_ms; 0: none. Fits still running then are stopped */
+	uint64_t fit_cell; /* the first cell where a fit ran (done or stopped); 0: none yet */
+};
 
 /* How cells are rendered and capped. */
 struct tr_nb_context {
@@ -48,6 +56,8 @@ struct tr_nb_context {
 	const struct tr_options *opts; /* image_max_dim, image_max_b64: images over them are
 					* fitted (libvips); borrowed */
 	uint32_t first_image;          /* 1-based number in images[] of the cell's first image */
+	uint64_t cell;                 /* the cell's 1-based index, for "read NAME:C.tool.json" */
+	struct tr_nb_budget *budget;   /* borrowed, updated by the fits; NULL: no deadline */
 };
 
 /* A rendered cell, waiting to be added to a result. */
@@ -55,7 +65,8 @@ struct tr_nb_cell {
 	struct tr_buf text;         /* "\n--- Cell N [type] ---\n", the source, the outputs */
 	struct tr_nb_image *images; /* owned, numbered from first_image in text order */
 	size_t n_images, cap_images;
-	bool truncated; /* the source or the outputs were cut */
+	size_t timeouts; /* images noted as not fitted within the read's budget */
+	bool truncated;  /* the source or the outputs were cut */
 };
 
 /* Checks what the renderer relies on in cell number index (1-based) of an nbformat notebook: an

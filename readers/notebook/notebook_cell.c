@@ -12,11 +12,17 @@
 /* Room kept for a "[... truncated: X of N chars shown; ...]" note when cutting to a byte budget. */
 #define NOTE_RESERVE 160
 
-/* The outputs section while it is built: its text and where each image reference ends in it. */
+/* Offsets in the outputs' text, in increasing order. */
+struct offsets {
+	size_t *at;
+	size_t n, cap;
+};
+
+/* The outputs section while it is built: its text, and where each image reference and each
+ * note of an image not fitted in time (tr_nb_cell.timeouts) ends in it. */
 struct outputs_text {
 	struct tr_buf text;
-	size_t *ref_ends;
-	size_t n_refs, cap_refs;
+	struct offsets refs, notes;
 	uint64_t limit;                /* text kept; past it only counted (spill_outputs) */
 	uint64_t max_chars, max_bytes; /* the cap: tr_utf8_prefix's limits */
 	uint64_t spilled_chars;        /* code points of the text past limit */
@@ -190,21 +196,50 @@ static int push_image(struct tr_nb_cell *out, const struct tr_nb_image *image)
 }
 
 #if defined(TR_HAVE_VIPS)
+/* The note of an image not fitted within the read's budget (docs/SPEC.md §3 "Render time"), in
+ * the words of the PDF reader's pages: "timeout: not fitted within max_render_ms (2000 ms),
+ * fitting stopped", or "..., not started, the time went to earlier work; read NAME:C.tool.json
+ * to show it alone" (the hint only when fits of earlier cells took the time). */
+static void timeout_note(const struct tr_nb_context *ctx, bool started, char *note, size_t size)
+{
+	char hint[160] = "";
+
+	if (!started && ctx->budget->fit_cell && ctx->budget->fit_cell < ctx->cell)
+		snprintf(hint, sizeof(hint), "; read %s:%" PRIu64 ".tool.json to show it alone",
+			 ctx->name, ctx->cell);
+	snprintf(note, size, "timeout: not fitted within max_render_ms (%" PRIu64 " ms), %s%s",
+		 (uint64_t)ctx->opts->max_render_ms,
+		 started ? "fitting stopped" : "not started, the time went to earlier work", hint);
+}
+
 /* Replaces an image over image_max_dim or image_max_b64 by its fitted version and writes into
  * fitted the words of its reference, e.g. ", shown at 2000x1500 as image/jpeg; multiply
- * coordinates by 2.000 to map back" ("" when it is within the limits). Returns 0, or 1 with a
- * reason in fitted when it could not be fitted (the image is left as it was). */
+ * coordinates by 2.000 to map back" ("" when it is within the limits). Returns 0; 1 with a
+ * reason in fitted when it could not be fitted; 2 with the timeout note in fitted when the
+ * read's deadline passed before or during the fit (the image is left as it was). */
 static int fit_image(const struct tr_nb_context *ctx, struct tr_nb_image *image, char *fitted,
 		     size_t size)
 {
+	uint64_t deadline = ctx->budget ? ctx->budget->deadline : 0;
 	struct tr_fit fit;
+	enum tr_error rc;
 	char err[256];
 
 	fitted[0] = '\0';
 	if (!ctx->opts || !tr_fit_needed(image->width, image->height, image->blob->len, ctx->opts))
 		return 0;
-	/* No deadline yet: a notebook's fits are bounded by TR_FIT_MAX_PIXELS each. */
-	if (tr_fit_image(image->blob, ctx->opts, 0, &fit, err, sizeof(err)) != TR_OK) {
+	if (deadline && tr_deadline_passed(deadline)) {
+		timeout_note(ctx, false, fitted, size);
+		return 2;
+	}
+	rc = tr_fit_image(image->blob, ctx->opts, deadline, &fit, err, sizeof(err));
+	if (deadline && !ctx->budget->fit_cell)
+		ctx->budget->fit_cell = ctx->cell;
+	if (rc == TR_E_TIMEOUT && deadline) {
+		timeout_note(ctx, true, fitted, size);
+		return 2;
+	}
+	if (rc != TR_OK) {
 		snprintf(fitted, size, "%s", err);
 		return 1;
 	}
@@ -262,11 +297,16 @@ static int append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out,
 	width = image.width;
 	height = image.height;
 #if defined(TR_HAVE_VIPS)
-	if (fit_image(ctx, &image, fitted, sizeof(fitted)) > 0) {
-		rc = tr_buf_printf(buf,
-				   "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
-				   " is over the image limits and could not be downscaled: %s]\n",
-				   prefix, noun, media_type, width, height, fitted);
+	rc = fit_image(ctx, &image, fitted, sizeof(fitted));
+	if (rc > 0) {
+		out->timeouts += rc == 2;
+		rc = tr_buf_printf(
+			buf,
+			rc == 2 ? "[%s%s omitted: %s %" PRIu32 "x%" PRIu32 ", %s]\n"
+				: "[%s%s omitted: %s %" PRIu32 "x%" PRIu32
+				  " is over the image limits and could not be downscaled: "
+				  "%s]\n",
+			prefix, noun, media_type, width, height, fitted);
 		tr_blob_unref(image.blob);
 		return rc < 0 ? -1 : 0;
 	}
@@ -392,19 +432,28 @@ static int64_t value_chars(const char *value)
 	return n;
 }
 
-static int note_image_ref(struct outputs_text *os)
+static int offsets_push(struct offsets *o, size_t at)
 {
-	if (os->n_refs == os->cap_refs) {
-		size_t cap = os->cap_refs ? os->cap_refs * 2 : 4;
-		size_t *grown = realloc(os->ref_ends, cap * sizeof(*grown));
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 4;
+		size_t *grown = realloc(o->at, cap * sizeof(*grown));
 
 		if (!grown)
 			return -1;
-		os->ref_ends = grown;
-		os->cap_refs = cap;
+		o->at = grown;
+		o->cap = cap;
 	}
-	os->ref_ends[os->n_refs++] = os->text.len;
+	o->at[o->n++] = at;
 	return 0;
+}
+
+/* The notes of images not fitted in time that end past cut leave the cell's count. */
+static void drop_notes(struct outputs_text *os, struct tr_nb_cell *out, size_t cut)
+{
+	while (os->notes.n && os->notes.at[os->notes.n - 1] > cut) {
+		os->notes.n--;
+		out->timeouts--;
+	}
 }
 
 enum bundle_pass { PASS_TEXT, PASS_IMAGES, PASS_OTHERS, PASS_COUNT };
@@ -445,11 +494,16 @@ static int render_bundle(const char *bundle, bool short_keys, const struct tr_nb
 				if (rc == 0)
 					rc = end_line(&os->text, from);
 				break;
-			case PASS_IMAGES:
+			case PASS_IMAGES: {
+				size_t timeouts = out->timeouts;
+
 				rc = append_image(ctx, out, &os->text, entry, "", "image output");
 				if (rc > 0)
-					rc = note_image_ref(os);
+					rc = offsets_push(&os->refs, os->text.len);
+				else if (rc == 0 && out->timeouts > timeouts)
+					rc = offsets_push(&os->notes, os->text.len);
 				break;
+			}
 			default:
 				chars = value_chars(entry);
 				rc = chars < 0 ? -1
@@ -574,8 +628,9 @@ static void spill_outputs(struct outputs_text *os, struct tr_nb_cell *out)
 	os->spilled_chars += tr_utf8_count((const unsigned char *)os->text.data + cut,
 					   os->text.len - cut);
 	os->text.len = cut;
-	while (os->n_refs && os->ref_ends[os->n_refs - 1] > cut) {
-		os->n_refs--;
+	drop_notes(os, out, cut);
+	while (os->refs.n && os->refs.at[os->refs.n - 1] > cut) {
+		os->refs.n--;
 		out->n_images--;
 		tr_blob_unref(out->images[out->n_images].blob);
 		os->dropped_refs++;
@@ -631,8 +686,9 @@ static int render_outputs(const char *outputs, const struct tr_nb_context *ctx,
 				   "[... output truncated: %" PRIu64 " of %" PRIu64
 				   " chars shown; read %s:%" PRIu64 ".tool.json for all of it]\n",
 				   shown, total, ctx->name, index);
-	for (size_t i = 0; i < os.n_refs; i++) {
-		if (os.ref_ends[i] <= keep)
+	drop_notes(&os, out, keep);
+	for (size_t i = 0; i < os.refs.n; i++) {
+		if (os.refs.at[i] <= keep)
 			continue;
 		for (size_t j = first_image + i; j < out->n_images; j++)
 			tr_blob_unref(out->images[j].blob);
@@ -642,7 +698,8 @@ static int render_outputs(const char *outputs, const struct tr_nb_context *ctx,
 	out->truncated = true;
 out:
 	tr_buf_free(&os.text);
-	free(os.ref_ends);
+	free(os.refs.at);
+	free(os.notes.at);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tr_result_init(&res, "work/nb.ipynb") < 0)
 		fuzz_fail("tr_result_init failed");
 	if (tr_notebook_read_buffer((const char *)payload.data, payload.len, "nb.ipynb", &sel,
-				    &opts, &res) < 0)
+				    &opts, 0, &res) < 0)
 		fuzz_fail("tr_notebook_read_buffer ran out of memory");
 	if (res.success && res.type != TR_TYPE_NOTEBOOK)
 		fuzz_fail("a successful notebook read of type %d", res.type);

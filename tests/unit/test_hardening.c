@@ -197,7 +197,8 @@ static void expect_output(const char *output, const char *want_tail)
 		 output);
 	tr_options_init(&opts);
 	EXPECT_INT(tr_result_init(&res, "nb.ipynb"), 0);
-	EXPECT_INT(tr_notebook_read_buffer(json, strlen(json), "nb.ipynb", &sel, &opts, &res), 0);
+	EXPECT_INT(tr_notebook_read_buffer(json, strlen(json), "nb.ipynb", &sel, &opts, 0, &res),
+		   0);
 	EXPECT(res.success);
 	EXPECT(res.content.len >= strlen(want_tail));
 	if (res.content.len >= strlen(want_tail))

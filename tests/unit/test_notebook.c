@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "expect.h"
+#include "image.h"
 #include "notebook.h"
 #include "reader.h"
 #include "util.h"
@@ -34,7 +35,7 @@ static void read_nb(const char *json, const char *sel_text, const struct tr_opti
 	if (sel_text)
 		EXPECT_INT(tr_selector_parse(sel_text, strlen(sel_text), &sel), 0);
 	EXPECT_INT(tr_result_init(res, "dir/nb.ipynb"), 0);
-	EXPECT_INT(tr_notebook_read_buffer(json, strlen(json), "nb.ipynb", &sel, opts, res), 0);
+	EXPECT_INT(tr_notebook_read_buffer(json, strlen(json), "nb.ipynb", &sel, opts, 0, res), 0);
 }
 
 static const char *content(const struct tr_result *res)
@@ -367,6 +368,77 @@ static void test_images(void)
 	tr_result_destroy(&res);
 }
 
+/* Images over the limits whose fit would start past the read's deadline are notes in the text
+ * (docs/SPEC.md §3 "Render time"): no fit ran, so no hint names a cell to read alone. */
+static void test_deadline_passed(void)
+{
+	static const char json[] =
+		"{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": ["
+		" {\"cell_type\": \"markdown\", \"source\": \"![a](attachment:a.png)\","
+		"  \"attachments\": {\"a.png\": {\"image/png\": \"" PNG_B64 "\"}}},"
+		" {\"cell_type\": \"code\", \"source\": \"plot()\", \"outputs\": ["
+		"  {\"output_type\": \"display_data\", \"data\": {\"image/png\": \"" PNG_B64
+		"\"}}]}]}";
+	static const char expected[] =
+		"\n--- Cell 1 [markdown] ---\n![a](attachment:a.png)\n"
+		"[attachment a.png: image omitted: image/png 3x2, timeout: not fitted within "
+		"max_render_ms (10000 ms), not started, the time went to earlier work]\n"
+		"\n--- Cell 2 [code] In [ ] ---\nplot()\n--- Output 1 (display_data) ---\n"
+		"[image output omitted: image/png 3x2, timeout: not fitted within max_render_ms "
+		"(10000 ms), not started, the time went to earlier work]\n";
+	struct tr_options opts = options(0);
+	struct tr_selector sel = {0};
+	struct tr_result res;
+
+	if (!tr_fit_has_loader("pngload_buffer"))
+		return; /* built without libvips: images over the limits are attached as they are */
+	opts.image_max_dim = 2;
+	EXPECT_INT(tr_result_init(&res, "dir/nb.ipynb"), 0);
+	/* 1 ns after the clock's start: long passed */
+	EXPECT_INT(tr_notebook_read_buffer(json, strlen(json), "nb.ipynb", &sel, &opts, 1, &res),
+		   0);
+	EXPECT(res.success);
+	EXPECT(strstr(content(&res), expected) != NULL);
+	EXPECT_INT(res.n_images, 0);
+	EXPECT_STR(res.short_result, "Read notebook: 2 cells (1-2 of 2), 2 images not fitted "
+				     "(timeout)");
+	tr_result_destroy(&res);
+}
+
+/* A note cut off with the outputs past the cell's cap is not counted in shortResult. */
+static void test_deadline_note_cut(void)
+{
+	static char json[16384];
+	char text[12001];
+	struct tr_options opts = options(0);
+	struct tr_selector sel = {0};
+	struct tr_result res;
+
+	if (!tr_fit_has_loader("pngload_buffer"))
+		return;
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	snprintf(json, sizeof(json),
+		 "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": ["
+		 " {\"cell_type\": \"markdown\", \"source\": \"a\"},"
+		 " {\"cell_type\": \"code\", \"source\": \"b\", \"outputs\": ["
+		 "  {\"output_type\": \"display_data\", \"data\": {\"image/png\": \"" PNG_B64
+		 "\"}},"
+		 "  {\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": \"%s\"},"
+		 "  {\"output_type\": \"display_data\", \"data\": {\"image/png\": \"" PNG_B64
+		 "\"}}]}]}",
+		 text);
+	opts.image_max_dim = 2;
+	EXPECT_INT(tr_result_init(&res, "dir/nb.ipynb"), 0);
+	EXPECT_INT(tr_notebook_read_buffer(json, strlen(json), "nb.ipynb", &sel, &opts, 1, &res),
+		   0);
+	EXPECT(res.success);
+	EXPECT(strstr(content(&res), "[... output truncated: ") != NULL);
+	EXPECT_STR(res.short_result, "Read notebook: 2 cells (1-2 of 2), 1 image not fitted "
+				     "(timeout)");
+	tr_result_destroy(&res);
+}
+
 static void expect_parse_error(const char *json, const char *error)
 {
 	struct tr_options opts = options(0);
@@ -572,6 +644,8 @@ int main(void)
 	test_cell_output_cap();
 	test_content_cap();
 	test_images();
+	test_deadline_passed();
+	test_deadline_note_cut();
 	test_parse_errors();
 	test_json_positions();
 	test_selectors();
