@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""isolation.py - what moving poppler and libvips into a worker process like toolfs-media-worker
+"""isolation.py - what moving poppler and libvips into a worker process like the media worker
 would cost per read (issue 28 item 3), measured beside the reads themselves in one invocation:
 
   in process  toolfs-mcp (warm, as the mount is) reading page 1 of a generated 3-page PDF with its

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* media_probe.c - bench/media.py's in-process probe: what toolfs-media-worker does for the
+/* media_probe.c - bench/media.py's in-process probe: what toolfs-media.so does for the
  * default view of an audio file (media_open, media_describe, the loudness outline of its first
  * SPAN seconds), without the sandbox, process or socket. Prints the median of RUNS in
  * microseconds. Usage: media_probe FILE SPAN RUNS */
@@ -11,7 +11,7 @@
 
 #include <libavutil/log.h>
 
-#include "media_worker.h"
+#include "media_ffmpeg.h"
 
 static int by_value(const void *a, const void *b)
 {

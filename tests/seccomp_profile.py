@@ -1,29 +1,21 @@
 # SPDX-License-Identifier: MIT
-"""Measures the system calls toolfs-media-worker makes under its seccomp filter (issue 35,
-docs/SPEC.md §6 "The media sandbox"), so that its lists are measured rather than guessed:
+"""Measures the system calls toolfs-reader-worker makes under its seccomp filter (issue 35,
+docs/SPEC.md §8), so that its lists are measured rather than guessed:
 
-    seccomp_profile.py [--build DIR] [--quick] [--keep DIR]
+    seccomp_profile.py [--reader] [--build DIR] [--quick] [--keep DIR] [--family NAME ...]
 
-It generates the media fixtures of the tests (gen_media, gen_video, gen_cues) and, without
---quick, a corpus of real-sized files (a 20-minute film with 2,000 cues in MP4 and Matroska,
-1,000 ID3 chapters, 4K H.264 and HEVC, VP9, AV1, AC-3, Opus ...) and every audio container of
-gen_audio_formats, then reads each one through
-one toolfs-mcp under `strace -f` with TOOLFS_MEDIA_TEST=profile, which makes the worker's
-filter log instead of stopping (every call runs): the default view, a frame or the audio from
-1 s, and a span. It prints each system call the workers made after their filter was on, with
-the count of workers that made it and whether media_sandbox.c allows it, refuses it (EPERM)
-or would stop the worker; the exit status is 1 when a call would stop it.
-
-    seccomp_profile.py --reader [--build DIR] [--quick] [--keep DIR] [--family NAME ...]
-
-does the same for toolfs-reader-worker (docs/SPEC.md §8) with TOOLFS_WORKER_TEST=profile, one
-toolfs-mcp under strace per reader family: PDF (text, a page rendered, a region zoomed, OCR of
-scans), images (PNG, JPEG, GIF, WebP: the fit and a region), rasters (BMP, TIFF, ICO, HEIC,
-AVIF), SVG, Office (docx, xlsx, pptx, ODF) and notebooks with image outputs, over the files of
-the tests' generators (--quick: one generator per family) and a corpus of real-sized ones
-(a 60-page PDF, a 10-page scan, a 6000x4000 photo, a 40 MB notebook, ...). It prints, per family,
-each call the workers (and their threads) made after their filter was on, and whether
-sandbox_confine.c allows it, refuses it (an errno) or would stop the worker."""
+runs, with TOOLFS_WORKER_TEST=profile (the workers' filter logs instead of stopping: every call
+runs), one toolfs-mcp under strace per reader family: PDF (text, a page rendered, a region
+zoomed, OCR of scans), images (PNG, JPEG, GIF, WebP: the fit and a region), rasters (BMP, TIFF,
+ICO, HEIC, AVIF), SVG, Office (docx, xlsx, pptx, ODF), notebooks with image outputs, and media
+(audio and video through FFmpeg: the default view, a frame or the audio from 1 s, and a span;
+a frame libvips fits), over the files of the tests' generators (--quick: one generator per
+family; for media the cue and chapter files of gen_cues) and a corpus of real-sized ones (a
+60-page PDF, a 10-page scan, a 6000x4000 photo, a 40 MB notebook, a 20-minute film with 2,000
+cues in MP4 and Matroska, 1,000 ID3 chapters, 4K H.264 and HEVC, VP9, AV1, AC-3, Opus ...). It
+prints, per family, each call the workers (and their threads) made after their filter was on,
+and whether sandbox_confine.c allows it, refuses it (an errno) or would stop the worker; the
+exit status is 1 when a call would stop one. (--reader, the only mode, is accepted as before.)"""
 import argparse
 import collections
 import json
@@ -42,7 +34,6 @@ import gen_cues  # noqa: E402
 import gen_media  # noqa: E402
 import gen_video  # noqa: E402
 
-SANDBOX = HERE.parent / "readers" / "media" / "media_sandbox.c"
 READER_SANDBOX = HERE.parent / "readers" / "sandbox" / "sandbox_confine.c"
 MEDIA_SUFFIXES = (".mp3", ".wav", ".flac", ".ogg", ".opus", ".m4a", ".aiff", ".mp4", ".mkv",
                   ".webm", ".avi", ".ts", ".mov", ".ac3", ".wma", ".mka", ".wv", ".tta", ".aac",
@@ -96,31 +87,16 @@ def big_corpus(out: pathlib.Path) -> None:
         ffmpeg(*tone, *codec, str(out / name))
 
 
-def corpus(root: pathlib.Path, quick: bool) -> list:
-    """The files to read, each part generated unless root holds it (--keep of an earlier run)."""
-    parts = {"cues": gen_cues.generate}
-    if not quick:
-        parts.update({"media": gen_media.generate, "video": gen_video.generate,
-                      "formats": gen_audio_formats.generate, "big": big_corpus})
-    for name, generate in parts.items():
-        if not (root / name).is_dir():
-            generate(root / name)
-    return sorted(p for name in parts for p in (root / name).rglob("*")
-                  if p.suffix in MEDIA_SUFFIXES and p.is_file())
-
-
-def sandbox_lists(source=SANDBOX) -> tuple:
-    """(allowed, refused) system call names of media_sandbox.c's filter (or source's)."""
+def sandbox_lists(source=READER_SANDBOX) -> tuple:
+    """(allowed, refused) system call names of sandbox_confine.c's filter."""
     text = source.read_text()
 
     def names(array):
         body = re.search(r"static const int " + array + r"\[\] = \{(.*?)\};", text, re.S)[1]
         return set(re.findall(r"SCMP_SYS\((\w+)\)", body))
-    allowed = names("allowed") | {"tgkill"}  # to itself only: a rule of its own
-    refused = names("refused") | {"prlimit64"}  # read-only: a rule of its own
-    if source == READER_SANDBOX:  # rules of their own: threads only, thread names, no clone3
-        allowed |= {"clone", "prctl"}
-        refused |= {"clone3"}
+    # rules of their own: tgkill to itself, threads only, thread names, no clone3
+    allowed = names("allowed") | {"tgkill", "clone", "prctl"}
+    refused = names("refused") | {"clone3"}
     return allowed, refused
 
 
@@ -148,40 +124,6 @@ def traced_mcp(build: pathlib.Path, root: pathlib.Path, trace: pathlib.Path, env
     return proc, call
 
 
-def run_reads(build: pathlib.Path, root: pathlib.Path, files: list, trace: pathlib.Path) -> list:
-    """Reads files through one toolfs-mcp under strace; returns the answers' texts."""
-    proc, call = traced_mcp(build, root, trace, {"TOOLFS_MEDIA_TEST": "profile"})
-    answers = []
-    for path in files:
-        for time in (None, "1", "0.5-2.5"):
-            args = {"file_path": str(path.relative_to(root))}
-            if time:
-                args["time"] = time
-            got = call("tools/call", {"name": "read", "arguments": args})
-            answers.append((args, got["content"][0].get("text", "")[:300]))
-    proc.stdin.close()
-    proc.wait(timeout=600)
-    return answers
-
-
-def worker_calls(trace: pathlib.Path) -> collections.Counter:
-    """Per system call, how many workers made it after their filter was put on."""
-    seen = collections.Counter()
-    for path in trace.iterdir():
-        calls, on = set(), False
-        for line in path.read_text(errors="replace").splitlines():
-            m = re.match(r"(\w+)\(", line)
-            if not m:
-                continue
-            if m[1] == "seccomp" and "SECCOMP_SET_MODE_FILTER" in line and \
-                    re.search(r"\) += 0$", line):  # libseccomp's probes before fail
-                on = True
-            elif on:
-                calls.add(m[1])
-        seen.update(calls)
-    return seen
-
-
 # The reader families of toolfs-reader-worker (docs/SPEC.md §8), by the name's suffix.
 FAMILIES = {
     "pdf": (".pdf",),
@@ -190,6 +132,7 @@ FAMILIES = {
     "svg": (".svg",),
     "office": (".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp"),
     "notebook": (".ipynb",),
+    "media": MEDIA_SUFFIXES,
 }
 
 
@@ -213,6 +156,15 @@ def reader_big_corpus(out: pathlib.Path) -> None:
             f'fill="#{i * 2654435761 % 0xffffff:06x}" opacity="0.5"/>' for i in range(20000)]
     svg += ['<text x="100" y="200" font-size="120">A large drawing</text></svg>']
     (out / "big.svg").write_text("\n".join(svg))
+
+
+def media_quick_corpus(out: pathlib.Path) -> None:
+    """gen_cues's videos (31 to 2,000 cues) and 200-chapter MP3, and a video whose contact
+    sheet libvips fits (noise: its PNG passes image_max_b64)."""
+    gen_cues.generate(out)
+    ffmpeg("-f", "lavfi", "-i", "nullsrc=size=1920x1080:rate=5,geq=random(1)*255:128:128",
+           "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+           str(out / "noise.mp4"))
 
 
 def reader_quick_corpus(out: pathlib.Path) -> None:
@@ -246,10 +198,15 @@ def reader_quick_corpus(out: pathlib.Path) -> None:
     gen_notebooks.write_v4(out / "picture.ipynb", nb)
 
 
-def reader_corpus(root: pathlib.Path, quick: bool) -> dict:
+# The parts of the corpus that hold media files (the others hold none).
+MEDIA_PARTS = ("media_quick", "media", "video", "formats", "media_big")
+
+
+def reader_corpus(root: pathlib.Path, quick: bool, only=None) -> dict:
     """{family: files} to read, each part generated unless root holds it: --quick a file of
-    each kind, else every file of the tests' generators and the real-sized corpus."""
-    parts = {"quick": reader_quick_corpus}
+    each kind, else every file of the tests' generators and the real-sized corpus; with only
+    (families), the parts those need alone."""
+    parts = {"quick": reader_quick_corpus, "media_quick": media_quick_corpus}
     if not quick:
         import gen_fit
         import gen_images
@@ -268,7 +225,13 @@ def reader_corpus(root: pathlib.Path, quick: bool) -> dict:
                  "fit": gen_fit.generate, "plots": gen_plots.generate,
                  "layers": lambda out: (out.mkdir(parents=True), gen_pdf_layers.generate(out)),
                  "regions": gen_regions.generate, "office_cases": gen_office_cases.generate,
-                 "big": reader_big_corpus}
+                 "big": reader_big_corpus, "media_quick": media_quick_corpus,
+                 "media": gen_media.generate, "video": gen_video.generate,
+                 "formats": gen_audio_formats.generate, "media_big": big_corpus}
+    if only:
+        others = bool(set(only) - {"media"})
+        parts = {name: generate for name, generate in parts.items()
+                 if ("media" in only if name in MEDIA_PARTS else others)}
     for name, generate in parts.items():
         if not (root / name).is_dir():
             generate(root / name)
@@ -288,6 +251,8 @@ def reader_reads(family: str, path: str) -> list:
                   {"file_path": path, "pages": "1", "ocr": "on"}]
     elif family == "image":
         reads += [{"file_path": path, "region": "40x30+1+1"}]
+    elif family == "media":
+        reads += [{"file_path": path, "time": "1"}, {"file_path": path, "time": "0.5-2.5"}]
     return reads
 
 
@@ -352,7 +317,7 @@ def reader_main(build: pathlib.Path, quick: bool, keep, only=None) -> int:
     stopped = 0
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(keep or tmp) / "reader_corpus"
-        corpus = reader_corpus(root, quick)
+        corpus = reader_corpus(root, quick, only)
         for family, files in corpus.items():
             if only and family not in only:
                 continue
@@ -381,34 +346,13 @@ def reader_main(build: pathlib.Path, quick: bool, keep, only=None) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.environ.get("TOOLFS_BUILD_DIR", "build"))
-    ap.add_argument("--quick", action="store_true", help="the cue and chapter files alone")
+    ap.add_argument("--quick", action="store_true", help="one generator per family")
     ap.add_argument("--keep", help="generate the corpus here and keep it (reused when there)")
-    ap.add_argument("--reader", action="store_true",
-                    help="toolfs-reader-worker's families instead of the media worker")
+    ap.add_argument("--reader", action="store_true", help="the only mode (accepted as before)")
     ap.add_argument("--family", action="append", choices=sorted(FAMILIES),
-                    help="with --reader: this family alone (repeatable; default: all)")
+                    help="this family alone (repeatable; default: all)")
     args = ap.parse_args()
-    build = pathlib.Path(args.build).resolve()
-    if args.reader:
-        return reader_main(build, args.quick, args.keep, args.family)
-    with tempfile.TemporaryDirectory() as tmp:
-        root = pathlib.Path(args.keep or tmp) / "corpus"
-        trace = pathlib.Path(tmp) / "trace"
-        trace.mkdir()
-        files = corpus(root, args.quick)
-        answers = run_reads(build, root, files, trace)
-        seen = worker_calls(trace)
-    allowed, refused = sandbox_lists()
-    stopped = 0
-    failed = [(args, text) for args, text in answers if not text.startswith("Container:")]
-    print(f"{len(files)} files, {len(answers)} reads, {len(failed)} failed")
-    for name, workers in sorted(seen.items()):
-        verdict = "allowed" if name in allowed else "EPERM" if name in refused else "STOPPED"
-        stopped += verdict == "STOPPED"
-        print(f"{name:24} {workers:5} workers  {verdict}")
-    for args, text in failed:
-        print(f"failed: {json.dumps(args)}: {text}", file=sys.stderr)
-    return 1 if stopped or not seen else 0
+    return reader_main(pathlib.Path(args.build).resolve(), args.quick, args.keep, args.family)
 
 
 if __name__ == "__main__":

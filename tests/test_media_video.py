@@ -269,8 +269,8 @@ def test_truncated_and_single_frame(videos, driver):
     assert n == 1
 
 
-# Through the reader: toolfs-read asks the sandboxed worker (readers/media/media_video_reply.c)
-# for the pictures; they come back as PNGs in images[], their times and the subtitles in content.
+# Through the reader, whose read runs in the sandboxed reader worker (media_video_reply.c makes
+# the pictures): PNGs in images[], their times and the subtitles in content.
 
 def png_of(result) -> Image.Image:
     images = result.json["images"]

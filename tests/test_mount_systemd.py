@@ -260,10 +260,9 @@ def reap(pid: int, timeout: float = MOUNT_TIMEOUT):
 
 
 def workers_left(build_dir: pathlib.Path, parent: int, wait_s: float = 3.0) -> list:
-    """The reader and media worker processes of this build whose parent is parent, once they
-    had wait_s to end: [(pid, state), ...]."""
-    exes = {str(build_dir / "readers" / name)
-            for name in ("toolfs-reader-worker", "toolfs-media-worker")}
+    """The reader worker processes of this build whose parent is parent, once they had wait_s
+    to end: [(pid, state), ...]."""
+    exes = {str(build_dir / "readers" / "toolfs-reader-worker")}
     deadline = time.monotonic() + wait_s
     while True:
         left = []
@@ -312,7 +311,7 @@ def test_system_unit_runs_confined(build_dir, home):
     # the optional readers' modules (poppler, libvips) run under the filter too
     gen_pdfs.text_pdf(src / "four.pdf", 4)
     Image.effect_noise((3000, 2400), 40).convert("RGB").save(src / "big.png")
-    with wave.open(str(src / "tone.wav"), "wb") as tone:  # the media worker too
+    with wave.open(str(src / "tone.wav"), "wb") as tone:  # FFmpeg in the reader worker too
         tone.setnchannels(1)
         tone.setsampwidth(2)
         tone.setframerate(8000)

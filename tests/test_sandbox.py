@@ -26,7 +26,8 @@ from worker_util import modules_linked_in
 WORKER = "toolfs-reader-worker"
 # What must never be mapped into a front end (libmagic stays: it types every file).
 PARSERS = re.compile(r"/lib(poppler|vips|xml2|zip|rsvg|tesseract|cairo|heif|tiff|jpeg|png16|"
-                     r"webp|gif|fontconfig|freetype)[^/]*\.so")
+                     r"webp|gif|fontconfig|freetype|avformat|avcodec|avutil|swscale|"
+                     r"swresample|x264|x265|dav1d|vpx|aom)[^/]*\.so")
 
 
 def make_pdf(path: pathlib.Path) -> None:
@@ -79,6 +80,15 @@ def make_notebook(path: pathlib.Path) -> None:
     nbformat.write(nb, str(path))
 
 
+def make_video(path: pathlib.Path) -> None:
+    """A 1-second 1920x1080 video of noise (FFmpeg decodes it; its contact sheet's PNG passes
+    image_max_b64, so libvips fits it too)."""
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    "nullsrc=size=1920x1080:rate=5,geq=random(1)*255:128:128", "-t", "1",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)],
+                   check=True)
+
+
 # One file per family moved behind the worker: (name, maker, the words its result shows).
 FAMILIES = {
     "pdf": ("doc.pdf", make_pdf, "Sandboxed page one"),
@@ -87,6 +97,7 @@ FAMILIES = {
     "svg": ("pic.svg", make_svg, "Sandboxed SVG"),
     "office": ("words.docx", make_docx, "Sandboxed docx words"),
     "notebook": ("cells.ipynb", make_notebook, "Sandboxed cell"),
+    "media": ("noise.mp4", make_video, "Frames shown (a 3x3 contact sheet"),
 }
 
 
@@ -441,7 +452,8 @@ def test_missing_landlock_is_logged_once(build_dir, tree):
 def test_measured_reader_calls_are_in_the_filters_lists(build_dir):
     """Issue 35: tests/seccomp_profile.py --reader --quick reads a file of each kind of every
     family (a PDF's text, render, region and OCR; PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, HEIC,
-    AVIF; SVG; docx, xlsx, pptx, ODT; notebooks) with the worker's filter logging
+    AVIF; SVG; docx, xlsx, pptx, ODT; notebooks; videos with 31 to 2,000 cues, an MP3 with 200
+    chapters and a frame libvips fits) with the worker's filter logging
     (TOOLFS_WORKER_TEST=profile): every call made is allowed or answers an errno, so a library
     that needs a new call fails here, not in a user's read. The full corpus is a script run
     (docs/SPEC.md §8)."""
@@ -453,7 +465,7 @@ def test_measured_reader_calls_are_in_the_filters_lists(build_dir):
     assert out.returncode == 0, out.stdout + out.stderr
     families = {line.split(":")[0]: line for line in out.stdout.splitlines()
                 if not line.startswith(" ")}
-    assert sorted(families) == ["image", "notebook", "office", "pdf", "raster", "svg"]
+    assert sorted(families) == ["image", "media", "notebook", "office", "pdf", "raster", "svg"]
     for family, line in families.items():
         assert ", 0 failed," in line, out.stdout + out.stderr
     # office needs no thread: under its worker's RLIMIT_NPROC 0 (test above) none starts

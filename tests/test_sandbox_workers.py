@@ -200,9 +200,15 @@ def test_mount_runs_at_most_max_workers(build_dir, pngs, tmp_path, monkeypatch):
 def test_mcp_cancel_ends_the_worker(build_dir, pngs):
     """notifications/cancelled for a read in its worker: the worker is gone within 1 s, no
     answer with that id ever comes, and the next call is answered."""
-    server = Mcp(build_dir, pngs, "--max-render-ms", "60000")
+    cancel_ends_the_worker(build_dir, pngs, "p0.png")
+
+
+def cancel_ends_the_worker(build_dir, root, name):
+    """A spinning read of name in root, cancelled: its worker is gone within 1 s, its id is
+    never answered, the next call is."""
+    server = Mcp(build_dir, root, "--max-render-ms", "60000")
     try:
-        server.start_read(7, "p0.png")
+        server.start_read(7, name)
         assert len(wait_for_workers(build_dir, server.proc.pid, 1, 10)) == 2
         server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
                      "params": {"requestId": 7, "reason": "the user gave up"}})
@@ -244,3 +250,51 @@ def test_mcp_cancel_ends_a_wait_for_a_worker(build_dir, pngs):
         rest = server.close()
     assert [a for a in rest if a.get("id") in (1, 2, 3, 4)] == [], rest
     assert no_worker_left(build_dir)
+
+
+@pytest.fixture(scope="module")
+def media_tree(tmp_path_factory):
+    """Three WAVs and three PNGs (distinct files) for reads of both kinds at once."""
+    import wave
+    root = tmp_path_factory.mktemp("media_workers")
+    make_png(root / "p0.png")
+    for i in range(READS // 2):
+        if i:
+            shutil.copy(root / "p0.png", root / f"p{i}.png")
+        with wave.open(str(root / f"t{i}.wav"), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(8000)
+            w.writeframes(bytes(range(256)) * (40 + i))
+    (root / "hello.txt").write_text("hello\n")
+    return root
+
+
+def test_media_reads_count_under_max_workers(build_dir, media_tree):
+    """Issue 35: the audio and video reader runs in the reader worker like the others (it had a
+    pool of its own, uncounted): three WAV and three PNG reads in flight with max_workers=2
+    never run more than two workers at once, each media read is the media reader's timeout or
+    wait; and notifications/cancelled ends a media read's worker."""
+    server = Mcp(build_dir, media_tree, "--max-workers", "2", "--max-render-ms", "600")
+    try:
+        watch = WorkerWatch(build_dir, server.proc.pid)
+        names = [f"{kind}{i}.{ext}" for i in range(READS // 2)
+                 for kind, ext in (("t", "wav"), ("p", "png"))]
+        for rid, name in enumerate(names, 1):
+            server.start_read(rid, name)
+        answers = {}
+        try:
+            while len(answers) < len(names):
+                answer = server.answer()
+                answers[answer["id"]] = answer
+        finally:
+            most = watch.stop()
+        assert most == 2, f"{most} workers at once (max_workers 2)"
+        for rid, name in enumerate(names, 1):
+            text = text_of(answers[rid])
+            assert error_code(answers[rid]) == "timeout", text
+            reader = "media" if name.endswith(".wav") else "image"
+            assert text.startswith(f"The {reader} reader "), text
+    finally:
+        assert server.close() == []
+    cancel_ends_the_worker(build_dir, media_tree, "t0.wav")

@@ -2,7 +2,6 @@
 /* library.c - the library's process-wide state sized from the options and given back at exit
  * (include/tr_library.h lists what it holds). */
 #include "core.h"
-#include "media.h"
 #include "sandbox.h"
 #include "tr_library.h"
 #include "util.h"
@@ -40,7 +39,6 @@ void tr_library_shutdown(void)
 	tr_sha_memo_forget();
 	tr_mime_memo_forget();
 	tr_magic_close_all();
-	tr_media_pool_shutdown();
 	tr_sandbox_shutdown();
 	tr_library_init(NULL);
 }

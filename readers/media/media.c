@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* media.c - the audio and video reader: detection by content, the time window, and the result
- * built from what a sandboxed worker (media_pool.c) tells of the file. */
+ * built from what FFmpeg (toolfs-media.so) tells of the file. The read runs in
+ * toolfs-reader-worker, as every TR_CAP_UNTRUSTED reader's (docs/SPEC.md §8). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,8 +10,29 @@
 #include "core.h"
 #include "image.h"
 #include "media.h"
+#include "media_api.h"
 #include "reader.h"
 #include "util.h"
+
+#if defined(TR_HAVE_MEDIA)
+/* Defined when the module's objects are linked in (sanitizer builds); else it is loaded. */
+extern const struct tr_media_api tr_media_api __attribute__((weak));
+
+static struct tr_module media_module = {
+	.file = "toolfs-media.so",
+	.symbol = "tr_media_api",
+	.abi = TR_MEDIA_ABI,
+	.linked = &tr_media_api,
+};
+#endif
+
+static void media_answer_free(struct media_answer *ans)
+{
+	free(ans->text);
+	free(ans->blob);
+	ans->text = NULL;
+	ans->blob = NULL;
+}
 
 static enum tr_probe media_probe(const struct tr_file *file)
 {
@@ -55,7 +77,7 @@ static const char *gemini_type(const char *mime)
 	return NULL;
 }
 
-static void fail_worker(struct tr_result *res, int code, const char *kind, const char *why)
+static void fail_read(struct tr_result *res, int code, const char *kind, const char *why)
 {
 	tr_result_fail(res, (enum tr_error)code, "Failed to read %s file: %s: %s", kind, why,
 		       res->path);
@@ -177,12 +199,10 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 {
 	const char *mime = "application/octet-stream";
 	enum tr_content_type type = media_detect(file->head, file->head_len, &mime);
-	struct media_request req = {
-		.magic = MEDIA_MAGIC, .op = MEDIA_OP_PROBE, .size = (uint64_t)file->st.st_size};
+	struct media_request req = {.op = MEDIA_OP_PROBE, .size = (uint64_t)file->st.st_size};
 	struct media_answer ans;
 	const char *kind;
-	char err[256] = "", size_text[32];
-	int rc;
+	char size_text[32];
 
 	res->type = type;
 	kind = type == TR_TYPE_AUDIO ? "audio" : "video";
@@ -219,34 +239,23 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 				 (strcmp(mime, "audio/x-wav") == 0 ||
 				  strcmp(mime, "audio/mpeg") == 0);
 	}
-	const char *hook = secure_getenv("TOOLFS_MEDIA_TEST"); /* docs/SPEC.md §6: test hooks */
+#if defined(TR_HAVE_MEDIA)
+	const struct tr_media_api *api = tr_module_api(&media_module);
 
-	if (hook && strcmp(hook, "profile") == 0)
-		req.profile = 1;
-	else if (hook)
-		req.op = strcmp(hook, "open") == 0    ? MEDIA_OP_TEST_OPEN
-			 : strcmp(hook, "lie") == 0   ? MEDIA_OP_TEST_LIE
-			 : strcmp(hook, "ask") == 0   ? MEDIA_OP_TEST_ASK
-			 : strcmp(hook, "limit") == 0 ? MEDIA_OP_TEST_LIMIT
-						      : MEDIA_OP_TEST_LOOP;
-	rc = media_call(file->fd, &req, file->deadline, &ans, err, sizeof(err));
-	if (rc < 0)
+	if (!api) {
+		fail_read(res, TR_E_UNSUPPORTED, kind, media_module.error);
+		return 0;
+	}
+	if (api->run(file->fd, &req, &ans) < 0)
 		return -1;
-	if (rc == TR_E_TIMEOUT) {
-		tr_result_fail(
-			res, TR_E_TIMEOUT,
-			"Timeout: the %s file was not read within max_render_ms (%llu ms): %s",
-			kind, (unsigned long long)opts->max_render_ms, res->path);
-		return 0;
-	}
-	if (rc > 0) {
-		fail_worker(res, rc, kind, err);
-		return 0;
-	}
+#else
+	fail_read(res, TR_E_UNSUPPORTED, kind, "toolfs was built without FFmpeg");
+	return 0;
+#endif
 	if (ans.rep.status != MEDIA_OK) {
-		fail_worker(res,
-			    ans.rep.status == MEDIA_UNSUPPORTED ? TR_E_UNSUPPORTED : TR_E_CORRUPT,
-			    kind, ans.text);
+		fail_read(res,
+			  ans.rep.status == MEDIA_UNSUPPORTED ? TR_E_UNSUPPORTED : TR_E_CORRUPT,
+			  kind, ans.text);
 		media_answer_free(&ans);
 		return 0;
 	}
@@ -273,8 +282,9 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 		res->range_start = (uint64_t)floor(req.t0);
 		res->range_end = req.t1 >= 0 ? (uint64_t)ceil(fmin(req.t1, ans.rep.duration))
 					     : res->range_total;
-		/* The worker is not trusted: a picture larger than asked for is dropped before its
-		 * size is multiplied (2900561549 x 4239809835 x 3 wraps to 13 in 64 bits). */
+		/* The module's answer is checked as a worker's was: a picture larger than asked for
+		 * is dropped before its size is multiplied (2900561549 x 4239809835 x 3 wraps to 13
+		 * in 64 bits). */
 		if (ans.rep.pic_w && ans.rep.pic_h && ans.rep.pic_w <= req.max_w &&
 		    ans.rep.pic_h <= req.max_h &&
 		    ans.rep.blob_len == (uint64_t)ans.rep.pic_w * ans.rep.pic_h * 3) {
@@ -299,8 +309,8 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 	return res->content.oom || !res->short_result ? -1 : 0;
 }
 
-/* Audio: the file's bytes and the WAV, each within max_audio_size; video: the worker's RGB
- * picture and its PNG. */
+/* Audio: the file's bytes and the WAV, each within max_audio_size; video: FFmpeg's RGB
+ * picture and its PNG (in the worker, and the result's copy here). */
 static uint64_t media_memory(const struct tr_file *file, const struct tr_options *opts)
 {
 	const char *mime;
@@ -317,4 +327,9 @@ const struct tr_reader tr_reader_media = {
 	.read = media_read,
 	.memory = media_memory,
 	.times = true,
+#if defined(TR_HAVE_MEDIA)
+	/* FFmpeg's demuxers and decoders; libvips fits a frame (its threads) */
+	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS,
+	.module = "toolfs-media.so",
+#endif
 };

@@ -9,7 +9,7 @@
 #include <libavutil/opt.h>
 #include <libswresample/swresample.h>
 
-#include "media_worker.h"
+#include "media_ffmpeg.h"
 
 /* Called with n interleaved samples (frames of `channels` values) starting at second t. Returns
  * 0 to go on, 1 to stop, or a media_status. */
@@ -56,7 +56,7 @@ static int decoder_open(struct media_input *in, struct decoder *d, enum AVSample
 		return MEDIA_NOMEM;
 	if (avcodec_parameters_to_context(d->codec, in->fmt->streams[d->stream]->codecpar) < 0)
 		return MEDIA_CORRUPT;
-	d->codec->thread_count = 1; /* the sandbox allows no threads */
+	d->codec->thread_count = 1; /* one thread, as the seccomp profile was measured */
 	if (avcodec_open2(d->codec, codec, NULL) < 0)
 		return MEDIA_CORRUPT;
 	d->in_rate = d->codec->sample_rate;

@@ -8,7 +8,7 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
 
-#include "media_worker.h"
+#include "media_ffmpeg.h"
 
 /* Streams and chapters listed one a line; the rest are counted. A book or a talk has hundreds
  * of chapters, each a line of at most MEDIA_MAX_TAG bytes of title. */

@@ -8,7 +8,7 @@
 
 #include <libavutil/error.h>
 
-#include "media_worker.h"
+#include "media_ffmpeg.h"
 
 #define MEDIA_IO_BUFFER (32 * 1024) /* as the file protocol: the same probing as ffprobe */
 

@@ -105,8 +105,8 @@ int media_video_open(AVFormatContext *fmt, int stream, struct media_video_decode
 	r = -EINVAL;
 	if (avcodec_parameters_to_context(d->ctx, par) < 0)
 		goto fail;
-	/* no threads under the worker's seccomp filter; the cap also binds what the bitstream
-	 * says after the header */
+	/* one thread: a frame at a time within max_worker_memory, as the seccomp profile was
+	 * measured; the cap also binds what the bitstream says after the header */
 	d->ctx->thread_count = 1;
 	d->ctx->thread_type = 0;
 	d->ctx->max_pixels = MEDIA_VIDEO_MAX_PIXELS;

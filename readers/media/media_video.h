@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* media_video.h - a video's pictures and subtitles from an opened AVFormatContext: one frame by
- * time, a contact sheet, the text of its subtitle tracks. They run inside the media worker
- * (single-threaded, under seccomp): no file is opened, no thread started (codec thread_count 1),
+ * time, a contact sheet, the text of its subtitle tracks. They run inside toolfs-reader-worker
+ * (FFmpeg single-threaded, under seccomp): no file is opened, no thread started (codec thread_count 1),
  * every read goes through the context's AVIO, memory is bounded (MEDIA_VIDEO_MAX_PIXELS) and
  * the deadline (CLOCK_MONOTONIC ns, 0 for none) is checked between packets.
  *

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* media_video_reply.c - toolfs-media-worker's answer for a video: the picture the request asks
+/* media_video_reply.c - the media module's answer for a video: the picture the request asks
  * for (a contact sheet of [t0, t1) or the frame at t0) as raw RGB, the times of its frames, and
  * the text of its subtitle tracks, in the content. */
 #include <errno.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "media_ffmpeg.h"
 #include "media_video.h"
-#include "media_worker.h"
 
 /* The default view's grid. */
 #define SHEET_COLS 3

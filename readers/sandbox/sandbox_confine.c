@@ -173,11 +173,13 @@ static int prepare_landlock(bool missing)
 
 /* The worker's system calls, measured rather than guessed: tests/seccomp_profile.py --reader
  * runs every family (PDF text, render, region and OCR; PNG, JPEG, GIF, WebP, BMP, TIFF, ICO,
- * HEIC, AVIF; SVG; docx, xlsx, pptx, ODF; notebooks with image outputs) over the tests'
- * generators and a real-sized corpus with the filter logging instead of stopping, and prints
- * the calls each family's workers and their threads made (docs/SPEC.md §8 lists them per
- * family). Measured on Debian 12 (glibc 2.36, poppler 22.12, libvips 8.14, librsvg 2.54,
- * Tesseract 5.3): the calls marked so below; the rest is the reviewed margin, each for a path
+ * HEIC, AVIF; SVG; docx, xlsx, pptx, ODF; notebooks with image outputs; audio and video:
+ * FFmpeg's demuxers and decoders, subtitles, frames, contact sheets and their fit, WAV) over
+ * the tests' generators and a real-sized corpus with the filter logging instead of stopping,
+ * and prints the calls each family's workers and their threads made (docs/SPEC.md §8 lists
+ * them per family; one list serves them all, as every worker is the same program). Measured
+ * on Debian 12 (glibc 2.36, poppler 22.12, libvips 8.14, librsvg 2.54, Tesseract 5.3, FFmpeg
+ * 5.1): the calls marked so below (media's are all among them: no call was added for it); the rest is the reviewed margin, each for a path
  * the corpus does not take. Everything else stops the worker (SIGSYS, after its handler named
  * the call): execve, fork, socket, connect, ptrace, mount, kill, ... Files are read only in
  * practice (Landlock, nobody and RLIMIT_FSIZE 0 refuse writes). */

@@ -340,7 +340,7 @@ struct tr_module {
  * Thread-safe. */
 const void *tr_module_api(struct tr_module *mod);
 
-/* Finds the executable helper file (toolfs-media-worker) where modules are looked for and
+/* Finds the executable helper file (toolfs-reader-worker) where modules are looked for and
  * writes its path into path. Returns 0, or -1 with the last directory looked in written there. */
 int tr_module_find(const char *file, char *path, size_t size);
 

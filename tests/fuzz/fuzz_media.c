@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_media.c - libFuzzer target for the media worker's probe path, in process (no sandbox):
+/* fuzz_media.c - libFuzzer target for the media module's probe path, in process (no sandbox):
  * detection by content (media_detect), FFmpeg's demuxer over our pread AVIOContext
  * (media_open), the description (media_describe), the loudness outline of the first seconds
  * (media_loudness, with a deadline) and a video's pictures and subtitles (media_video_reply).
@@ -14,7 +14,7 @@
 
 #include "fuzz_util.h"
 #include "media.h"
-#include "media_worker.h"
+#include "media_ffmpeg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,8 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * sheet, small, then the frame at 1 s; each picture's size must be what the reply says. */
 static void fuzz_video(struct media_input *in, struct media_reply *rep, FILE *out)
 {
-	struct media_request req = {.magic = MEDIA_MAGIC,
-				    .t1 = -1,
+	struct media_request req = {.t1 = -1,
 				    .picture = 1,
 				    .max_w = 96,
 				    .max_h = 96,
@@ -51,7 +50,7 @@ static void fuzz_video(struct media_input *in, struct media_reply *rep, FILE *ou
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct media_reply rep = {.magic = MEDIA_MAGIC, .duration = -1.0};
+	struct media_reply rep = {.duration = -1.0};
 	struct media_input in;
 	const char *mime = NULL;
 	char err[256], *text = NULL;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* media_worker.h - what toolfs-media-worker runs, inside its sandbox, on FFmpeg's libraries:
- * the file opened through its descriptor, its description, its audio. Also linked into the
- * fuzz target (tests/fuzz/fuzz_media.c), without the sandbox. */
-#ifndef TR_MEDIA_WORKER_H
-#define TR_MEDIA_WORKER_H
+/* media_ffmpeg.h - what toolfs-media.so runs on FFmpeg's libraries, in toolfs-reader-worker:
+ * the file opened through its descriptor, its description, its audio, a video's pictures. Also
+ * linked into the fuzz target (tests/fuzz/fuzz_media.c), without the sandbox. */
+#ifndef TR_MEDIA_FFMPEG_H
+#define TR_MEDIA_FFMPEG_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 
 #include <libavformat/avformat.h>
 
-#include "media_proto.h"
+#include "media_api.h"
 
 /* An open media file: the demuxer over our own I/O on fd (pread, never a path). */
 struct media_input {
@@ -53,17 +53,7 @@ void media_loudness(struct media_input *in, double t0, double t1, uint64_t deadl
 int media_wav(struct media_input *in, double t0, double t1, uint64_t max_bytes, unsigned char **wav,
 	      size_t *len, double *end, char *err, size_t err_size);
 
-/* The sandbox (media_sandbox.c). media_sandbox_limits, in the fork server: nobody when root
- * started it, rlimits, no new privileges, the charsets FFmpeg converts from loaded, the system
- * calls' names; then in each worker it forks, media_sandbox_worker (no new process, killed with
- * the server, whose pid it is given) and, before the first request is run,
- * media_sandbox_seccomp: the allowlist, EPERM for harmless questions, and for any other call a
- * MEDIA_SANDBOXED reply naming it on MEDIA_WORKER_FD and death by SIGSYS (with profile, a test
- * run's under a tracer such as strace: every call allowed and logged). Each returns 0 or -1. */
-int media_sandbox_limits(void);
-int media_sandbox_worker(pid_t server);
-int media_sandbox_seccomp(bool profile);
-
+/* CLOCK_MONOTONIC in ns (the deadlines' clock). */
 uint64_t media_now_ns(void);
 
 #endif
