@@ -146,6 +146,10 @@ struct tr_office_walk {
  * when a handler failed with nothing recorded. */
 int tr_office_walk(struct tr_office_xml *x, const struct tr_office_walk *w, bool whole);
 
+/* Counts the nesting of the element the reader stands on in *depth: one more at a start that
+ * has an end, one less (never below 0) at its end. Returns 0, as a row's handler does. */
+int tr_office_count(int *depth, const struct tr_office_xml *x);
+
 /* Handlers for rows of every walk: skip the element's subtree; stop the walk. */
 int tr_office_on_skip(void *ctx, struct tr_office_xml *x);
 int tr_office_on_stop(void *ctx, struct tr_office_xml *x);

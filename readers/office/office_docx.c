@@ -542,40 +542,12 @@ static int on_outline(void *ctx, struct tr_office_xml *x)
 
 static int on_run(void *ctx, struct tr_office_xml *x)
 {
-	struct docx *dx = ctx;
-
-	if (!tr_office_xml_empty(x))
-		dx->run_depth++;
-	return 0;
+	return tr_office_count(&((struct docx *)ctx)->run_depth, x);
 }
 
-static int on_run_end(void *ctx, struct tr_office_xml *x)
+static int on_text_run(void *ctx, struct tr_office_xml *x)
 {
-	struct docx *dx = ctx;
-
-	(void)x;
-	if (dx->run_depth)
-		dx->run_depth--;
-	return 0;
-}
-
-static int on_text_start(void *ctx, struct tr_office_xml *x)
-{
-	struct docx *dx = ctx;
-
-	if (!tr_office_xml_empty(x))
-		dx->text_depth++;
-	return 0;
-}
-
-static int on_text_end(void *ctx, struct tr_office_xml *x)
-{
-	struct docx *dx = ctx;
-
-	(void)x;
-	if (dx->text_depth)
-		dx->text_depth--;
-	return 0;
+	return tr_office_count(&((struct docx *)ctx)->text_depth, x);
 }
 
 static int on_tab(void *ctx, struct tr_office_xml *x)
@@ -702,8 +674,8 @@ static const struct tr_office_rule body_rules[] = {
 	{"numId", on_num_id, NULL},
 	{"ilvl", on_ilvl, NULL},
 	{"outlineLvl", on_outline, NULL},
-	{"r", on_run, on_run_end},
-	{"t", on_text_start, on_text_end},
+	{"r", on_run, on_run},
+	{"t", on_text_run, on_text_run},
 	{"tab", on_tab, NULL},
 	{"br", on_break, NULL},
 	{"cr", on_break, NULL},

@@ -234,6 +234,17 @@ int tr_office_walk(struct tr_office_xml *x, const struct tr_office_walk *w, bool
 	return rc < 0 ? -1 : rc;
 }
 
+int tr_office_count(int *depth, const struct tr_office_xml *x)
+{
+	if (tr_office_xml_type(x) == XML_READER_TYPE_END_ELEMENT) {
+		if (*depth)
+			--*depth;
+	} else if (!tr_office_xml_empty(x)) {
+		++*depth;
+	}
+	return 0;
+}
+
 int tr_office_on_skip(void *ctx, struct tr_office_xml *x)
 {
 	(void)ctx;
