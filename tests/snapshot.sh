@@ -18,7 +18,7 @@ cli="$build/cli/toolfs-read"
 
 
 if [ ! -d "$fixtures" ]; then
-  for gen in text formats images notebooks pdfs fit hostile; do
+  for gen in text formats images notebooks pdfs fit hostile office office_cases; do
     /usr/bin/python3 "$repo/tests/fixtures/gen_$gen.py" "$fixtures/$gen" >/dev/null
   done
   find "$fixtures" -exec touch -h -d '2026-01-01T00:00:00Z' {} +

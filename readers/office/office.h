@@ -118,6 +118,42 @@ char *tr_office_xml_attr(struct tr_office_xml *x, const char *name);
 /* The text of a text, CDATA or whitespace node (borrowed), else NULL. */
 const char *tr_office_xml_text(const struct tr_office_xml *x);
 
+/* One row of an element table: what a walk does at an element of this local name (any
+ * prefix). on_start runs at its start (an empty element <a/> has no end), on_end at its end;
+ * either may be NULL. A handler returns 0 to go on, 1 to stop the walk there, -1 on failure
+ * (recorded in the zip, or out of memory). A handler that reads on (tr_office_xml_skip, a nested
+ * walk) leaves the reader on the end of the element it stood on. */
+struct tr_office_rule {
+	const char *name;
+	int (*on_start)(void *ctx, struct tr_office_xml *x);
+	int (*on_end)(void *ctx, struct tr_office_xml *x);
+};
+
+/* A walk: its rules (the first row whose name matches an element is its rule; a row with name
+ * NULL matches every element), what it does with text, CDATA and white space (NULL: nothing;
+ * returns as a rule's handler) and the context handed to every handler (borrowed). */
+struct tr_office_walk {
+	const struct tr_office_rule *rules;
+	size_t n_rules;
+	int (*on_text)(void *ctx, struct tr_office_xml *x, const char *text);
+	void *ctx;
+};
+
+/* Walks the descendants of the element the reader stands on up to its end (none when it is
+ * empty), or with whole set, every node to the end of the part. The reader's limits hold as in
+ * tr_office_xml_next (nesting, inflated sizes, the deadline, DOCTYPEs). Returns 0 at the end, 1
+ * when a handler stopped the walk, or -1 on failure: recorded in the zip, or the zip's oom set
+ * when a handler failed with nothing recorded. */
+int tr_office_walk(struct tr_office_xml *x, const struct tr_office_walk *w, bool whole);
+
+/* Counts the nesting of the element the reader stands on in *depth: one more at a start that
+ * has an end, one less (never below 0) at its end. Returns 0, as a row's handler does. */
+int tr_office_count(int *depth, const struct tr_office_xml *x);
+
+/* Handlers for rows of every walk: skip the element's subtree; stop the walk. */
+int tr_office_on_skip(void *ctx, struct tr_office_xml *x);
+int tr_office_on_stop(void *ctx, struct tr_office_xml *x);
+
 /* Relationships of a part (its _rels/NAME.rels): id -> resolved target and type. */
 struct tr_office_rel {
 	char *id, *target, *type; /* owned; target resolved against the part */
@@ -137,6 +173,14 @@ const struct tr_office_rel *tr_office_rels_find(const struct tr_office_rels *rel
 const struct tr_office_rel *tr_office_rels_by_type(const struct tr_office_rels *rels,
 						   const char *suffix);
 void tr_office_rels_free(struct tr_office_rels *rels);
+
+/* Walks part of z whole with w: opens it, walks it, closes it. With rels (else NULL), the
+ * relationships of the part are loaded into it first (the caller frees them, even on failure),
+ * for the handlers. A missing part is corrupt ("the part P is missing") when required. Returns
+ * 0 when walked (to its end or until a handler stopped it), 1 when the part is missing and not
+ * required, or -1 with the failure recorded in z (or its oom set). */
+int tr_office_walk_part(struct tr_office_zip *z, const char *part, bool required,
+			struct tr_office_rels *rels, const struct tr_office_walk *w);
 
 /* --- office_text --- */
 /* helpers the renderers share: table cells, pipe tables and pictures. */
@@ -237,6 +281,10 @@ int tr_office_sheets_past_end(const struct tr_office_doc *d, size_t n, struct tr
 
 /* "BC" for column 55 (1-based) into buf (8 bytes). */
 void tr_office_column_name(uint32_t col, char *buf);
+
+/* Appends paragraph para to the current cell of table, after "<br>" when the cell has text
+ * (nothing before the first cell). Returns 0 or -1 (out of memory). */
+int tr_office_cell_paragraph(struct tr_office_table *table, const struct tr_buf *para);
 
 /* Appends a slide's paragraph para to the current cell of table (after "<br>" when the cell
  * has text), or when table is NULL to title (after a space; line breaks as spaces). Returns 0

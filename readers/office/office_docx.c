@@ -146,112 +146,221 @@ static int list_level_from_name(const char *name)
 	return 0;
 }
 
+/* What the walk of styles.xml fills. */
+struct styles_walk {
+	struct docx *dx;
+	struct docx_style cur;
+	bool in_style;
+};
+
+static int style_done(struct styles_walk *w)
+{
+	struct docx *dx = w->dx;
+	struct docx_style *grown;
+
+	if (!w->in_style)
+		return 0;
+	w->in_style = false;
+	grown = realloc(dx->styles, (dx->n_styles + 1) * sizeof(*grown));
+	if (!grown) {
+		dx->z->oom = true;
+		return -1;
+	}
+	dx->styles = grown;
+	dx->styles[dx->n_styles++] = w->cur;
+	memset(&w->cur, 0, sizeof(w->cur));
+	return 0;
+}
+
+static int on_style(void *ctx, struct tr_office_xml *x)
+{
+	struct styles_walk *w = ctx;
+
+	if (tr_office_xml_empty(x))
+		return style_done(w); /* <w:style/> ends the style being read */
+	memset(&w->cur, 0, sizeof(w->cur));
+	w->cur.id = take_attr(x, "styleId");
+	w->in_style = w->cur.id != NULL;
+	return 0;
+}
+
+static int on_style_end(void *ctx, struct tr_office_xml *x)
+{
+	(void)x;
+	return style_done(ctx);
+}
+
+static int on_style_name(void *ctx, struct tr_office_xml *x)
+{
+	struct styles_walk *w = ctx;
+	char *name;
+
+	if (!w->in_style)
+		return 0;
+	name = take_attr(x, "val");
+	if (name && !w->cur.heading)
+		w->cur.heading = heading_from_name(name);
+	if (name && !w->cur.lvl)
+		w->cur.lvl = list_level_from_name(name);
+	free(name);
+	return 0;
+}
+
+static int on_style_outline(void *ctx, struct tr_office_xml *x)
+{
+	struct styles_walk *w = ctx;
+	int lvl;
+
+	if (!w->in_style)
+		return 0;
+	lvl = attr_int(x, "val", 9);
+	if (lvl >= 0 && lvl < 9)
+		w->cur.heading = lvl + 1;
+	return 0;
+}
+
+static int on_style_num_id(void *ctx, struct tr_office_xml *x)
+{
+	struct styles_walk *w = ctx;
+
+	if (w->in_style)
+		w->cur.num_id = attr_int(x, "val", 0);
+	return 0;
+}
+
+static int on_style_ilvl(void *ctx, struct tr_office_xml *x)
+{
+	struct styles_walk *w = ctx;
+
+	if (w->in_style)
+		w->cur.lvl = attr_int(x, "val", 0);
+	return 0;
+}
+
 /* styles.xml: paragraph styles' heading levels and list numbering. */
 static int load_styles(struct docx *dx, const char *part)
 {
-	struct tr_office_xml x;
-	struct docx_style cur = {0};
-	bool in_style = false;
-	int rc = tr_office_xml_open(&x, dx->z, part);
+	static const struct tr_office_rule rules[] = {
+		{"style", on_style, on_style_end},      {"name", on_style_name, NULL},
+		{"outlineLvl", on_style_outline, NULL}, {"numId", on_style_num_id, NULL},
+		{"ilvl", on_style_ilvl, NULL},
+	};
+	struct styles_walk w = {.dx = dx};
+	const struct tr_office_walk walk = {rules, 5, NULL, &w};
+	int rc = tr_office_walk_part(dx->z, part, false, NULL, &walk);
 
+	free(w.cur.id);
 	if (rc)
 		return rc > 0 ? 0 : -1;
-	while ((rc = tr_office_xml_next(&x)) == 1) {
-		if (tr_office_xml_start(&x, "style") && !tr_office_xml_empty(&x)) {
-			memset(&cur, 0, sizeof(cur));
-			cur.id = take_attr(&x, "styleId");
-			in_style = cur.id != NULL;
-		} else if (in_style && tr_office_xml_start(&x, "name")) {
-			char *name = take_attr(&x, "val");
+	return dx->z->oom ? -1 : 0;
+}
 
-			if (name && !cur.heading)
-				cur.heading = heading_from_name(name);
-			if (name && !cur.lvl)
-				cur.lvl = list_level_from_name(name);
-			free(name);
-		} else if (in_style && tr_office_xml_start(&x, "outlineLvl")) {
-			int lvl = attr_int(&x, "val", 9);
+/* What the walk of numbering.xml is in. */
+struct numbering_walk {
+	struct docx *dx;
+	int abstract_id, lvl, num_id;
+};
 
-			if (lvl >= 0 && lvl < 9)
-				cur.heading = lvl + 1;
-		} else if (in_style && tr_office_xml_start(&x, "numId")) {
-			cur.num_id = attr_int(&x, "val", 0);
-		} else if (in_style && tr_office_xml_start(&x, "ilvl")) {
-			cur.lvl = attr_int(&x, "val", 0);
-		} else if (in_style && tr_office_xml_end(&x, "style")) {
-			struct docx_style *grown = realloc(dx->styles,
-							   (dx->n_styles + 1) * sizeof(*grown));
+static int on_abstract_num(void *ctx, struct tr_office_xml *x)
+{
+	struct numbering_walk *w = ctx;
 
-			in_style = false;
-			if (!grown) {
-				dx->z->oom = true;
-				break;
-			}
-			dx->styles = grown;
-			dx->styles[dx->n_styles++] = cur;
-			memset(&cur, 0, sizeof(cur));
-		}
+	w->abstract_id = attr_int(x, "abstractNumId", -1);
+	return 0;
+}
+
+static int on_abstract_num_end(void *ctx, struct tr_office_xml *x)
+{
+	struct numbering_walk *w = ctx;
+
+	(void)x;
+	w->abstract_id = -1;
+	return 0;
+}
+
+static int on_lvl(void *ctx, struct tr_office_xml *x)
+{
+	struct numbering_walk *w = ctx;
+
+	if (w->abstract_id >= 0)
+		w->lvl = attr_int(x, "ilvl", -1);
+	return 0;
+}
+
+static int on_num_fmt(void *ctx, struct tr_office_xml *x)
+{
+	struct numbering_walk *w = ctx;
+	struct docx *dx = w->dx;
+	struct docx_level *grown;
+	char *fmt;
+
+	if (w->abstract_id < 0 || w->lvl < 0)
+		return 0;
+	fmt = take_attr(x, "val");
+	grown = realloc(dx->levels, (dx->n_levels + 1) * sizeof(*grown));
+	if (!grown) {
+		free(fmt);
+		dx->z->oom = true;
+		return -1;
 	}
-	free(cur.id);
-	tr_office_xml_close(&x);
-	return rc < 0 || dx->z->oom ? -1 : 0;
+	dx->levels = grown;
+	dx->levels[dx->n_levels++] = (struct docx_level){
+		.abstract_id = w->abstract_id,
+		.lvl = w->lvl,
+		.bullet = !fmt || strcmp(fmt, "bullet") == 0 || strcmp(fmt, "none") == 0,
+	};
+	free(fmt);
+	w->lvl = -1;
+	return 0;
+}
+
+static int on_num(void *ctx, struct tr_office_xml *x)
+{
+	struct numbering_walk *w = ctx;
+
+	w->num_id = attr_int(x, "numId", -1);
+	return 0;
+}
+
+static int on_abstract_num_id(void *ctx, struct tr_office_xml *x)
+{
+	struct numbering_walk *w = ctx;
+	struct docx *dx = w->dx;
+	struct docx_num *grown;
+
+	if (w->num_id < 0)
+		return 0;
+	grown = realloc(dx->nums, (dx->n_nums + 1) * sizeof(*grown));
+	if (!grown) {
+		dx->z->oom = true;
+		return -1;
+	}
+	dx->nums = grown;
+	dx->nums[dx->n_nums++] = (struct docx_num){
+		.num_id = w->num_id,
+		.abstract_id = attr_int(x, "val", -1),
+	};
+	w->num_id = -1;
+	return 0;
 }
 
 /* numbering.xml: which lists are bulleted, per level; which abstract list each list uses. */
 static int load_numbering(struct docx *dx, const char *part)
 {
-	struct tr_office_xml x;
-	int abstract_id = -1, lvl = -1, num_id = -1;
-	int rc = tr_office_xml_open(&x, dx->z, part);
+	static const struct tr_office_rule rules[] = {
+		{"abstractNum", on_abstract_num, on_abstract_num_end},
+		{"lvl", on_lvl, NULL},
+		{"numFmt", on_num_fmt, NULL},
+		{"num", on_num, NULL},
+		{"abstractNumId", on_abstract_num_id, NULL},
+	};
+	struct numbering_walk w = {.dx = dx, .abstract_id = -1, .lvl = -1, .num_id = -1};
+	const struct tr_office_walk walk = {rules, 5, NULL, &w};
+	int rc = tr_office_walk_part(dx->z, part, false, NULL, &walk);
 
 	if (rc)
 		return rc > 0 ? 0 : -1;
-	while ((rc = tr_office_xml_next(&x)) == 1) {
-		if (tr_office_xml_start(&x, "abstractNum")) {
-			abstract_id = attr_int(&x, "abstractNumId", -1);
-		} else if (tr_office_xml_start(&x, "lvl") && abstract_id >= 0) {
-			lvl = attr_int(&x, "ilvl", -1);
-		} else if (tr_office_xml_start(&x, "numFmt") && abstract_id >= 0 && lvl >= 0) {
-			char *fmt = take_attr(&x, "val");
-			struct docx_level *grown = realloc(dx->levels,
-							   (dx->n_levels + 1) * sizeof(*grown));
-
-			if (!grown) {
-				free(fmt);
-				dx->z->oom = true;
-				break;
-			}
-			dx->levels = grown;
-			dx->levels[dx->n_levels++] = (struct docx_level){
-				.abstract_id = abstract_id,
-				.lvl = lvl,
-				.bullet = !fmt || strcmp(fmt, "bullet") == 0 ||
-					  strcmp(fmt, "none") == 0,
-			};
-			free(fmt);
-			lvl = -1;
-		} else if (tr_office_xml_end(&x, "abstractNum")) {
-			abstract_id = -1;
-		} else if (tr_office_xml_start(&x, "num")) {
-			num_id = attr_int(&x, "numId", -1);
-		} else if (tr_office_xml_start(&x, "abstractNumId") && num_id >= 0) {
-			struct docx_num *grown = realloc(dx->nums,
-							 (dx->n_nums + 1) * sizeof(*grown));
-
-			if (!grown) {
-				dx->z->oom = true;
-				break;
-			}
-			dx->nums = grown;
-			dx->nums[dx->n_nums++] = (struct docx_num){
-				.num_id = num_id,
-				.abstract_id = attr_int(&x, "val", -1),
-			};
-			num_id = -1;
-		}
-	}
-	tr_office_xml_close(&x);
-	return rc < 0 || dx->z->oom ? -1 : 0;
+	return dx->z->oom ? -1 : 0;
 }
 
 static const struct docx_style *find_style(const struct docx *dx, const char *id)
@@ -318,14 +427,8 @@ static int end_paragraph(struct docx *dx)
 	int rc = 0;
 
 	if (dx->tbl_depth > 0) {
-		struct tr_buf *cell = tr_office_table_current(&dx->table);
-
-		if (cell && !tr_office_blank(&dx->para)) {
-			if (cell->len)
-				rc = tr_buf_append(cell, "<br>", 4);
-			if (rc == 0)
-				rc = tr_office_cell_append(cell, dx->para.data, dx->para.len);
-		}
+		if (!tr_office_blank(&dx->para))
+			rc = tr_office_cell_paragraph(&dx->table, &dx->para);
 	} else {
 		rc = emit_paragraph(dx);
 	}
@@ -349,214 +452,357 @@ static int add_picture(struct docx *dx, const char *rel_id)
 	return tr_office_rendering_picture(&dx->r, rel->target, &dx->para);
 }
 
-static int start_element(struct docx *dx, struct tr_office_xml *x)
+static int on_deleted(void *ctx, struct tr_office_xml *x)
 {
-	const char *name = tr_office_xml_name(x);
-	bool empty = tr_office_xml_empty(x);
+	struct docx *dx = ctx;
 
-	if (!strcmp(name, "del") || !strcmp(name, "moveFrom")) {
-		dx->deletions++;
-		return tr_office_xml_skip(x) < 0 ? -1 : 0;
-	}
-	/* mc:Fallback repeats the mc:Choice before it (a text box as VML after DrawingML). */
-	if (!strcmp(name, "delText") || !strcmp(name, "instrText") || !strcmp(name, "Fallback") ||
-	    !strcmp(name, "rPr") || !strcmp(name, "sectPr") ||
-	    (!strcmp(name, "txbxContent") && dx->box_depth == MAX_BOX_DEPTH))
-		return tr_office_xml_skip(x) < 0 ? -1 : 0;
-	if (!strcmp(name, "txbxContent")) {
-		if (!empty)
-			enter_box(dx);
-		return 0;
-	}
-	if (!strcmp(name, "ins") || !strcmp(name, "moveTo")) {
-		if (!empty)
-			dx->insertions++;
-	} else if (!strcmp(name, "p")) {
-		dx->para.len = 0;
-		if (empty)
-			return end_paragraph(dx);
-	} else if (!strcmp(name, "pStyle")) {
-		free(dx->style);
-		dx->style = take_attr(x, "val");
-	} else if (!strcmp(name, "numId")) {
-		dx->num_id = attr_int(x, "val", 0);
-		dx->has_num = true;
-	} else if (!strcmp(name, "ilvl")) {
-		dx->lvl = attr_int(x, "val", 0);
-	} else if (!strcmp(name, "outlineLvl")) {
-		int lvl = attr_int(x, "val", 9);
+	dx->deletions++;
+	return tr_office_on_skip(ctx, x);
+}
 
-		dx->outline = lvl >= 0 && lvl < 9 ? lvl + 1 : 0;
-	} else if (!strcmp(name, "r")) {
-		if (!empty)
-			dx->run_depth++;
-	} else if (!strcmp(name, "t")) {
-		if (!empty)
-			dx->text_depth++;
-	} else if (dx->run_depth && !strcmp(name, "tab")) {
-		return tr_buf_append(&dx->para, "\t", 1);
-	} else if (dx->run_depth && (!strcmp(name, "br") || !strcmp(name, "cr"))) {
-		return tr_buf_append(&dx->para, "\n", 1);
-	} else if (!strcmp(name, "hyperlink")) {
-		char *id = take_attr(x, "id");
-		const struct tr_office_rel *rel = tr_office_rels_find(&dx->rels, id);
+/* A text box opens its paragraphs (one nested too deep is skipped). */
+static int on_box(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
 
-		free(id);
-		free(dx->link_url);
-		dx->link_url = rel && rel->external ? strdup(rel->target) : NULL;
-		dx->link_start = dx->para.len;
-	} else if (!strcmp(name, "footnoteReference") || !strcmp(name, "endnoteReference") ||
-		   !strcmp(name, "commentReference")) {
-		char *id = take_attr(x, "id");
-		int rc = tr_buf_printf(&dx->para, "[^%s%s]",
-				       name[0] == 'f'   ? ""
-				       : name[0] == 'e' ? "e"
-							: "c",
-				       id ? id : "?");
-
-		free(id);
-		return rc;
-	} else if (!strcmp(name, "blip") || !strcmp(name, "imagedata")) {
-		char *id = take_attr(x, !strcmp(name, "blip") ? "embed" : "id");
-		int rc = id ? add_picture(dx, id) : 0;
-
-		free(id);
-		return rc;
-	} else if (!strcmp(name, "tbl")) {
-		if (!empty && ++dx->tbl_depth == 1)
-			tr_office_table_free(&dx->table);
-	} else if (dx->tbl_depth == 1 && !strcmp(name, "tr")) {
-		return tr_office_table_row(&dx->table);
-	} else if (dx->tbl_depth == 1 && !strcmp(name, "tc")) {
-		return tr_office_table_cell(&dx->table);
-	}
+	if (dx->box_depth == MAX_BOX_DEPTH)
+		return tr_office_on_skip(ctx, x);
+	if (!tr_office_xml_empty(x))
+		enter_box(dx);
 	return 0;
 }
 
-static int end_element(struct docx *dx, struct tr_office_xml *x)
+static int on_box_end(void *ctx, struct tr_office_xml *x)
 {
-	const char *name = tr_office_xml_name(x);
+	struct docx *dx = ctx;
 
-	if (!strcmp(name, "p"))
-		return end_paragraph(dx);
-	if (!strcmp(name, "txbxContent") && dx->box_depth)
+	(void)x;
+	if (dx->box_depth)
 		leave_box(dx);
-	else if (!strcmp(name, "r") && dx->run_depth)
-		dx->run_depth--;
-	else if (!strcmp(name, "t") && dx->text_depth)
-		dx->text_depth--;
-	else if (!strcmp(name, "hyperlink") && dx->link_url)
-		return tr_office_link_end(&dx->para, dx->link_start, &dx->link_url);
-	else if (!strcmp(name, "tbl") && dx->tbl_depth && --dx->tbl_depth == 0)
+	return 0;
+}
+
+static int on_inserted(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	if (!tr_office_xml_empty(x))
+		dx->insertions++;
+	return 0;
+}
+
+static int on_paragraph(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	dx->para.len = 0;
+	return tr_office_xml_empty(x) ? end_paragraph(dx) : 0;
+}
+
+static int on_paragraph_end(void *ctx, struct tr_office_xml *x)
+{
+	(void)x;
+	return end_paragraph(ctx);
+}
+
+static int on_p_style(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	free(dx->style);
+	dx->style = take_attr(x, "val");
+	return 0;
+}
+
+static int on_num_id(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	dx->num_id = attr_int(x, "val", 0);
+	dx->has_num = true;
+	return 0;
+}
+
+static int on_ilvl(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	dx->lvl = attr_int(x, "val", 0);
+	return 0;
+}
+
+static int on_outline(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+	int lvl = attr_int(x, "val", 9);
+
+	dx->outline = lvl >= 0 && lvl < 9 ? lvl + 1 : 0;
+	return 0;
+}
+
+static int on_run(void *ctx, struct tr_office_xml *x)
+{
+	return tr_office_count(&((struct docx *)ctx)->run_depth, x);
+}
+
+static int on_text_run(void *ctx, struct tr_office_xml *x)
+{
+	return tr_office_count(&((struct docx *)ctx)->text_depth, x);
+}
+
+static int on_tab(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	(void)x;
+	return dx->run_depth ? tr_buf_append(&dx->para, "\t", 1) : 0;
+}
+
+static int on_break(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	(void)x;
+	return dx->run_depth ? tr_buf_append(&dx->para, "\n", 1) : 0;
+}
+
+static int on_hyperlink(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+	char *id = take_attr(x, "id");
+	const struct tr_office_rel *rel = tr_office_rels_find(&dx->rels, id);
+
+	free(id);
+	free(dx->link_url);
+	dx->link_url = rel && rel->external ? strdup(rel->target) : NULL;
+	dx->link_start = dx->para.len;
+	return 0;
+}
+
+static int on_hyperlink_end(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	(void)x;
+	return dx->link_url ? tr_office_link_end(&dx->para, dx->link_start, &dx->link_url) : 0;
+}
+
+/* A footnote, endnote or comment reference: "[^1]", "[^e1]", "[^c1]". */
+static int on_note_reference(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+	const char *name = tr_office_xml_name(x);
+	char *id = take_attr(x, "id");
+	int rc = tr_buf_printf(&dx->para, "[^%s%s]",
+			       name[0] == 'f'   ? ""
+			       : name[0] == 'e' ? "e"
+						: "c",
+			       id ? id : "?");
+
+	free(id);
+	return rc;
+}
+
+static int on_picture(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+	char *id = take_attr(x, !strcmp(tr_office_xml_name(x), "blip") ? "embed" : "id");
+	int rc = id ? add_picture(dx, id) : 0;
+
+	free(id);
+	return rc;
+}
+
+static int on_table(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	if (!tr_office_xml_empty(x) && ++dx->tbl_depth == 1)
+		tr_office_table_free(&dx->table);
+	return 0;
+}
+
+static int on_table_end(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	(void)x;
+	if (dx->tbl_depth && --dx->tbl_depth == 0)
 		return tr_office_rendering_table(&dx->r, &dx->table);
 	return 0;
 }
 
+static int on_table_row(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	(void)x;
+	return dx->tbl_depth == 1 ? tr_office_table_row(&dx->table) : 0;
+}
+
+static int on_table_cell(void *ctx, struct tr_office_xml *x)
+{
+	struct docx *dx = ctx;
+
+	(void)x;
+	return dx->tbl_depth == 1 ? tr_office_table_cell(&dx->table) : 0;
+}
+
+static int on_body_text(void *ctx, struct tr_office_xml *x, const char *text)
+{
+	struct docx *dx = ctx;
+
+	(void)x;
+	return dx->text_depth ? tr_buf_append(&dx->para, text, strlen(text)) : 0;
+}
+
+/* The elements of a document body. mc:Fallback repeats the mc:Choice before it (a text box as
+ * VML after DrawingML). */
+static const struct tr_office_rule body_rules[] = {
+	{"del", on_deleted, NULL},
+	{"moveFrom", on_deleted, NULL},
+	{"delText", tr_office_on_skip, NULL},
+	{"instrText", tr_office_on_skip, NULL},
+	{"Fallback", tr_office_on_skip, NULL},
+	{"rPr", tr_office_on_skip, NULL},
+	{"sectPr", tr_office_on_skip, NULL},
+	{"txbxContent", on_box, on_box_end},
+	{"ins", on_inserted, NULL},
+	{"moveTo", on_inserted, NULL},
+	{"p", on_paragraph, on_paragraph_end},
+	{"pStyle", on_p_style, NULL},
+	{"numId", on_num_id, NULL},
+	{"ilvl", on_ilvl, NULL},
+	{"outlineLvl", on_outline, NULL},
+	{"r", on_run, on_run},
+	{"t", on_text_run, on_text_run},
+	{"tab", on_tab, NULL},
+	{"br", on_break, NULL},
+	{"cr", on_break, NULL},
+	{"hyperlink", on_hyperlink, on_hyperlink_end},
+	{"footnoteReference", on_note_reference, NULL},
+	{"endnoteReference", on_note_reference, NULL},
+	{"commentReference", on_note_reference, NULL},
+	{"blip", on_picture, NULL},
+	{"imagedata", on_picture, NULL},
+	{"tbl", on_table, on_table_end},
+	{"tr", on_table_row, NULL},
+	{"tc", on_table_cell, NULL},
+};
+
 static int render_body(struct docx *dx)
 {
-	struct tr_office_xml x;
-	int rc = tr_office_xml_open(&x, dx->z, dx->d->main_part);
+	const struct tr_office_walk walk = {body_rules, sizeof(body_rules) / sizeof(body_rules[0]),
+					    on_body_text, dx};
+	int rc = tr_office_walk_part(dx->z, dx->d->main_part, true, NULL, &walk);
 
-	if (rc > 0)
-		return tr_office_zip_fail(dx->z, TR_E_CORRUPT, "the part %s is missing",
-					  dx->d->main_part);
-	if (rc < 0)
-		return -1;
-	while ((rc = tr_office_xml_next(&x)) == 1) {
-		int type = tr_office_xml_type(&x);
-		const char *text;
-
-		if (type == XML_READER_TYPE_ELEMENT) {
-			rc = start_element(dx, &x);
-		} else if (type == XML_READER_TYPE_END_ELEMENT) {
-			rc = end_element(dx, &x);
-		} else if (dx->text_depth && (text = tr_office_xml_text(&x))) {
-			rc = tr_buf_append(&dx->para, text, strlen(text));
-		} else {
-			rc = 0;
-		}
-		if (rc < 0) {
-			if (!dx->z->error)
-				dx->z->oom = true;
-			break;
-		}
-	}
-	tr_office_xml_close(&x);
 	return rc < 0 || dx->para.oom || dx->r.out.oom ? -1 : 0;
+}
+
+/* A notes part being walked: footnotes, endnotes or comments. */
+struct notes_walk {
+	struct docx *dx;
+	const char *mark; /* "", "e", "c" */
+	bool *heading_done;
+	struct tr_buf note;
+	bool in_note, in_text, any_para;
+};
+
+static int on_note(void *ctx, struct tr_office_xml *x)
+{
+	struct notes_walk *w = ctx;
+	char *id = take_attr(x, "id"), *kind = take_attr(x, "type"),
+	     *author = take_attr(x, "author");
+	int rc = 0;
+
+	w->note.len = 0;
+	w->in_note = !kind || !strcmp(kind, "normal");
+	w->any_para = false;
+	if (w->in_note && !*w->heading_done) {
+		*w->heading_done = true;
+		rc = tr_buf_append(&w->dx->r.out, "\n---\n", 5);
+	}
+	if (w->in_note)
+		rc |= tr_buf_printf(&w->note, "[^%s%s]: %s%s", w->mark, id ? id : "?",
+				    author ? author : "", author ? ": " : "");
+	free(id);
+	free(kind);
+	free(author);
+	return rc < 0 ? -1 : 0;
+}
+
+static int on_note_end(void *ctx, struct tr_office_xml *x)
+{
+	struct notes_walk *w = ctx;
+	int rc;
+
+	(void)x;
+	if (!w->in_note)
+		return 0;
+	w->in_note = false;
+	rc = tr_buf_append(&w->dx->r.out, w->note.data ? w->note.data : "", w->note.len);
+	rc |= tr_buf_append(&w->dx->r.out, "\n", 1);
+	return rc < 0 ? -1 : 0;
+}
+
+static int on_note_paragraph(void *ctx, struct tr_office_xml *x)
+{
+	struct notes_walk *w = ctx;
+	int rc = 0;
+
+	(void)x;
+	if (!w->in_note)
+		return 0;
+	if (w->any_para)
+		rc = tr_buf_append(&w->note, " ", 1);
+	w->any_para = true;
+	return rc;
+}
+
+static int on_note_t(void *ctx, struct tr_office_xml *x)
+{
+	struct notes_walk *w = ctx;
+
+	if (!tr_office_xml_empty(x))
+		w->in_text = true;
+	return 0;
+}
+
+static int on_note_t_end(void *ctx, struct tr_office_xml *x)
+{
+	struct notes_walk *w = ctx;
+
+	(void)x;
+	w->in_text = false;
+	return 0;
+}
+
+static int on_note_text(void *ctx, struct tr_office_xml *x, const char *text)
+{
+	struct notes_walk *w = ctx;
+
+	(void)x;
+	return w->in_note && w->in_text ? tr_buf_append(&w->note, text, strlen(text)) : 0;
 }
 
 /* Appends the notes of part (footnotes, endnotes or comments) as "[^<mark><id>]: text". */
 static int render_notes(struct docx *dx, const char *type_suffix, const char *element,
 			const char *mark, bool *heading_done)
 {
+	const struct tr_office_rule rules[] = {
+		{element, on_note, on_note_end},      {"del", tr_office_on_skip, NULL},
+		{"delText", tr_office_on_skip, NULL}, {"instrText", tr_office_on_skip, NULL},
+		{"p", on_note_paragraph, NULL},       {"t", on_note_t, on_note_t_end},
+	};
 	const struct tr_office_rel *rel = tr_office_rels_by_type(&dx->rels, type_suffix);
-	struct tr_office_xml x;
-	struct tr_buf note = {0};
-	bool in_note = false, in_text = false, any_para = false;
+	struct notes_walk w = {.dx = dx, .mark = mark, .heading_done = heading_done};
+	const struct tr_office_walk walk = {rules, 6, on_note_text, &w};
 	int rc;
 
 	if (!rel || rel->external)
 		return 0;
-	rc = tr_office_xml_open(&x, dx->z, rel->target);
-	if (rc)
-		return rc > 0 ? 0 : -1;
-	while ((rc = tr_office_xml_next(&x)) == 1) {
-		int type = tr_office_xml_type(&x);
-		const char *text;
-
-		if (type == XML_READER_TYPE_ELEMENT) {
-			const char *name = tr_office_xml_name(&x);
-
-			if (!strcmp(name, element)) {
-				char *id = take_attr(&x, "id"), *kind = take_attr(&x, "type"),
-				     *author = take_attr(&x, "author");
-
-				note.len = 0;
-				in_note = !kind || !strcmp(kind, "normal");
-				any_para = false;
-				if (in_note && !*heading_done) {
-					*heading_done = true;
-					rc = tr_buf_append(&dx->r.out, "\n---\n", 5);
-				}
-				if (in_note)
-					rc |= tr_buf_printf(&note, "[^%s%s]: %s%s", mark,
-							    id ? id : "?", author ? author : "",
-							    author ? ": " : "");
-				free(id);
-				free(kind);
-				free(author);
-			} else if (!strcmp(name, "del") || !strcmp(name, "delText") ||
-				   !strcmp(name, "instrText")) {
-				rc = tr_office_xml_skip(&x) < 0 ? -1 : 0;
-			} else if (in_note && !strcmp(name, "p")) {
-				if (any_para)
-					rc = tr_buf_append(&note, " ", 1);
-				any_para = true;
-			} else if (!strcmp(name, "t") && !tr_office_xml_empty(&x)) {
-				in_text = true;
-			}
-		} else if (type == XML_READER_TYPE_END_ELEMENT) {
-			const char *name = tr_office_xml_name(&x);
-
-			if (!strcmp(name, "t")) {
-				in_text = false;
-			} else if (in_note && !strcmp(name, element)) {
-				in_note = false;
-				rc = tr_buf_append(&dx->r.out, note.data ? note.data : "",
-						   note.len);
-				rc |= tr_buf_append(&dx->r.out, "\n", 1);
-			}
-		} else if (in_note && in_text && (text = tr_office_xml_text(&x))) {
-			rc = tr_buf_append(&note, text, strlen(text));
-		}
-		if (rc < 0)
-			break;
-		rc = 1;
-	}
-	tr_office_xml_close(&x);
-	tr_buf_free(&note);
-	if (rc < 0 && dx->z->error == TR_OK)
-		dx->z->oom = true;
+	rc = tr_office_walk_part(dx->z, rel->target, false, NULL, &walk);
+	tr_buf_free(&w.note);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -226,129 +226,162 @@ static bool is_digit_char(char c)
 	return c == '0' || c == '#' || c == '?';
 }
 
-/* A digit pattern section: prefix literals, digits with grouping, decimals, exponent,
- * percent, suffix literals. */
-static int format_number(struct tr_buf *out, double v, const char *s, size_t len, bool sign)
-{
-	size_t first = len, last = 0, dot = len;
-	int int_zeros = 0, dec_min = 0, dec_max = 0, exp_digits = 0, scale_commas = 0;
-	bool group = false, percent = false, exponent = false;
-	char digits[400], *p;
-	int rc = 0;
+/* What a digit pattern section holds: where its digits stand (first, last: the span of digit
+ * characters; first == len: none), its decimal point, grouping and scaling. */
+struct digit_pattern {
+	size_t first, last, dot;
+	int int_zeros, dec_min, dec_max, exp_digits, scale_commas;
+	bool group, percent, exponent;
+};
 
+/* The index of the last byte of the quoted text, escape or bracket at s[i] (i itself when s[i]
+ * starts none of them). */
+static size_t skip_literal(const char *s, size_t len, size_t i)
+{
+	if (s[i] == '"') {
+		while (++i < len && s[i] != '"')
+			;
+	} else if ((s[i] == '\\' || s[i] == '_' || s[i] == '*') && i + 1 < len) {
+		i += char_bytes(s + i + 1, len - i - 1);
+	} else if (s[i] == '[') {
+		while (++i < len && s[i] != ']')
+			;
+	}
+	return i;
+}
+
+/* Reads the digit pattern of section s[0..len) into pat. */
+static void scan_pattern(const char *s, size_t len, struct digit_pattern *pat)
+{
+	*pat = (struct digit_pattern){.first = len, .dot = len};
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '"') {
-			while (++i < len && s[i] != '"')
-				;
-			continue;
-		}
-		if ((s[i] == '\\' || s[i] == '_' || s[i] == '*') && i + 1 < len) {
-			i += char_bytes(s + i + 1, len - i - 1);
-			continue;
-		}
-		if (s[i] == '[') {
-			while (++i < len && s[i] != ']')
-				;
+		if (s[i] == '"' || s[i] == '[' ||
+		    ((s[i] == '\\' || s[i] == '_' || s[i] == '*') && i + 1 < len)) {
+			i = skip_literal(s, len, i);
 			continue;
 		}
 		if (s[i] == '%')
-			percent = true;
-		if (exponent) {
+			pat->percent = true;
+		if (pat->exponent) {
 			if (is_digit_char(s[i])) {
-				exp_digits++;
-				last = i;
+				pat->exp_digits++;
+				pat->last = i;
 			}
 			continue;
 		}
 		if (is_digit_char(s[i])) {
-			if (first == len)
-				first = i;
-			last = i;
-			if (dot == len) {
-				int_zeros += s[i] == '0';
-				if (scale_commas) {
-					group = true;
-					scale_commas = 0;
+			if (pat->first == len)
+				pat->first = i;
+			pat->last = i;
+			if (pat->dot == len) {
+				pat->int_zeros += s[i] == '0';
+				if (pat->scale_commas) {
+					pat->group = true;
+					pat->scale_commas = 0;
 				}
 			} else {
-				dec_max++;
-				dec_min = s[i] == '0' ? dec_max : dec_min;
+				pat->dec_max++;
+				pat->dec_min = s[i] == '0' ? pat->dec_max : pat->dec_min;
 			}
-		} else if (s[i] == '.' && first != len && dot == len) {
-			dot = i;
-		} else if (s[i] == '.' && first == len && dot == len && i + 1 < len &&
+		} else if (s[i] == '.' && pat->first != len && pat->dot == len) {
+			pat->dot = i;
+		} else if (s[i] == '.' && pat->first == len && pat->dot == len && i + 1 < len &&
 			   is_digit_char(s[i + 1])) {
-			dot = first = i;
-		} else if (s[i] == ',' && first != len && dot == len) {
-			scale_commas++;
-		} else if ((s[i] == 'E' || s[i] == 'e') && first != len && i + 1 < len &&
+			pat->dot = pat->first = i;
+		} else if (s[i] == ',' && pat->first != len && pat->dot == len) {
+			pat->scale_commas++;
+		} else if ((s[i] == 'E' || s[i] == 'e') && pat->first != len && i + 1 < len &&
 			   (s[i + 1] == '+' || s[i + 1] == '-')) {
-			exponent = true;
-			last = ++i;
+			pat->exponent = true;
+			pat->last = ++i;
 		}
 	}
-	if (first == len) /* no digits: literal text only (e.g. "-" for zero) */
+}
+
+/* Appends v in scientific notation: "1.23E+04". */
+static int append_exponent(struct tr_buf *out, double v, const struct digit_pattern *pat)
+{
+	char digits[400], *p;
+
+	snprintf(digits, sizeof(digits), "%.*E", pat->dec_max, v);
+	p = strchr(digits, 'E');
+	if (p) {
+		int e = atoi(p + 1),
+		    width = pat->exp_digits > 0 && pat->exp_digits < 6 ? pat->exp_digits : 1;
+
+		snprintf(p, sizeof(digits) - (size_t)(p - digits), "E%c%0*d", e < 0 ? '-' : '+',
+			 width, e < 0 ? -e : e);
+	}
+	return tr_buf_append(out, digits, strlen(digits));
+}
+
+/* Appends finite v in fixed notation: zero padding, grouping, the decimals the pattern shows. */
+static int append_fixed(struct tr_buf *out, double v, const struct digit_pattern *pat)
+{
+	char digits[400], *frac;
+	size_t int_len;
+	int rc = 0;
+
+	/* Excel rounds halves away from zero; printf would round 2.5 to even. */
+	if (pat->dec_max <= 15 && fabs(v) < 1e15) {
+		double scale = pow(10, pat->dec_max);
+
+		v = round(v * scale) / scale;
+	}
+	snprintf(digits, sizeof(digits), "%.*f", pat->dec_max, v);
+	frac = strchr(digits, '.');
+	int_len = frac ? (size_t)(frac - digits) : strlen(digits);
+	if (frac) { /* '#' decimals: trailing zeros dropped down to the '0' ones */
+		size_t keep = strlen(frac) - 1;
+
+		while (keep > (size_t)pat->dec_min && frac[keep] == '0')
+			frac[keep--] = '\0';
+		if (keep == 0)
+			frac[0] = '\0';
+	}
+	if (!(int_len == 1 && digits[0] == '0' && pat->int_zeros == 0)) {
+		/* (else "#.##" shows .5, not 0.5) */
+		for (int pad = pat->int_zeros - (int)int_len; pad > 0 && rc == 0; pad--)
+			rc = tr_buf_append(out, "0", 1);
+		for (size_t i = 0; i < int_len && rc == 0; i++) {
+			if (pat->group && i > 0 && (int_len - i) % 3 == 0)
+				rc = tr_buf_append(out, ",", 1);
+			if (rc == 0)
+				rc = tr_buf_append(out, digits + i, 1);
+		}
+	}
+	if (rc == 0 && frac && frac[0])
+		rc = tr_buf_append(out, frac, strlen(frac));
+	return rc;
+}
+
+/* A digit pattern section: prefix literals, digits with grouping, decimals, exponent,
+ * percent, suffix literals. */
+static int format_number(struct tr_buf *out, double v, const char *s, size_t len, bool sign)
+{
+	struct digit_pattern pat;
+	int rc;
+
+	scan_pattern(s, len, &pat);
+	if (pat.first == len) /* no digits: literal text only (e.g. "-" for zero) */
 		return append_literals(out, s, 0, len);
-	if (percent)
+	if (pat.percent)
 		v *= 100;
-	for (int i = 0; i < scale_commas; i++)
+	for (int i = 0; i < pat.scale_commas; i++)
 		v /= 1000;
-	if (append_literals(out, s, 0, first) < 0)
+	if (append_literals(out, s, 0, pat.first) < 0)
 		return -1;
 	if (sign && tr_buf_append(out, "-", 1) < 0)
 		return -1;
-	if (exponent) {
-		snprintf(digits, sizeof(digits), "%.*E", dec_max, v);
-		p = strchr(digits, 'E');
-		if (p) {
-			int e = atoi(p + 1),
-			    width = exp_digits > 0 && exp_digits < 6 ? exp_digits : 1;
-
-			snprintf(p, sizeof(digits) - (size_t)(p - digits), "E%c%0*d",
-				 e < 0 ? '-' : '+', width, e < 0 ? -e : e);
-		}
-		rc = tr_buf_append(out, digits, strlen(digits));
-	} else {
-		char *frac;
-		size_t int_len;
-
-		if (!isfinite(v) || fabs(v) >= 1e300)
-			return format_general(out, v);
-		/* Excel rounds halves away from zero; printf would round 2.5 to even. */
-		if (dec_max <= 15 && fabs(v) < 1e15) {
-			double scale = pow(10, dec_max);
-
-			v = round(v * scale) / scale;
-		}
-		snprintf(digits, sizeof(digits), "%.*f", dec_max, v);
-		frac = strchr(digits, '.');
-		int_len = frac ? (size_t)(frac - digits) : strlen(digits);
-		if (frac) { /* '#' decimals: trailing zeros dropped down to the '0' ones */
-			size_t keep = strlen(frac) - 1;
-
-			while (keep > (size_t)dec_min && frac[keep] == '0')
-				frac[keep--] = '\0';
-			if (keep == 0)
-				frac[0] = '\0';
-		}
-		if (int_len == 1 && digits[0] == '0' && int_zeros == 0) {
-			rc = 0; /* "#.##" shows .5, not 0.5 */
-		} else {
-			for (int pad = int_zeros - (int)int_len; pad > 0 && rc == 0; pad--)
-				rc = tr_buf_append(out, "0", 1);
-			for (size_t i = 0; i < int_len && rc == 0; i++) {
-				if (group && i > 0 && (int_len - i) % 3 == 0)
-					rc = tr_buf_append(out, ",", 1);
-				if (rc == 0)
-					rc = tr_buf_append(out, digits + i, 1);
-			}
-		}
-		if (rc == 0 && frac && frac[0])
-			rc = tr_buf_append(out, frac, strlen(frac));
-	}
+	if (pat.exponent)
+		rc = append_exponent(out, v, &pat);
+	else if (!isfinite(v) || fabs(v) >= 1e300)
+		return format_general(out, v);
+	else
+		rc = append_fixed(out, v, &pat);
 	if (rc < 0)
 		return -1;
-	return append_literals(out, s, last + 1, len);
+	return append_literals(out, s, pat.last + 1, len);
 }
 
 int tr_numfmt_format(struct tr_buf *out, double value, const char *code, bool date1904)

@@ -38,6 +38,7 @@ struct odt {
 	int note_body, in_citation, annotation, creator;
 	int64_t ins, del;
 	unsigned comments;
+	char *list_style_name; /* the text:list-style being read, owned */
 };
 
 static bool numbered_level(const struct odt *o, const char *style, int level)
@@ -67,14 +68,8 @@ static int end_paragraph(struct odt *o)
 	int rc = 0;
 
 	if (o->tbl_depth) {
-		struct tr_buf *cell = tr_office_table_current(&o->table);
-
-		if (cell && !tr_office_blank(&o->para)) {
-			if (cell->len)
-				rc = tr_buf_append(cell, "<br>", 4);
-			if (rc == 0)
-				rc = tr_office_cell_append(cell, o->para.data, o->para.len);
-		}
+		if (!tr_office_blank(&o->para))
+			rc = tr_office_cell_paragraph(&o->table, &o->para);
 	} else if (!tr_office_blank(&o->para)) {
 		int depth = o->list_depth < MAX_LIST_DEPTH ? o->list_depth : MAX_LIST_DEPTH;
 
@@ -191,163 +186,287 @@ int tr_office_odf_table(struct tr_office_xml *x, int *depth, struct tr_office_ta
 	return 0;
 }
 
-static int odt_start(struct odt *o, struct tr_office_xml *x, char **list_style_name)
+static int on_list_style(void *ctx, struct tr_office_xml *x)
 {
-	const char *name = tr_office_xml_name(x);
-	bool empty = tr_office_xml_empty(x);
-	int handled = tr_office_odf_table(x, &o->tbl_depth, &o->table);
+	struct odt *o = ctx;
 
-	if (handled != 0)
-		return handled < 0 ? -1 : 0;
+	free(o->list_style_name);
+	o->list_style_name = tr_office_xml_attr(x, "name");
+	return 0;
+}
 
-	if (!strcmp(name, "list-style")) {
-		free(*list_style_name);
-		*list_style_name = tr_office_xml_attr(x, "name");
-	} else if (*list_style_name && (!strcmp(name, "list-level-style-number") ||
-					!strcmp(name, "list-level-style-bullet"))) {
-		return load_list_style(o, x, *list_style_name);
-	} else if (!strcmp(name, "tracked-changes")) {
-		/* The changed regions: what was deleted is kept here; count, never show. */
-		int depth = tr_office_xml_depth(x), rc;
+static int on_list_level_style(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
 
-		if (empty)
-			return 0;
-		while ((rc = tr_office_xml_next(x)) == 1) {
-			if (tr_office_xml_type(x) == XML_READER_TYPE_END_ELEMENT &&
-			    tr_office_xml_depth(x) == depth)
-				return 0;
-			if (tr_office_xml_start(x, "insertion"))
-				o->ins++;
-			else if (tr_office_xml_start(x, "deletion"))
-				o->del++;
-		}
-		return -1;
-	} else if (!strcmp(name, "h") || !strcmp(name, "p")) {
-		if (o->note_body || o->annotation) {
-			struct tr_buf *t = target(o);
+	return o->list_style_name ? load_list_style(o, x, o->list_style_name) : 0;
+}
 
-			if (t->len)
-				return tr_buf_append(t, " ", 1);
-			return 0;
-		}
-		o->para.len = 0;
-		if (!strcmp(name, "h")) {
-			char *level = tr_office_xml_attr(x, "outline-level");
+static int on_insertion(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
 
-			o->heading = level ? atoi(level) : 1;
-			if (o->heading < 1)
-				o->heading = 1;
-			free(level);
-		}
-		if (empty)
-			return end_paragraph(o);
-	} else if (!strcmp(name, "list") && !empty) {
-		char *style = tr_office_xml_attr(x, "style-name");
+	(void)x;
+	o->ins++;
+	return 0;
+}
 
-		if (o->list_depth < MAX_LIST_DEPTH) {
-			const char *borrowed = o->list_depth ? o->list_style[o->list_depth - 1]
-							     : NULL;
+static int on_deletion(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
 
-			for (size_t i = 0; style && i < o->n_levels; i++)
-				if (!strcmp(o->levels[i].style, style))
-					borrowed = o->levels[i].style;
-			o->list_style[o->list_depth] = borrowed;
-			o->counts[o->list_depth] = 0;
-		}
-		free(style);
-		o->list_depth++;
-	} else if (!strcmp(name, "list-item")) {
-		o->item_first = true;
-	} else if (!strcmp(name, "s") || !strcmp(name, "tab") || !strcmp(name, "line-break")) {
-		return tr_office_odf_space(x, target(o)) < 0 ? -1 : 0;
-	} else if (!strcmp(name, "a") && !o->note_body && !o->annotation) {
+	(void)x;
+	o->del++;
+	return 0;
+}
+
+/* The changed regions: what was deleted is kept here; count, never show. */
+static int on_tracked_changes(void *ctx, struct tr_office_xml *x)
+{
+	static const struct tr_office_rule rules[] = {
+		{"insertion", on_insertion, NULL},
+		{"deletion", on_deletion, NULL},
+	};
+	const struct tr_office_walk walk = {rules, 2, NULL, ctx};
+
+	return tr_office_walk(x, &walk, false);
+}
+
+static int on_odt_paragraph(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+
+	if (o->note_body || o->annotation) {
+		struct tr_buf *t = target(o);
+
+		if (t->len)
+			return tr_buf_append(t, " ", 1);
+		return 0;
+	}
+	o->para.len = 0;
+	if (!strcmp(tr_office_xml_name(x), "h")) {
+		char *level = tr_office_xml_attr(x, "outline-level");
+
+		o->heading = level ? atoi(level) : 1;
+		if (o->heading < 1)
+			o->heading = 1;
+		free(level);
+	}
+	return tr_office_xml_empty(x) ? end_paragraph(o) : 0;
+}
+
+static int on_odt_paragraph_end(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+
+	(void)x;
+	return !o->note_body && !o->annotation ? end_paragraph(o) : 0;
+}
+
+static int on_list(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+	char *style;
+
+	if (tr_office_xml_empty(x))
+		return 0;
+	style = tr_office_xml_attr(x, "style-name");
+	if (o->list_depth < MAX_LIST_DEPTH) {
+		const char *borrowed = o->list_depth ? o->list_style[o->list_depth - 1] : NULL;
+
+		for (size_t i = 0; style && i < o->n_levels; i++)
+			if (!strcmp(o->levels[i].style, style))
+				borrowed = o->levels[i].style;
+		o->list_style[o->list_depth] = borrowed;
+		o->counts[o->list_depth] = 0;
+	}
+	free(style);
+	o->list_depth++;
+	return 0;
+}
+
+static int on_list_end(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+
+	(void)x;
+	if (o->list_depth)
+		o->list_depth--;
+	return 0;
+}
+
+static int on_list_item(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+
+	(void)x;
+	o->item_first = true;
+	return 0;
+}
+
+static int on_space(void *ctx, struct tr_office_xml *x)
+{
+	return tr_office_odf_space(x, target(ctx)) < 0 ? -1 : 0;
+}
+
+static int on_link(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+
+	if (o->note_body || o->annotation)
+		return 0;
+	free(o->href);
+	o->href = tr_office_xml_attr(x, "href");
+	o->link_start = o->para.len;
+	if (o->href && o->href[0] == '#') {
+		/* A link inside the document (#1.Introduction|outline): its text only, as .docx
+		 * shows w:hyperlink w:anchor. */
 		free(o->href);
-		o->href = tr_office_xml_attr(x, "href");
-		o->link_start = o->para.len;
-		if (o->href && o->href[0] == '#') {
-			/* A link inside the document (#1.Introduction|outline): its text only, as
-			 * .docx shows w:hyperlink w:anchor. */
-			free(o->href);
-			o->href = NULL;
-		}
-	} else if (!strcmp(name, "note-citation")) {
-		o->in_citation++;
-	} else if (!strcmp(name, "note-body")) {
-		o->note_body++;
-	} else if (!strcmp(name, "annotation") && !empty) {
-		o->annotation++;
-	} else if (!strcmp(name, "creator") && o->annotation) {
-		o->creator++;
-	} else if (!strcmp(name, "date") && o->annotation) {
-		return tr_office_xml_skip(x) < 0 ? -1 : 0;
-	} else if (!strcmp(name, "image") && !o->note_body && !o->annotation) {
-		char *href = tr_office_xml_attr(x, "href");
-		int rc = 0;
-
-		if (href && strncmp(href, "http", 4) != 0) {
-			char *part = tr_office_resolve("content.xml", href);
-
-			rc = part ? tr_office_rendering_picture(&o->r, part, &o->para) : 0;
-			free(part);
-		}
-		free(href);
-		return rc;
+		o->href = NULL;
 	}
 	return 0;
 }
 
-static int odt_end(struct odt *o, struct tr_office_xml *x)
+static int on_link_end(void *ctx, struct tr_office_xml *x)
 {
+	struct odt *o = ctx;
+
+	(void)x;
+	if (o->href && !o->note_body && !o->annotation)
+		return tr_office_link_end(&o->para, o->link_start, &o->href);
+	return 0;
+}
+
+/* The depth counter of an element that sends text elsewhere: note-citation, note-body,
+ * annotation, creator (within an annotation). */
+static int *odt_counter(struct odt *o, const char *name)
+{
+	if (!strcmp(name, "note-citation"))
+		return &o->in_citation;
+	if (!strcmp(name, "note-body"))
+		return &o->note_body;
+	if (!strcmp(name, "annotation"))
+		return &o->annotation;
+	return &o->creator;
+}
+
+static int on_counted(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
 	const char *name = tr_office_xml_name(x);
 
-	if ((!strcmp(name, "h") || !strcmp(name, "p")) && !o->note_body && !o->annotation)
-		return end_paragraph(o);
-	if (!strcmp(name, "list") && o->list_depth)
-		o->list_depth--;
-	else if (!strcmp(name, "note-citation") && o->in_citation)
-		o->in_citation--;
-	else if (!strcmp(name, "note-body") && o->note_body)
-		o->note_body--;
-	else if (!strcmp(name, "note"))
-		return end_note(o, false);
-	else if (!strcmp(name, "creator") && o->creator)
-		o->creator--;
-	else if (!strcmp(name, "annotation") && o->annotation && --o->annotation == 0)
+	if (!strcmp(name, "annotation") && tr_office_xml_empty(x))
+		return 0;
+	if (!strcmp(name, "creator") && !o->annotation)
+		return 0;
+	++*odt_counter(o, name);
+	return 0;
+}
+
+static int on_counted_end(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+	const char *name = tr_office_xml_name(x);
+	int *counter = odt_counter(o, name);
+
+	if (*counter && --*counter == 0 && !strcmp(name, "annotation"))
 		return end_note(o, true);
-	else if (!strcmp(name, "a") && o->href && !o->note_body && !o->annotation)
-		return tr_office_link_end(&o->para, o->link_start, &o->href);
-	else if (!strcmp(name, "table") && o->tbl_depth && --o->tbl_depth == 0)
+	return 0;
+}
+
+static int on_note_end(void *ctx, struct tr_office_xml *x)
+{
+	(void)x;
+	return end_note(ctx, false);
+}
+
+static int on_date(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+
+	return o->annotation ? tr_office_on_skip(ctx, x) : 0;
+}
+
+static int on_image(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+	char *href;
+	int rc = 0;
+
+	if (o->note_body || o->annotation)
+		return 0;
+	href = tr_office_xml_attr(x, "href");
+	if (href && strncmp(href, "http", 4) != 0) {
+		char *part = tr_office_resolve("content.xml", href);
+
+		rc = part ? tr_office_rendering_picture(&o->r, part, &o->para) : 0;
+		free(part);
+	}
+	free(href);
+	return rc;
+}
+
+static int on_odt_table(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+
+	return tr_office_odf_table(x, &o->tbl_depth, &o->table) < 0 ? -1 : 0;
+}
+
+static int on_odt_table_end(void *ctx, struct tr_office_xml *x)
+{
+	struct odt *o = ctx;
+
+	(void)x;
+	if (o->tbl_depth && --o->tbl_depth == 0)
 		return tr_office_rendering_table(&o->r, &o->table);
 	return 0;
 }
 
+static int on_odt_text(void *ctx, struct tr_office_xml *x, const char *text)
+{
+	if (tr_office_xml_type(x) == XML_READER_TYPE_WHITESPACE)
+		return 0;
+	return tr_buf_append(target(ctx), text, strlen(text));
+}
+
+/* The elements of content.xml of a text document. */
+static const struct tr_office_rule odt_rules[] = {
+	{"table", on_odt_table, on_odt_table_end},
+	{"table-row", on_odt_table, NULL},
+	{"table-cell", on_odt_table, NULL},
+	{"covered-table-cell", on_odt_table, NULL},
+	{"list-style", on_list_style, NULL},
+	{"list-level-style-number", on_list_level_style, NULL},
+	{"list-level-style-bullet", on_list_level_style, NULL},
+	{"tracked-changes", on_tracked_changes, NULL},
+	{"h", on_odt_paragraph, on_odt_paragraph_end},
+	{"p", on_odt_paragraph, on_odt_paragraph_end},
+	{"list", on_list, on_list_end},
+	{"list-item", on_list_item, NULL},
+	{"s", on_space, NULL},
+	{"tab", on_space, NULL},
+	{"line-break", on_space, NULL},
+	{"a", on_link, on_link_end},
+	{"note-citation", on_counted, on_counted_end},
+	{"note-body", on_counted, on_counted_end},
+	{"annotation", on_counted, on_counted_end},
+	{"creator", on_counted, on_counted_end},
+	{"note", NULL, on_note_end},
+	{"date", on_date, NULL},
+	{"image", on_image, NULL},
+};
+
 int tr_office_odt(const struct tr_office_doc *d, struct tr_result *res)
 {
 	struct odt o = {.d = d, .z = d->z};
-	struct tr_office_xml x;
-	char *list_style_name = NULL;
-	int rc = tr_office_xml_open(&x, d->z, d->main_part);
+	const struct tr_office_walk walk = {odt_rules, sizeof(odt_rules) / sizeof(odt_rules[0]),
+					    on_odt_text, &o};
+	int rc;
 
 	res->type = TR_TYPE_DOCUMENT;
-	if (rc > 0)
-		rc = tr_office_zip_fail(d->z, TR_E_CORRUPT, "the part %s is missing", d->main_part);
-	while (rc == 0 && (rc = tr_office_xml_next(&x)) == 1) {
-		int type = tr_office_xml_type(&x);
-		const char *text;
-
-		if (type == XML_READER_TYPE_ELEMENT)
-			rc = odt_start(&o, &x, &list_style_name);
-		else if (type == XML_READER_TYPE_END_ELEMENT)
-			rc = odt_end(&o, &x);
-		else if ((text = tr_office_xml_text(&x)) && type != XML_READER_TYPE_WHITESPACE)
-			rc = tr_buf_append(target(&o), text, strlen(text));
-		else
-			rc = 0;
-		if (rc < 0 && !d->z->error)
-			d->z->oom = true;
-	}
-	tr_office_xml_close(&x);
-	free(list_style_name);
+	rc = tr_office_walk_part(d->z, d->main_part, true, NULL, &walk);
+	free(o.list_style_name);
 	if (rc == 0 && o.notes.len)
 		rc = tr_buf_printf(&o.r.out, "\n---\n%s", o.notes.data);
 	if (rc == 0 && (o.para.oom || o.note.oom || o.notes.oom))
@@ -418,94 +537,132 @@ static bool hidden_style(const struct ods *s, const char *style)
 	return false;
 }
 
+/* What the walk of a table:table-cell collects: its paragraphs' text. */
+struct ods_cell_walk {
+	struct tr_buf text;
+	int paragraphs;
+	bool in_p;
+};
+
+static int on_cell_p(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_cell_walk *w = ctx;
+
+	w->in_p = !tr_office_xml_empty(x);
+	if (w->paragraphs++ && tr_buf_append(&w->text, "\n", 1) < 0)
+		return -1;
+	return 0;
+}
+
+static int on_cell_p_end(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_cell_walk *w = ctx;
+
+	(void)x;
+	w->in_p = false;
+	return 0;
+}
+
+static int on_cell_s(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_cell_walk *w = ctx;
+
+	(void)x;
+	return w->in_p ? tr_buf_append(&w->text, " ", 1) : 0;
+}
+
+static int on_cell_text(void *ctx, struct tr_office_xml *x, const char *chars)
+{
+	struct ods_cell_walk *w = ctx;
+
+	(void)x;
+	return w->in_p ? tr_buf_append(&w->text, chars, strlen(chars)) : 0;
+}
+
+/* Stores the cell's text in the columns it repeats over, within the shown rows; records the
+ * used range. Returns 0 or -1 (out of memory). */
+static int ods_cell_store(const struct ods *s, struct ods_table *t, const struct tr_buf *text,
+			  uint64_t repeat)
+{
+	int rc = 0;
+
+	for (uint64_t i = 0; i < repeat && t->col + i <= ODS_MAX_COLUMNS; i++) {
+		uint32_t col = (uint32_t)(t->col + i);
+
+		/* The row may stand for a group (number-rows-repeated) that reaches the
+		 * selector's first row. */
+		if (t->shown && !t->capped &&
+		    (t->row >= t->from_row ||
+		     (t->row_repeat && t->row_repeat > t->from_row - t->row))) {
+			t->cells[col - 1].len = 0;
+			if (col > t->touched)
+				t->touched = col;
+			if (tr_office_cell_append_capped(&t->cells[col - 1], text->data, text->len,
+							 s->d->opts->max_line_chars) < 0)
+				rc = -1;
+		}
+		if (col > t->used)
+			t->used = col;
+		if (!t->min_col || col < t->min_col)
+			t->min_col = col;
+		if (col > t->max_col)
+			t->max_col = col;
+	}
+	return rc;
+}
+
+/* Records a merged range of span_c columns and span_r rows from the cell at t->col. Returns 0
+ * or -1 (out of memory). */
+static int ods_cell_merged(struct ods_table *t, const char *span_c, const char *span_r)
+{
+	uint64_t sc = span_c ? strtoull(span_c, NULL, 10) : 1,
+		 sr = span_r ? strtoull(span_r, NULL, 10) : 1;
+	char a[8], b[8];
+
+	if (!(sc > 1 || sr > 1) || sc >= ODS_MAX_COLUMNS || sr >= 1048576)
+		return 0;
+	tr_office_column_name((uint32_t)t->col, a);
+	tr_office_column_name((uint32_t)(t->col + sc - 1), b);
+	return tr_buf_printf(&t->merged, "%s%s%" PRIu64 ":%s%" PRIu64,
+			     t->merged_count++ ? ", " : "", a, t->row, b, t->row + sr - 1) < 0
+		       ? -1
+		       : 0;
+}
+
 /* Reads one table:table-cell (the reader stands on it): its display text into the row. */
 static int ods_cell(struct ods *s, struct tr_office_xml *x, struct ods_table *t)
 {
+	static const struct tr_office_rule rules[] = {
+		{"p", on_cell_p, on_cell_p_end},
+		{"annotation", tr_office_on_skip, NULL},
+		{"s", on_cell_s, NULL},
+	};
 	char *rep = tr_office_xml_attr(x, "number-columns-repeated");
 	char *span_c = tr_office_xml_attr(x, "number-columns-spanned");
 	char *span_r = tr_office_xml_attr(x, "number-rows-spanned");
 	char *value = tr_office_xml_attr(x, "value");
 	uint64_t repeat = rep ? strtoull(rep, NULL, 10) : 1;
-	struct tr_buf text = {0};
-	int depth = tr_office_xml_depth(x), rc = 1, paragraphs = 0;
-	bool in_p = false;
+	struct ods_cell_walk w = {0};
+	const struct tr_office_walk walk = {rules, 3, on_cell_text, &w};
+	int rc;
 
 	if (repeat == 0)
 		repeat = 1;
-	if (!tr_office_xml_empty(x)) {
-		while ((rc = tr_office_xml_next(x)) == 1) {
-			int type = tr_office_xml_type(x);
-			const char *chars;
-
-			if (type == XML_READER_TYPE_END_ELEMENT && tr_office_xml_depth(x) == depth)
-				break;
-			if (tr_office_xml_start(x, "p")) {
-				if (paragraphs++ && tr_buf_append(&text, "\n", 1) < 0)
-					rc = -1;
-				in_p = !tr_office_xml_empty(x);
-			} else if (tr_office_xml_end(x, "p")) {
-				in_p = false;
-			} else if (tr_office_xml_start(x, "annotation")) {
-				rc = tr_office_xml_skip(x) < 0 ? -1 : 1;
-			} else if (in_p && tr_office_xml_start(x, "s")) {
-				rc = tr_buf_append(&text, " ", 1) < 0 ? -1 : 1;
-			} else if (in_p && (chars = tr_office_xml_text(x))) {
-				rc = tr_buf_append(&text, chars, strlen(chars)) < 0 ? -1 : 1;
-			}
-			if (rc < 0)
-				break;
-		}
-	}
-	if (rc >= 0 && !text.len && value)
-		rc = tr_buf_append(&text, value, strlen(value)) < 0 ? -1 : rc;
-	if (rc >= 0 && text.len) {
-		for (uint64_t i = 0; i < repeat && t->col + i <= ODS_MAX_COLUMNS; i++) {
-			uint32_t col = (uint32_t)(t->col + i);
-
-			/* The row may stand for a group (number-rows-repeated) that reaches the
-			 * selector's first row. */
-			if (t->shown && !t->capped &&
-			    (t->row >= t->from_row ||
-			     (t->row_repeat && t->row_repeat > t->from_row - t->row))) {
-				t->cells[col - 1].len = 0;
-				if (col > t->touched)
-					t->touched = col;
-				if (tr_office_cell_append_capped(&t->cells[col - 1], text.data,
-								 text.len,
-								 s->d->opts->max_line_chars) < 0)
-					rc = -1;
-			}
-			if (col > t->used)
-				t->used = col;
-			if (!t->min_col || col < t->min_col)
-				t->min_col = col;
-			if (col > t->max_col)
-				t->max_col = col;
-		}
-	}
-	if (rc >= 0 && (span_c || span_r) && t->shown && t->col <= ODS_MAX_COLUMNS) {
-		uint64_t sc = span_c ? strtoull(span_c, NULL, 10) : 1,
-			 sr = span_r ? strtoull(span_r, NULL, 10) : 1;
-
-		if ((sc > 1 || sr > 1) && sc < ODS_MAX_COLUMNS && sr < 1048576) {
-			char a[8], b[8];
-
-			tr_office_column_name((uint32_t)t->col, a);
-			tr_office_column_name((uint32_t)(t->col + sc - 1), b);
-			if (tr_buf_printf(&t->merged, "%s%s%" PRIu64 ":%s%" PRIu64,
-					  t->merged_count++ ? ", " : "", a, t->row, b,
-					  t->row + sr - 1) < 0)
-				rc = -1;
-		}
-	}
+	rc = tr_office_walk(x, &walk, false);
+	if (rc >= 0 && !w.text.len && value)
+		rc = tr_buf_append(&w.text, value, strlen(value)) < 0 ? -1 : rc;
+	if (rc >= 0 && w.text.len)
+		rc = ods_cell_store(s, t, &w.text, repeat);
+	if (rc >= 0 && (span_c || span_r) && t->shown && t->col <= ODS_MAX_COLUMNS)
+		rc = ods_cell_merged(t, span_c, span_r);
 	t->col += repeat;
 	free(rep);
 	free(span_c);
 	free(span_r);
 	free(value);
-	if (text.oom)
+	if (w.text.oom)
 		rc = -1;
-	tr_buf_free(&text);
+	tr_buf_free(&w.text);
 	if (rc < 0 && !s->z->error)
 		s->z->oom = true;
 	return rc < 0 ? -1 : 0;
@@ -620,97 +777,151 @@ static void ods_table_reset(struct ods_table *t)
 	t->cells = cells;
 }
 
+/* What the walk of a spreadsheet's content.xml is in. */
+struct ods_walk {
+	struct ods *s;
+	struct ods_table *t;
+	char *style_name; /* the style:style being read, owned */
+	size_t index;     /* the table being read, 1-based (0: none yet) */
+};
+
+static int on_ods_style(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_walk *w = ctx;
+
+	free(w->style_name);
+	w->style_name = tr_office_xml_attr(x, "name");
+	return 0;
+}
+
+/* A table style with table:display="false" hides its tables. */
+static int on_table_properties(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_walk *w = ctx;
+	struct ods *s = w->s;
+	char *display;
+	int rc = 0;
+
+	if (!w->style_name)
+		return 0;
+	display = tr_office_xml_attr(x, "display");
+	if (display && !strcmp(display, "false")) {
+		char **grown = realloc(s->hidden_styles, (s->n_hidden_styles + 1) * sizeof(*grown));
+
+		if (!grown) {
+			rc = -1;
+		} else {
+			s->hidden_styles = grown;
+			s->hidden_styles[s->n_hidden_styles++] = w->style_name;
+			w->style_name = NULL;
+		}
+	}
+	free(display);
+	return rc;
+}
+
+static int on_ods_table_end(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_walk *w = ctx;
+	struct ods_table *t = w->t;
+	int rc;
+
+	(void)x;
+	if (!w->index)
+		return 0;
+	rc = ods_table_end(w->s, t, w->index);
+	if (t->shown) {
+		w->s->v.shown++;
+		w->s->v.shown_last = w->index;
+	}
+	t->shown = false;
+	return rc;
+}
+
+/* A table starts a sheet (an empty <table:table/> ends the one being read). */
+static int on_ods_table(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_walk *w = ctx;
+	struct ods *s = w->s;
+	struct ods_table *t = w->t;
+	struct ods_sheet *grown;
+	char *style;
+	size_t index;
+
+	if (tr_office_xml_empty(x) || tr_office_xml_depth(x) == 0)
+		return tr_office_xml_empty(x) ? on_ods_table_end(ctx, x) : 0;
+	grown = realloc(s->sheets, (w->index + 1) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	style = tr_office_xml_attr(x, "style-name");
+	s->sheets = grown;
+	s->sheets[w->index] = (struct ods_sheet){
+		.name = tr_office_xml_attr(x, "name"),
+		.hidden = hidden_style(s, style),
+	};
+	free(style);
+	index = ++w->index;
+	s->n_sheets = index;
+	ods_table_reset(t);
+	t->row = 1;
+	t->col = 1;
+	t->shown = !s->v.capped && index >= s->v.first && index <= s->v.last &&
+		   (!s->sheets[index - 1].hidden || (s->d->sel->present && index == s->v.first));
+	if (index >= s->v.first && index <= s->v.last && !t->shown && !s->v.capped)
+		s->v.hidden_skipped = true;
+	t->from_row = index == s->v.first && s->d->sel->column ? (uint32_t)s->d->sel->column : 1;
+	return 0;
+}
+
+static int on_ods_row(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_walk *w = ctx;
+	struct ods_table *t = w->t;
+	char *rep, *vis;
+
+	if (!w->index)
+		return 0;
+	rep = tr_office_xml_attr(x, "number-rows-repeated");
+	vis = tr_office_xml_attr(x, "visibility");
+	t->row_repeat = rep ? strtoull(rep, NULL, 10) : 1;
+	t->row_hidden = vis && strcmp(vis, "visible") != 0;
+	t->col = 1;
+	free(rep);
+	free(vis);
+	return tr_office_xml_empty(x) ? ods_row_end(w->s, t, w->index) : 0;
+}
+
+static int on_ods_row_end(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_walk *w = ctx;
+
+	(void)x;
+	return w->index ? ods_row_end(w->s, w->t, w->index) : 0;
+}
+
+static int on_ods_cell(void *ctx, struct tr_office_xml *x)
+{
+	struct ods_walk *w = ctx;
+
+	return w->index ? ods_cell(w->s, x, w->t) : 0;
+}
+
 /* Streams content.xml: automatic styles (hidden tables), then every table. */
 static int ods_read(struct ods *s, struct ods_table *t)
 {
-	const struct tr_selector *sel = s->d->sel;
-	struct tr_office_xml x;
-	char *style_name = NULL;
-	size_t index = 0;
-	int rc = tr_office_xml_open(&x, s->z, s->d->main_part);
+	static const struct tr_office_rule rules[] = {
+		{"style", on_ods_style, NULL},
+		{"table-properties", on_table_properties, NULL},
+		{"table", on_ods_table, on_ods_table_end},
+		{"table-row", on_ods_row, on_ods_row_end},
+		{"table-cell", on_ods_cell, NULL},
+		{"covered-table-cell", on_ods_cell, NULL},
+	};
+	struct ods_walk w = {.s = s, .t = t};
+	const struct tr_office_walk walk = {rules, 6, NULL, &w};
+	int rc = tr_office_walk_part(s->z, s->d->main_part, true, NULL, &walk);
 
-	if (rc > 0)
-		rc = tr_office_zip_fail(s->z, TR_E_CORRUPT, "the part %s is missing",
-					s->d->main_part);
-	while (rc == 0 && (rc = tr_office_xml_next(&x)) == 1) {
-		rc = 0;
-		if (tr_office_xml_start(&x, "style")) {
-			free(style_name);
-			style_name = tr_office_xml_attr(&x, "name");
-		} else if (tr_office_xml_start(&x, "table-properties") && style_name) {
-			char *display = tr_office_xml_attr(&x, "display");
-
-			if (display && !strcmp(display, "false")) {
-				char **grown = realloc(s->hidden_styles,
-						       (s->n_hidden_styles + 1) * sizeof(*grown));
-
-				if (!grown) {
-					rc = -1;
-				} else {
-					s->hidden_styles = grown;
-					s->hidden_styles[s->n_hidden_styles++] = style_name;
-					style_name = NULL;
-				}
-			}
-			free(display);
-		} else if (tr_office_xml_start(&x, "table") && !tr_office_xml_empty(&x) &&
-			   tr_office_xml_depth(&x) > 0) {
-			struct ods_sheet *grown = realloc(s->sheets, (index + 1) * sizeof(*grown));
-			char *style = tr_office_xml_attr(&x, "style-name");
-
-			if (!grown) {
-				free(style);
-				rc = -1;
-				break;
-			}
-			s->sheets = grown;
-			s->sheets[index] = (struct ods_sheet){
-				.name = tr_office_xml_attr(&x, "name"),
-				.hidden = hidden_style(s, style),
-			};
-			free(style);
-			index++;
-			s->n_sheets = index;
-			ods_table_reset(t);
-			t->row = 1;
-			t->col = 1;
-			t->shown = !s->v.capped && index >= s->v.first && index <= s->v.last &&
-				   (!s->sheets[index - 1].hidden ||
-				    (sel->present && index == s->v.first));
-			if (index >= s->v.first && index <= s->v.last && !t->shown && !s->v.capped)
-				s->v.hidden_skipped = true;
-			t->from_row = index == s->v.first && sel->column ? (uint32_t)sel->column
-									 : 1;
-		} else if (tr_office_xml_end(&x, "table") && index) {
-			rc = ods_table_end(s, t, index);
-			if (t->shown) {
-				s->v.shown++;
-				s->v.shown_last = index;
-			}
-			t->shown = false;
-		} else if (tr_office_xml_start(&x, "table-row") && index) {
-			char *rep = tr_office_xml_attr(&x, "number-rows-repeated");
-			char *vis = tr_office_xml_attr(&x, "visibility");
-
-			t->row_repeat = rep ? strtoull(rep, NULL, 10) : 1;
-			t->row_hidden = vis && strcmp(vis, "visible") != 0;
-			t->col = 1;
-			free(rep);
-			free(vis);
-			if (tr_office_xml_empty(&x))
-				rc = ods_row_end(s, t, index);
-		} else if (tr_office_xml_end(&x, "table-row") && index) {
-			rc = ods_row_end(s, t, index);
-		} else if ((tr_office_xml_start(&x, "table-cell") ||
-			    tr_office_xml_start(&x, "covered-table-cell")) &&
-			   index) {
-			rc = ods_cell(s, &x, t);
-		}
-		if (rc < 0 && !s->z->error)
-			s->z->oom = true;
-	}
-	free(style_name);
-	tr_office_xml_close(&x);
+	free(w.style_name);
 	return rc < 0 ? -1 : 0;
 }
 

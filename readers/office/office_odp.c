@@ -130,8 +130,9 @@ static int end_paragraph(struct odp *o)
 	return rc;
 }
 
-static int element_start(struct odp *o, struct tr_office_xml *x)
+static int element_start(void *ctx, struct tr_office_xml *x)
 {
+	struct odp *o = ctx;
 	const char *name = tr_office_xml_name(x);
 	bool empty = tr_office_xml_empty(x);
 	int depth = tr_office_xml_depth(x);
@@ -196,8 +197,9 @@ static int element_start(struct odp *o, struct tr_office_xml *x)
 	return 0;
 }
 
-static int element_end(struct odp *o, struct tr_office_xml *x)
+static int element_end(void *ctx, struct tr_office_xml *x)
 {
+	struct odp *o = ctx;
 	const char *name = tr_office_xml_name(x);
 	int depth = tr_office_xml_depth(x);
 	struct odp_page *pg = current(o);
@@ -224,31 +226,21 @@ static int element_end(struct odp *o, struct tr_office_xml *x)
 	return 0;
 }
 
-/* Streams content.xml into o->pages. */
+static int on_page_text(void *ctx, struct tr_office_xml *x, const char *text)
+{
+	struct odp *o = ctx;
+
+	(void)x;
+	return o->para_depth && current(o) ? tr_buf_append(&o->para, text, strlen(text)) : 0;
+}
+
+/* Streams content.xml into o->pages: every element by the one row of its rules. */
 static int read_pages(struct odp *o)
 {
-	struct tr_office_xml x;
-	int rc = tr_office_xml_open(&x, o->z, o->d->main_part);
+	static const struct tr_office_rule rules[] = {{NULL, element_start, element_end}};
+	const struct tr_office_walk walk = {rules, 1, on_page_text, o};
+	int rc = tr_office_walk_part(o->z, o->d->main_part, true, NULL, &walk);
 
-	if (rc > 0)
-		rc = tr_office_zip_fail(o->z, TR_E_CORRUPT, "the part %s is missing",
-					o->d->main_part);
-	while (rc == 0 && (rc = tr_office_xml_next(&x)) == 1) {
-		int type = tr_office_xml_type(&x);
-		const char *text;
-
-		if (type == XML_READER_TYPE_ELEMENT)
-			rc = element_start(o, &x);
-		else if (type == XML_READER_TYPE_END_ELEMENT)
-			rc = element_end(o, &x);
-		else if (o->para_depth && current(o) && (text = tr_office_xml_text(&x)))
-			rc = tr_buf_append(&o->para, text, strlen(text));
-		else
-			rc = 0;
-		if (rc < 0 && !o->z->error)
-			o->z->oom = true;
-	}
-	tr_office_xml_close(&x);
 	for (size_t i = 0; i < o->n_pages; i++)
 		if (o->pages[i].title.oom || o->pages[i].body.oom || o->pages[i].notes.oom)
 			o->z->oom = true;

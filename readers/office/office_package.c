@@ -73,6 +73,37 @@ static char *office_document_target(struct tr_office_zip *z)
 	return target;
 }
 
+/* What a pass over [Content_Types].xml looks for and finds. */
+struct types_walk {
+	const char *target, *dot;
+	char **part;
+	const struct office_kind **kind;
+	const struct office_kind *by_default;
+	bool overridden;
+};
+
+/* An Override or a Default; the walk stops at the first main part found. */
+static int on_content_type(void *ctx, struct tr_office_xml *x)
+{
+	struct types_walk *w = ctx;
+	bool is_override = !strcmp(tr_office_xml_name(x), "Override");
+	char *type = tr_office_xml_attr(x, "ContentType");
+	char *name = tr_office_xml_attr(x, is_override ? "PartName" : "Extension");
+
+	if (type && name && is_override && !w->target) {
+		*w->kind = kind_of_type(type);
+		if (*w->kind && !(*w->part = strdup(name[0] == '/' ? name + 1 : name)))
+			x->z->oom = true;
+	} else if (type && name && is_override) {
+		w->overridden |= !strcmp(name[0] == '/' ? name + 1 : name, w->target);
+	} else if (type && name && w->dot && !strcasecmp(name, w->dot + 1)) {
+		w->by_default = kind_of_type(type);
+	}
+	free(type);
+	free(name);
+	return *w->kind ? 1 : 0;
+}
+
 /* One pass over [Content_Types].xml. Without target: the first Override of a main-part type
  * sets *kind and *part (malloc'd). With target (the part _rels/.rels names): the Default of its
  * extension sets *kind when no Override types target otherwise. Returns 0, 1 when there is no
@@ -80,37 +111,23 @@ static char *office_document_target(struct tr_office_zip *z)
 static int scan_content_types(struct tr_office_zip *z, const char *target, char **part,
 			      const struct office_kind **kind)
 {
-	const char *dot = target ? strrchr(target, '.') : NULL;
-	const struct office_kind *by_default = NULL;
-	bool overridden = false;
-	struct tr_office_xml x;
-	int rc = tr_office_xml_open(&x, z, "[Content_Types].xml");
+	static const struct tr_office_rule rules[] = {
+		{"Override", on_content_type, NULL},
+		{"Default", on_content_type, NULL},
+	};
+	struct types_walk w = {
+		.target = target,
+		.dot = target ? strrchr(target, '.') : NULL,
+		.part = part,
+		.kind = kind,
+	};
+	const struct tr_office_walk walk = {rules, 2, NULL, &w};
+	int rc = tr_office_walk_part(z, "[Content_Types].xml", false, NULL, &walk);
 
 	if (rc)
 		return rc;
-	while (!*kind && (rc = tr_office_xml_next(&x)) == 1) {
-		bool is_override = tr_office_xml_start(&x, "Override");
-		char *type, *name;
-
-		if (!is_override && !tr_office_xml_start(&x, "Default"))
-			continue;
-		type = tr_office_xml_attr(&x, "ContentType");
-		name = tr_office_xml_attr(&x, is_override ? "PartName" : "Extension");
-		if (type && name && is_override && !target) {
-			*kind = kind_of_type(type);
-			if (*kind && !(*part = strdup(name[0] == '/' ? name + 1 : name)))
-				z->oom = true;
-		} else if (type && name && is_override) {
-			overridden |= !strcmp(name[0] == '/' ? name + 1 : name, target);
-		} else if (type && name && dot && !strcasecmp(name, dot + 1)) {
-			by_default = kind_of_type(type);
-		}
-		free(type);
-		free(name);
-	}
-	tr_office_xml_close(&x);
-	if (target && by_default && !overridden) {
-		*kind = by_default;
+	if (target && w.by_default && !w.overridden) {
+		*kind = w.by_default;
 		if (!(*part = strdup(target)))
 			z->oom = true;
 	}
@@ -182,34 +199,50 @@ static int find_odf_kind(struct tr_office_zip *z, char **part, const struct offi
 	return 0;
 }
 
+/* What the walk of a manifest looks for: encryption data of one part. */
+struct manifest_walk {
+	const char *part;
+	bool in_part, encrypted;
+};
+
+static int on_file_entry(void *ctx, struct tr_office_xml *x)
+{
+	struct manifest_walk *w = ctx;
+	char *path = tr_office_xml_attr(x, "full-path");
+
+	w->in_part = path && !strcmp(path[0] == '/' ? path + 1 : path, w->part);
+	free(path);
+	return 0;
+}
+
+static int on_encryption_data(void *ctx, struct tr_office_xml *x)
+{
+	struct manifest_walk *w = ctx;
+
+	(void)x;
+	w->encrypted = w->in_part;
+	return w->encrypted ? 1 : 0;
+}
+
 /* True when META-INF/manifest.xml gives part encryption data (a password-protected ODF
  * package: its XML parts are ciphertext). A manifest that cannot be read says no. */
 static bool odf_encrypted(struct tr_office_zip *z, const char *part)
 {
-	struct tr_office_xml x;
-	bool in_part = false, encrypted = false;
+	static const struct tr_office_rule rules[] = {
+		{"file-entry", on_file_entry, NULL},
+		{"encryption-data", on_encryption_data, NULL},
+	};
+	struct manifest_walk w = {.part = part};
+	const struct tr_office_walk walk = {rules, 2, NULL, &w};
 
 	if (z->error != TR_OK)
 		return false;
-	if (tr_office_xml_open(&x, z, "META-INF/manifest.xml") != 0) {
-		z->error = TR_OK; /* not a failure of the document */
-		z->reason[0] = '\0';
-		return false;
-	}
-	while (!encrypted && tr_office_xml_next(&x) == 1) {
-		if (tr_office_xml_start(&x, "file-entry")) {
-			char *path = tr_office_xml_attr(&x, "full-path");
-
-			in_part = path && !strcmp(path[0] == '/' ? path + 1 : path, part);
-			free(path);
-		} else if (in_part && tr_office_xml_start(&x, "encryption-data")) {
-			encrypted = true;
-		}
-	}
-	tr_office_xml_close(&x);
+	/* A manifest missing or unreadable is not a failure of the document (the walk stops at
+	 * the encryption data, so a failure means there was none before it). */
+	tr_office_walk_part(z, "META-INF/manifest.xml", false, NULL, &walk);
 	z->error = TR_OK;
 	z->reason[0] = '\0';
-	return encrypted;
+	return w.encrypted;
 }
 
 /* Turns the failure recorded in z into res (images dropped). Returns 0, or -1 when out of

@@ -19,68 +19,67 @@ struct pptx {
 	size_t n_slides;
 };
 
-static int load_slides(struct pptx *p)
-{
+/* What the walk of presentation.xml fills. */
+struct slides_walk {
+	struct pptx *p;
 	struct tr_office_rels rels;
-	struct tr_office_xml xml;
-	int rc;
+};
 
-	if (tr_office_rels_load(p->z, p->d->main_part, &rels) < 0)
-		return -1;
-	rc = tr_office_xml_open(&xml, p->z, p->d->main_part);
-	if (rc > 0)
-		rc = tr_office_zip_fail(p->z, TR_E_CORRUPT, "the part %s is missing",
-					p->d->main_part);
-	while (rc == 0 && (rc = tr_office_xml_next(&xml)) == 1) {
-		char *id;
-		const struct tr_office_rel *rel;
-		char **grown;
+/* The r:id of the element the reader stands on (malloc'd), or NULL: sldId has an id attribute
+ * of its own and r:id, told apart by the namespace. */
+static char *relationship_id(struct tr_office_xml *xml)
+{
+	char *rid = NULL;
 
-		rc = 0;
-		if (!tr_office_xml_start(&xml, "sldId"))
-			continue;
-		id = tr_office_xml_attr(&xml, "id");
-		rel = NULL;
-		/* sldId has an id attribute of its own and r:id; the relationship is the one that
-		 * resolves. */
-		{
-			char *rid = NULL;
+	if (xmlTextReaderMoveToFirstAttribute(xml->reader) != 1)
+		return NULL;
+	do {
+		const xmlChar *ns = xmlTextReaderConstNamespaceUri(xml->reader);
+		const xmlChar *local = xmlTextReaderConstLocalName(xml->reader);
 
-			if (xmlTextReaderMoveToFirstAttribute(xml.reader) == 1) {
-				do {
-					const xmlChar *ns = xmlTextReaderConstNamespaceUri(
-						xml.reader);
-					const xmlChar *local = xmlTextReaderConstLocalName(
-						xml.reader);
+		if (ns && local && !strcmp((const char *)local, "id")) {
+			const xmlChar *v = xmlTextReaderConstValue(xml->reader);
 
-					if (ns && local && !strcmp((const char *)local, "id")) {
-						const xmlChar *v = xmlTextReaderConstValue(
-							xml.reader);
-
-						rid = strdup(v ? (const char *)v : "");
-						break;
-					}
-				} while (xmlTextReaderMoveToNextAttribute(xml.reader) == 1);
-				xmlTextReaderMoveToElement(xml.reader);
-			}
-			rel = tr_office_rels_find(&rels, rid ? rid : id);
-			free(rid);
-		}
-		free(id);
-		if (!rel || rel->external)
-			continue;
-		grown = realloc(p->slides, (p->n_slides + 1) * sizeof(*grown));
-		if (grown)
-			p->slides = grown;
-		if (!grown || !(p->slides[p->n_slides] = strdup(rel->target))) {
-			p->z->oom = true;
-			rc = -1;
+			rid = strdup(v ? (const char *)v : "");
 			break;
 		}
-		p->n_slides++;
+	} while (xmlTextReaderMoveToNextAttribute(xml->reader) == 1);
+	xmlTextReaderMoveToElement(xml->reader);
+	return rid;
+}
+
+static int on_sld_id(void *ctx, struct tr_office_xml *xml)
+{
+	struct slides_walk *w = ctx;
+	struct pptx *p = w->p;
+	char *id = tr_office_xml_attr(xml, "id"), *rid = relationship_id(xml);
+	/* the relationship is the one that resolves */
+	const struct tr_office_rel *rel = tr_office_rels_find(&w->rels, rid ? rid : id);
+	char **grown;
+
+	free(rid);
+	free(id);
+	if (!rel || rel->external)
+		return 0;
+	grown = realloc(p->slides, (p->n_slides + 1) * sizeof(*grown));
+	if (grown)
+		p->slides = grown;
+	if (!grown || !(p->slides[p->n_slides] = strdup(rel->target))) {
+		p->z->oom = true;
+		return -1;
 	}
-	tr_office_xml_close(&xml);
-	tr_office_rels_free(&rels);
+	p->n_slides++;
+	return 0;
+}
+
+static int load_slides(struct pptx *p)
+{
+	static const struct tr_office_rule rules[] = {{"sldId", on_sld_id, NULL}};
+	struct slides_walk w = {.p = p};
+	const struct tr_office_walk walk = {rules, 1, NULL, &w};
+	int rc = tr_office_walk_part(p->z, p->d->main_part, true, &w.rels, &walk);
+
+	tr_office_rels_free(&w.rels);
 	if (rc < 0)
 		return -1;
 	p->hidden = calloc(p->n_slides ? p->n_slides : 1, sizeof(*p->hidden));
@@ -135,92 +134,179 @@ static int end_paragraph(struct slide_text *s)
 	return rc;
 }
 
+/* A slide or notes part being walked. */
+struct slide_walk {
+	struct pptx *p;
+	struct slide_text *s;
+	struct tr_office_rels rels; /* the part's */
+	uint32_t slide;
+	struct tr_buf *pictures; /* NULL: pictures are not read (notes) */
+};
+
+static int on_sld(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_walk *w = ctx;
+	char *show = tr_office_xml_attr(xml, "show");
+
+	w->s->hidden = show && (!strcmp(show, "0") || !strcmp(show, "false"));
+	free(show);
+	return 0;
+}
+
+static int on_shape(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_walk *w = ctx;
+
+	(void)xml;
+	w->s->in_title = w->s->in_body_ph = w->s->in_notes_body = false;
+	return 0;
+}
+
+static int on_placeholder(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+	char *t = tr_office_xml_attr(xml, "type");
+
+	s->in_title = t && (!strcmp(t, "title") || !strcmp(t, "ctrTitle"));
+	s->in_body_ph = !t || !strcmp(t, "body") || !strcmp(t, "obj");
+	s->in_notes_body = t && !strcmp(t, "body");
+	free(t);
+	return 0;
+}
+
+static int on_slide_p(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+
+	if (!tr_office_xml_empty(xml)) {
+		s->para.len = 0;
+		s->lvl = 0;
+	}
+	return 0;
+}
+
+static int on_slide_p_end(void *ctx, struct tr_office_xml *xml)
+{
+	(void)xml;
+	return end_paragraph(((struct slide_walk *)ctx)->s);
+}
+
+static int on_p_pr(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+	char *lvl = tr_office_xml_attr(xml, "lvl");
+
+	s->lvl = lvl ? atoi(lvl) : 0;
+	free(lvl);
+	return 0;
+}
+
+static int on_slide_t(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+
+	if (!tr_office_xml_empty(xml))
+		s->in_t = true;
+	return 0;
+}
+
+static int on_slide_t_end(void *ctx, struct tr_office_xml *xml)
+{
+	(void)xml;
+	((struct slide_walk *)ctx)->s->in_t = false;
+	return 0;
+}
+
+static int on_slide_br(void *ctx, struct tr_office_xml *xml)
+{
+	(void)xml;
+	return tr_buf_append(&((struct slide_walk *)ctx)->s->para, "\n", 1);
+}
+
+static int on_slide_tbl(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+
+	if (!tr_office_xml_empty(xml) && ++s->tbl_depth == 1)
+		tr_office_table_free(&s->table);
+	return 0;
+}
+
+static int on_slide_tbl_end(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+
+	(void)xml;
+	if (s->tbl_depth && --s->tbl_depth == 0)
+		return tr_office_table_flush(&s->table, &s->body);
+	return 0;
+}
+
+static int on_slide_tr(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+
+	(void)xml;
+	return s->tbl_depth == 1 ? tr_office_table_row(&s->table) : 0;
+}
+
+static int on_slide_tc(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+
+	(void)xml;
+	return s->tbl_depth == 1 ? tr_office_table_cell(&s->table) : 0;
+}
+
+static int on_slide_blip(void *ctx, struct tr_office_xml *xml)
+{
+	struct slide_walk *w = ctx;
+	char *id;
+	const struct tr_office_rel *rel;
+	int rc = 0;
+
+	if (!w->pictures)
+		return 0;
+	id = tr_office_xml_attr(xml, "embed");
+	rel = tr_office_rels_find(&w->rels, id);
+	free(id);
+	if (rel && !rel->external) {
+		rc = tr_office_picture(w->p->z, rel->target, w->slide, w->p->d->opts, w->p->res,
+				       w->pictures);
+		if (rc == 0)
+			rc = tr_buf_append(w->pictures, "\n", 1);
+	}
+	return rc;
+}
+
+static int on_slide_text(void *ctx, struct tr_office_xml *xml, const char *text)
+{
+	struct slide_text *s = ((struct slide_walk *)ctx)->s;
+
+	(void)xml;
+	return s->in_t ? tr_buf_append(&s->para, text, strlen(text)) : 0;
+}
+
+/* The elements of a slide or notes part. */
+static const struct tr_office_rule slide_rules[] = {
+	{"sld", on_sld, NULL},         {"sp", on_shape, on_shape},
+	{"ph", on_placeholder, NULL},  {"p", on_slide_p, on_slide_p_end},
+	{"pPr", on_p_pr, NULL},        {"t", on_slide_t, on_slide_t_end},
+	{"br", on_slide_br, NULL},     {"tbl", on_slide_tbl, on_slide_tbl_end},
+	{"tr", on_slide_tr, NULL},     {"tc", on_slide_tc, NULL},
+	{"blip", on_slide_blip, NULL}, {"Fallback", tr_office_on_skip, NULL},
+};
+
 /* Reads a slide or notes part into s; pictures are attached to res with slide number. */
 static int read_slide_part(struct pptx *p, const char *part, uint32_t slide, struct slide_text *s,
 			   struct tr_buf *pictures)
 {
-	struct tr_office_rels rels;
-	struct tr_office_xml xml;
-	int rc;
+	struct slide_walk w = {.p = p, .s = s, .slide = slide, .pictures = pictures};
+	const struct tr_office_walk walk = {
+		slide_rules, sizeof(slide_rules) / sizeof(slide_rules[0]), on_slide_text, &w};
+	int rc = tr_office_walk_part(p->z, part, true, &w.rels, &walk);
 
-	if (tr_office_rels_load(p->z, part, &rels) < 0)
-		return -1;
-	rc = tr_office_xml_open(&xml, p->z, part);
-	if (rc > 0)
-		rc = tr_office_zip_fail(p->z, TR_E_CORRUPT, "the part %s is missing", part);
-	while (rc == 0 && (rc = tr_office_xml_next(&xml)) == 1) {
-		int type = tr_office_xml_type(&xml);
-		const char *name = tr_office_xml_name(&xml);
-		const char *text;
-
-		rc = 0;
-		if (type == XML_READER_TYPE_ELEMENT) {
-			bool empty = tr_office_xml_empty(&xml);
-
-			if (!strcmp(name, "sld")) {
-				char *show = tr_office_xml_attr(&xml, "show");
-
-				s->hidden = show && (!strcmp(show, "0") || !strcmp(show, "false"));
-				free(show);
-			} else if (!strcmp(name, "sp")) {
-				s->in_title = s->in_body_ph = s->in_notes_body = false;
-			} else if (!strcmp(name, "ph")) {
-				char *t = tr_office_xml_attr(&xml, "type");
-
-				s->in_title = t && (!strcmp(t, "title") || !strcmp(t, "ctrTitle"));
-				s->in_body_ph = !t || !strcmp(t, "body") || !strcmp(t, "obj");
-				s->in_notes_body = t && !strcmp(t, "body");
-				free(t);
-			} else if (!strcmp(name, "p") && !empty) {
-				s->para.len = 0;
-				s->lvl = 0;
-			} else if (!strcmp(name, "pPr")) {
-				char *lvl = tr_office_xml_attr(&xml, "lvl");
-
-				s->lvl = lvl ? atoi(lvl) : 0;
-				free(lvl);
-			} else if (!strcmp(name, "t") && !empty) {
-				s->in_t = true;
-			} else if (!strcmp(name, "br")) {
-				rc = tr_buf_append(&s->para, "\n", 1);
-			} else if (!strcmp(name, "tbl") && !empty) {
-				if (++s->tbl_depth == 1)
-					tr_office_table_free(&s->table);
-			} else if (s->tbl_depth == 1 && !strcmp(name, "tr")) {
-				rc = tr_office_table_row(&s->table);
-			} else if (s->tbl_depth == 1 && !strcmp(name, "tc")) {
-				rc = tr_office_table_cell(&s->table);
-			} else if (!strcmp(name, "blip") && pictures) {
-				char *id = tr_office_xml_attr(&xml, "embed");
-				const struct tr_office_rel *rel = tr_office_rels_find(&rels, id);
-
-				free(id);
-				if (rel && !rel->external) {
-					rc = tr_office_picture(p->z, rel->target, slide, p->d->opts,
-							       p->res, pictures);
-					if (rc == 0)
-						rc = tr_buf_append(pictures, "\n", 1);
-				}
-			} else if (!strcmp(name, "Fallback")) {
-				rc = tr_office_xml_skip(&xml) < 0 ? -1 : 0;
-			}
-		} else if (type == XML_READER_TYPE_END_ELEMENT) {
-			if (!strcmp(name, "p"))
-				rc = end_paragraph(s);
-			else if (!strcmp(name, "t"))
-				s->in_t = false;
-			else if (!strcmp(name, "sp"))
-				s->in_title = s->in_body_ph = s->in_notes_body = false;
-			else if (!strcmp(name, "tbl") && s->tbl_depth && --s->tbl_depth == 0)
-				rc = tr_office_table_flush(&s->table, &s->body);
-		} else if (s->in_t && (text = tr_office_xml_text(&xml))) {
-			rc = tr_buf_append(&s->para, text, strlen(text));
-		}
-		if (rc < 0 && !p->z->error)
-			p->z->oom = true;
-	}
-	tr_office_xml_close(&xml);
-	tr_office_rels_free(&rels);
+	tr_office_rels_free(&w.rels);
 	if (s->title.oom || s->body.oom || s->para.oom)
 		p->z->oom = true;
 	return rc < 0 || p->z->oom ? -1 : 0;

@@ -139,6 +139,55 @@ static const struct {
 	{"WebP", "image/webp", tr_webp_signature, tr_webp_validate},
 };
 
+/* Attaches the picture blob (its reference taken) of media_type and info to res, downscaled
+ * when the options want it, and appends its reference to text. Returns as tr_office_picture. */
+static int attach_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
+			  const struct tr_options *opts, struct tr_result *res, struct tr_buf *text,
+			  struct tr_blob *blob, const char *media_type,
+			  const struct tr_image_info *info)
+{
+	char fitted[200] = "";
+#if defined(TR_HAVE_VIPS)
+	char err[256] = "";
+
+	if (tr_fit_needed(info->width, info->height, blob->len, opts)) {
+		struct tr_fit fit;
+
+		if (tr_fit_image(blob, opts, z->deadline, &fit, err, sizeof(err)) != TR_OK) {
+			tr_blob_unref(blob);
+			return tr_buf_printf(text,
+					     "[picture %s: %s %" PRIu32 "x%" PRIu32
+					     " could not be downscaled: %s]",
+					     tr_path_base_name(part), media_type, info->width,
+					     info->height, err) < 0
+				       ? -1
+				       : 0;
+		}
+		snprintf(fitted, sizeof(fitted),
+			 ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates by %.3f "
+			 "to map back",
+			 fit.width, fit.height, fit.media_type, fit.scale);
+		tr_blob_unref(blob);
+		blob = fit.data;
+		if (tr_result_add_image(res, blob, fit.media_type, fit.width, fit.height, 0, 0) <
+		    0) {
+			z->oom = true;
+			return -1;
+		}
+	} else
+#endif
+		if (tr_result_add_image(res, blob, media_type, info->width, info->height, 0, 0) <
+		    0) {
+		z->oom = true;
+		return -1;
+	}
+	res->images[res->n_images - 1].slide = slide;
+	return tr_buf_printf(text, "[image %zu: %s %" PRIu32 "x%" PRIu32 "%s]", res->n_images,
+			     media_type, info->width, info->height, fitted) < 0
+		       ? -1
+		       : 0;
+}
+
 int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
 		      const struct tr_options *opts, struct tr_result *res, struct tr_buf *text)
 {
@@ -146,7 +195,7 @@ int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
 	struct tr_image_info info;
 	struct tr_blob *blob;
 	const char *media_type = NULL;
-	char err[256] = "", fitted[200] = "";
+	char err[256] = "";
 	zip_int64_t idx;
 	uint64_t size;
 	int rc;
@@ -193,42 +242,7 @@ int tr_office_picture(struct tr_office_zip *z, const char *part, uint32_t slide,
 		z->oom = true;
 		return -1;
 	}
-#if defined(TR_HAVE_VIPS)
-	if (tr_fit_needed(info.width, info.height, blob->len, opts)) {
-		struct tr_fit fit;
-
-		if (tr_fit_image(blob, opts, z->deadline, &fit, err, sizeof(err)) != TR_OK) {
-			tr_blob_unref(blob);
-			return tr_buf_printf(text,
-					     "[picture %s: %s %" PRIu32 "x%" PRIu32
-					     " could not be downscaled: %s]",
-					     tr_path_base_name(part), media_type, info.width,
-					     info.height, err) < 0
-				       ? -1
-				       : 0;
-		}
-		snprintf(fitted, sizeof(fitted),
-			 ", shown at %" PRIu32 "x%" PRIu32 " as %s; multiply coordinates by %.3f "
-			 "to map back",
-			 fit.width, fit.height, fit.media_type, fit.scale);
-		tr_blob_unref(blob);
-		blob = fit.data;
-		if (tr_result_add_image(res, blob, fit.media_type, fit.width, fit.height, 0, 0) <
-		    0) {
-			z->oom = true;
-			return -1;
-		}
-	} else
-#endif
-		if (tr_result_add_image(res, blob, media_type, info.width, info.height, 0, 0) < 0) {
-		z->oom = true;
-		return -1;
-	}
-	res->images[res->n_images - 1].slide = slide;
-	return tr_buf_printf(text, "[image %zu: %s %" PRIu32 "x%" PRIu32 "%s]", res->n_images,
-			     media_type, info.width, info.height, fitted) < 0
-		       ? -1
-		       : 0;
+	return attach_picture(z, part, slide, opts, res, text, blob, media_type, &info);
 }
 
 /* Marks where a picture stands in the rendering until its line is known. XML 1.0 text cannot
@@ -437,20 +451,25 @@ int tr_office_rendering_table(struct tr_office_rendering *r, struct tr_office_ta
 
 /* --- presentations (.pptx, .odp) --- */
 
+int tr_office_cell_paragraph(struct tr_office_table *table, const struct tr_buf *para)
+{
+	struct tr_buf *cell = tr_office_table_current(table);
+	int rc = 0;
+
+	if (!cell)
+		return 0;
+	if (cell->len)
+		rc = tr_buf_append(cell, "<br>", 4);
+	return rc == 0 ? tr_office_cell_append(cell, para->data, para->len) : rc;
+}
+
 int tr_office_paragraph_to(struct tr_office_table *table, struct tr_buf *title,
 			   const struct tr_buf *para)
 {
 	int rc = 0;
 
-	if (table) {
-		struct tr_buf *cell = tr_office_table_current(table);
-
-		if (!cell)
-			return 0;
-		if (cell->len)
-			rc = tr_buf_append(cell, "<br>", 4);
-		return rc == 0 ? tr_office_cell_append(cell, para->data, para->len) : rc;
-	}
+	if (table)
+		return tr_office_cell_paragraph(table, para);
 	if (title->len)
 		rc = tr_buf_append(title, " ", 1);
 	for (size_t i = 0; i < para->len && rc == 0; i++)
@@ -485,24 +504,74 @@ static void drop_images(struct tr_result *res, size_t keep)
 		tr_blob_unref(res->images[--res->n_images].data);
 }
 
+/* The slides a window shows: first to last, rendered into out up to shown_last. */
+struct slides_window {
+	size_t first, last, shown_last;
+	bool capped, cut;
+	struct tr_buf out;
+};
+
+/* Renders slides w->first to w->last into w->out while max_output allows (the first one is cut
+ * to it). Returns 0 or -1 (recorded in d->z, or out of memory). */
+static int compose_slides(const struct tr_office_doc *d,
+			  int (*render)(void *ctx, size_t index, struct tr_buf *out), void *ctx,
+			  struct tr_result *res, struct slides_window *w)
+{
+	struct tr_buf slide = {0};
+	int rc = -1;
+
+	for (size_t i = w->first; i <= w->last; i++) {
+		size_t images_before = res->n_images;
+
+		slide.len = 0;
+		if (render(ctx, i, &slide) < 0)
+			goto out;
+		if (w->out.len + (w->out.len ? 1 : 0) + slide.len > d->opts->max_output) {
+			if (w->out.len) {
+				drop_images(res, images_before);
+				w->capped = true;
+				break;
+			}
+			/* The first slide always shows, its text cut at max_output. */
+			slide.len = tr_utf8_prefix((const unsigned char *)slide.data, slide.len,
+						   UINT64_MAX, d->opts->max_output);
+			w->cut = true;
+		}
+		if ((w->out.len && tr_buf_append(&w->out, "\n", 1) < 0) ||
+		    tr_buf_append(&w->out, slide.data, slide.len) < 0) {
+			d->z->oom = true;
+			goto out;
+		}
+		w->shown_last = i;
+		if (w->cut) {
+			if (tr_buf_printf(&w->out, "\n[slide %zu cut at max_output]\n", i) < 0)
+				goto out;
+			w->capped = i < w->last;
+			break;
+		}
+	}
+	rc = 0;
+out:
+	tr_buf_free(&slide);
+	return rc;
+}
+
 int tr_office_slides(const struct tr_office_doc *d, size_t n_slides,
 		     int (*render)(void *ctx, size_t index, struct tr_buf *out), void *ctx,
 		     struct tr_result *res)
 {
 	const struct tr_selector *sel = d->sel;
-	struct tr_buf out = {0}, slide = {0};
-	size_t first, last, shown_last = 0;
-	bool capped = false, cut = false;
+	struct slides_window w = {0};
 	int rc = -1;
 
 	res->type = TR_TYPE_PRESENTATION;
 	res->meta.slide_count = (int64_t)n_slides;
 	res->range_unit = TR_UNIT_SLIDE;
 	res->range_total = n_slides;
-	first = sel->present ? (size_t)sel->start : 1;
-	last = sel->present && sel->end ? (size_t)sel->end : n_slides;
-	if (last > n_slides)
-		last = n_slides;
+	w.first = sel->present ? (size_t)sel->start : 1;
+	w.last = sel->present && sel->end ? (size_t)sel->end : n_slides;
+	if (w.last > n_slides)
+		w.last = n_slides;
 	if (n_slides == 0 && !sel->present) {
 		res->success = true;
 		tr_result_set_short(res, "Presentation has no slides");
@@ -517,57 +586,29 @@ int tr_office_slides(const struct tr_office_doc *d, size_t n_slides,
 		rc = res->short_result ? 0 : -1;
 		goto out;
 	}
-	for (size_t i = first; i <= last; i++) {
-		size_t images_before = res->n_images;
-
-		slide.len = 0;
-		if (render(ctx, i, &slide) < 0)
-			goto out;
-		if (out.len + (out.len ? 1 : 0) + slide.len > d->opts->max_output) {
-			if (out.len) {
-				drop_images(res, images_before);
-				capped = true;
-				break;
-			}
-			/* The first slide always shows, its text cut at max_output. */
-			slide.len = tr_utf8_prefix((const unsigned char *)slide.data, slide.len,
-						   UINT64_MAX, d->opts->max_output);
-			cut = true;
-		}
-		if ((out.len && tr_buf_append(&out, "\n", 1) < 0) ||
-		    tr_buf_append(&out, slide.data, slide.len) < 0) {
-			d->z->oom = true;
-			goto out;
-		}
-		shown_last = i;
-		if (cut) {
-			if (tr_buf_printf(&out, "\n[slide %zu cut at max_output]\n", i) < 0)
-				goto out;
-			capped = i < last;
-			break;
-		}
-	}
+	if (compose_slides(d, render, ctx, res, &w) < 0)
+		goto out;
 	res->success = true;
 	tr_result_set_window(
 		res, d->name,
 		&(struct tr_window){
 			.unit = TR_UNIT_SLIDE,
-			.first = first,
-			.last = shown_last,
+			.first = w.first,
+			.last = w.shown_last,
 			.total = n_slides,
-			.cut = capped || cut,
-			.next = {.present = shown_last < n_slides, .start = shown_last + 1},
+			.cut = w.capped || w.cut,
+			.next = {.present = w.shown_last < n_slides, .start = w.shown_last + 1},
 		});
 	tr_buf_free(&res->content);
-	res->content = out;
-	memset(&out, 0, sizeof(out));
-	tr_result_set_short(res, "Read %zu slide%s (%zu-%zu of %zu)", shown_last - first + 1,
-			    shown_last - first + 1 == 1 ? "" : "s", first, shown_last, n_slides);
+	res->content = w.out;
+	memset(&w.out, 0, sizeof(w.out));
+	tr_result_set_short(res, "Read %zu slide%s (%zu-%zu of %zu)", w.shown_last - w.first + 1,
+			    w.shown_last - w.first + 1 == 1 ? "" : "s", w.first, w.shown_last,
+			    n_slides);
 	rc = res->short_result ? 0 : -1;
 out:
 	if (rc < 0 && !d->z->error)
 		d->z->oom = true;
-	tr_buf_free(&out);
-	tr_buf_free(&slide);
+	tr_buf_free(&w.out);
 	return rc;
 }

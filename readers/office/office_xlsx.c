@@ -39,6 +39,8 @@ struct xlsx {
 	struct numfmt *fmts;
 	size_t n_fmts;
 	bool date1904;
+	size_t cap_strings, cap_xf; /* allocated items of strings, xf_fmt */
+	bool in_xfs;                /* inside <cellXfs> of the styles */
 
 	struct tr_buf out;   /* the content */
 	uint64_t rows_shown; /* rows in this result */
@@ -91,52 +93,59 @@ static bool parse_range(const char *range, uint32_t *c1, uint32_t *r1, uint32_t 
 	return parse_ref(colon + 1, c2, r2) && *c2 >= *c1 && *r2 >= *r1 && *r1 > 0;
 }
 
+/* What the workbook walk fills. */
+struct workbook_walk {
+	struct xlsx *x;
+	struct tr_office_rels rels;
+};
+
+static int on_workbook_pr(void *ctx, struct tr_office_xml *xml)
+{
+	struct workbook_walk *w = ctx;
+	char *v = tr_office_xml_attr(xml, "date1904");
+
+	w->x->date1904 = v && (!strcmp(v, "1") || !strcmp(v, "true"));
+	free(v);
+	return 0;
+}
+
+static int on_sheet(void *ctx, struct tr_office_xml *xml)
+{
+	struct workbook_walk *w = ctx;
+	struct xlsx *x = w->x;
+	char *id = tr_office_xml_attr(xml, "id");
+	char *state = tr_office_xml_attr(xml, "state");
+	const struct tr_office_rel *rel = tr_office_rels_find(&w->rels, id);
+	struct xlsx_sheet sheet = {
+		.name = tr_office_xml_attr(xml, "name"),
+		.part = rel && !rel->external ? strdup(rel->target) : NULL,
+		.hidden = state && strcmp(state, "visible") != 0,
+	};
+	struct xlsx_sheet *grown = realloc(x->sheets, (x->n_sheets + 1) * sizeof(*grown));
+
+	free(id);
+	free(state);
+	if (!grown || x->z->oom) {
+		free(sheet.name);
+		free(sheet.part);
+		return oom(x), -1;
+	}
+	x->sheets = grown;
+	x->sheets[x->n_sheets++] = sheet;
+	return 0;
+}
+
 static int load_workbook(struct xlsx *x)
 {
-	struct tr_office_rels rels;
-	struct tr_office_xml xml;
-	int rc;
+	static const struct tr_office_rule rules[] = {
+		{"workbookPr", on_workbook_pr, NULL},
+		{"sheet", on_sheet, NULL},
+	};
+	struct workbook_walk w = {.x = x};
+	const struct tr_office_walk walk = {rules, 2, NULL, &w};
+	int rc = tr_office_walk_part(x->z, x->d->main_part, true, &w.rels, &walk);
 
-	if (tr_office_rels_load(x->z, x->d->main_part, &rels) < 0)
-		return -1;
-	rc = tr_office_xml_open(&xml, x->z, x->d->main_part);
-	if (rc > 0)
-		rc = tr_office_zip_fail(x->z, TR_E_CORRUPT, "the part %s is missing",
-					x->d->main_part);
-	while (rc == 0 && (rc = tr_office_xml_next(&xml)) == 1) {
-		rc = 0;
-		if (tr_office_xml_start(&xml, "workbookPr")) {
-			char *v = tr_office_xml_attr(&xml, "date1904");
-
-			x->date1904 = v && (!strcmp(v, "1") || !strcmp(v, "true"));
-			free(v);
-		} else if (tr_office_xml_start(&xml, "sheet")) {
-			char *id = tr_office_xml_attr(&xml, "id");
-			char *state = tr_office_xml_attr(&xml, "state");
-			const struct tr_office_rel *rel = tr_office_rels_find(&rels, id);
-			struct xlsx_sheet sheet = {
-				.name = tr_office_xml_attr(&xml, "name"),
-				.part = rel && !rel->external ? strdup(rel->target) : NULL,
-				.hidden = state && strcmp(state, "visible") != 0,
-			};
-			struct xlsx_sheet *grown = realloc(x->sheets,
-							   (x->n_sheets + 1) * sizeof(*grown));
-
-			free(id);
-			free(state);
-			if (!grown || x->z->oom) {
-				free(sheet.name);
-				free(sheet.part);
-				rc = -1;
-				oom(x);
-				break;
-			}
-			x->sheets = grown;
-			x->sheets[x->n_sheets++] = sheet;
-		}
-	}
-	tr_office_xml_close(&xml);
-	tr_office_rels_free(&rels);
+	tr_office_rels_free(&w.rels);
 	if (rc < 0)
 		return -1;
 	if (x->n_sheets == 0)
@@ -256,131 +265,156 @@ static void decode_x_escapes(struct tr_buf *b, size_t from)
 		b->data[w] = '\0';
 }
 
-/* Collects the text of an <si> or <is> element (its <t>s, not the phonetic <rPh>) into out,
- * its _xHHHH_ escapes decoded. */
-static int rich_text(struct tr_office_xml *xml, const char *element, struct tr_buf *out)
+/* What a rich text walk fills: the text of the <t>s of an <si> or <is>. */
+struct rich_walk {
+	struct tr_buf *out;
+	bool in_t;
+};
+
+static int on_rich_t(void *ctx, struct tr_office_xml *xml)
 {
-	int depth = tr_office_xml_depth(xml), rc;
-	size_t start = out->len;
-	bool in_t = false;
+	struct rich_walk *w = ctx;
 
-	if (tr_office_xml_empty(xml))
-		return 1;
-	while ((rc = tr_office_xml_next(xml)) == 1) {
-		int type = tr_office_xml_type(xml);
-		const char *text;
-
-		if (type == XML_READER_TYPE_END_ELEMENT && tr_office_xml_depth(xml) == depth &&
-		    !strcmp(tr_office_xml_name(xml), element)) {
-			decode_x_escapes(out, start);
-			return 1;
-		}
-		if (tr_office_xml_start(xml, "rPh")) {
-			if (tr_office_xml_skip(xml) < 0)
-				return -1;
-		} else if (tr_office_xml_start(xml, "t")) {
-			in_t = !tr_office_xml_empty(xml);
-		} else if (type == XML_READER_TYPE_END_ELEMENT &&
-			   !strcmp(tr_office_xml_name(xml), "t")) {
-			in_t = false;
-		} else if (in_t && (text = tr_office_xml_text(xml)) &&
-			   tr_buf_append(out, text, strlen(text)) < 0) {
-			return -1;
-		}
-	}
-	return rc;
+	w->in_t = !tr_office_xml_empty(xml);
+	return 0;
 }
 
-/* Opens the workbook's part of relationship type rel (e.g. "/styles") in xml. Returns 0; 1 when
- * the workbook has no such part (it is optional); -1 on error or out of memory. */
-static int open_workbook_part(struct xlsx *x, const char *rel, struct tr_office_xml *xml)
+static int on_rich_t_end(void *ctx, struct tr_office_xml *xml)
+{
+	struct rich_walk *w = ctx;
+
+	(void)xml;
+	w->in_t = false;
+	return 0;
+}
+
+static int on_rich_text(void *ctx, struct tr_office_xml *xml, const char *text)
+{
+	struct rich_walk *w = ctx;
+
+	(void)xml;
+	return w->in_t && tr_buf_append(w->out, text, strlen(text)) < 0 ? -1 : 0;
+}
+
+/* Collects the text of the <si> or <is> element the reader stands on (its <t>s, not the
+ * phonetic <rPh>) into out, its _xHHHH_ escapes decoded. Returns 1, or -1 on failure. */
+static int rich_text(struct tr_office_xml *xml, struct tr_buf *out)
+{
+	static const struct tr_office_rule rules[] = {
+		{"rPh", tr_office_on_skip, NULL},
+		{"t", on_rich_t, on_rich_t_end},
+	};
+	struct rich_walk w = {.out = out};
+	const struct tr_office_walk walk = {rules, 2, on_rich_text, &w};
+	size_t start = out->len;
+
+	if (tr_office_walk(xml, &walk, false) < 0)
+		return -1;
+	decode_x_escapes(out, start);
+	return 1;
+}
+
+/* Walks the workbook's part of relationship type rel (e.g. "/styles") with walk. Returns 0; 1
+ * when the workbook has no such part (it is optional); -1 on error or out of memory. */
+static int walk_workbook_part(struct xlsx *x, const char *rel, const struct tr_office_walk *walk)
 {
 	char *part = workbook_part(x, rel);
 	int rc;
 
 	if (!part)
 		return x->z->oom || x->z->error ? -1 : 1;
-	rc = tr_office_xml_open(xml, x->z, part);
+	rc = tr_office_walk_part(x->z, part, false, NULL, walk);
 	free(part);
 	return rc;
 }
 
+static int on_si(void *ctx, struct tr_office_xml *xml)
+{
+	struct xlsx *x = ctx;
+
+	if (grow((void **)&x->strings, &x->cap_strings, x->n_strings, sizeof(*x->strings)) < 0)
+		return oom(x), -1;
+	x->strings[x->n_strings++] = x->pool.len;
+	if (rich_text(xml, &x->pool) < 0 || tr_buf_append(&x->pool, "", 1) < 0)
+		return -1;
+	return 0;
+}
+
 static int load_strings(struct xlsx *x)
 {
-	struct tr_office_xml xml;
-	size_t cap = 0;
-	int rc;
+	static const struct tr_office_rule rules[] = {{"si", on_si, NULL}};
+	const struct tr_office_walk walk = {rules, 1, NULL, x};
+	int rc = walk_workbook_part(x, "/sharedStrings", &walk);
 
-	rc = open_workbook_part(x, "/sharedStrings", &xml);
-	if (rc)
-		return rc > 0 ? 0 : -1;
-	while ((rc = tr_office_xml_next(&xml)) == 1) {
-		if (!tr_office_xml_start(&xml, "si"))
-			continue;
-		if (grow((void **)&x->strings, &cap, x->n_strings, sizeof(*x->strings)) < 0) {
-			rc = -1;
-			oom(x);
-			break;
-		}
-		x->strings[x->n_strings++] = x->pool.len;
-		if (rich_text(&xml, "si", &x->pool) < 0 || tr_buf_append(&x->pool, "", 1) < 0) {
-			rc = -1;
-			break;
-		}
-	}
-	tr_office_xml_close(&xml);
 	if (x->pool.oom)
 		oom(x);
 	return rc < 0 ? -1 : 0;
 }
 
+static int on_cell_xfs(void *ctx, struct tr_office_xml *xml)
+{
+	struct xlsx *x = ctx;
+
+	x->in_xfs = !tr_office_xml_empty(xml);
+	return 0;
+}
+
+static int on_cell_xfs_end(void *ctx, struct tr_office_xml *xml)
+{
+	struct xlsx *x = ctx;
+
+	(void)xml;
+	x->in_xfs = false;
+	return 0;
+}
+
+static int on_xf(void *ctx, struct tr_office_xml *xml)
+{
+	struct xlsx *x = ctx;
+	char *id;
+
+	if (!x->in_xfs)
+		return 0;
+	if (grow((void **)&x->xf_fmt, &x->cap_xf, x->n_xf, sizeof(*x->xf_fmt)) < 0)
+		return oom(x), -1;
+	id = tr_office_xml_attr(xml, "numFmtId");
+	x->xf_fmt[x->n_xf++] = id ? (unsigned)strtoul(id, NULL, 10) : 0;
+	free(id);
+	return 0;
+}
+
+static int on_num_fmt(void *ctx, struct tr_office_xml *xml)
+{
+	struct xlsx *x = ctx;
+	struct numfmt *grown = realloc(x->fmts, (x->n_fmts + 1) * sizeof(*grown));
+	char *id, *code;
+
+	if (!grown)
+		return oom(x), -1;
+	x->fmts = grown;
+	id = tr_office_xml_attr(xml, "numFmtId");
+	code = tr_office_xml_attr(xml, "formatCode");
+	if (id && code)
+		x->fmts[x->n_fmts++] = (struct numfmt){(unsigned)strtoul(id, NULL, 10), code};
+	else
+		free(code);
+	free(id);
+	return 0;
+}
+
 static int load_styles(struct xlsx *x)
 {
-	struct tr_office_xml xml;
-	bool in_xfs = false;
-	size_t cap = 0;
-	int rc;
+	static const struct tr_office_rule rules[] = {
+		{"cellXfs", on_cell_xfs, on_cell_xfs_end},
+		{"xf", on_xf, NULL},
+		{"numFmt", on_num_fmt, NULL},
+	};
+	const struct tr_office_walk walk = {rules, 3, NULL, x};
+	int rc = walk_workbook_part(x, "/styles", &walk);
 
-	rc = open_workbook_part(x, "/styles", &xml);
 	if (rc)
 		return rc > 0 ? 0 : -1;
-	while ((rc = tr_office_xml_next(&xml)) == 1) {
-		char *id, *code;
-
-		if (tr_office_xml_start(&xml, "cellXfs")) {
-			in_xfs = !tr_office_xml_empty(&xml);
-		} else if (tr_office_xml_end(&xml, "cellXfs")) {
-			in_xfs = false;
-		} else if (in_xfs && tr_office_xml_start(&xml, "xf")) {
-			if (grow((void **)&x->xf_fmt, &cap, x->n_xf, sizeof(*x->xf_fmt)) < 0) {
-				rc = -1;
-				oom(x);
-				break;
-			}
-			id = tr_office_xml_attr(&xml, "numFmtId");
-			x->xf_fmt[x->n_xf++] = id ? (unsigned)strtoul(id, NULL, 10) : 0;
-			free(id);
-		} else if (tr_office_xml_start(&xml, "numFmt")) {
-			struct numfmt *grown = realloc(x->fmts, (x->n_fmts + 1) * sizeof(*grown));
-
-			if (!grown) {
-				rc = -1;
-				oom(x);
-				break;
-			}
-			x->fmts = grown;
-			id = tr_office_xml_attr(&xml, "numFmtId");
-			code = tr_office_xml_attr(&xml, "formatCode");
-			if (id && code)
-				x->fmts[x->n_fmts++] = (struct numfmt){
-					(unsigned)strtoul(id, NULL, 10), code};
-			else
-				free(code);
-			free(id);
-		}
-	}
-	tr_office_xml_close(&xml);
-	return rc < 0 || x->z->oom ? -1 : 0;
+	return x->z->oom ? -1 : 0;
 }
 
 /* The number format code of cell style s (NULL: General). */
@@ -417,86 +451,112 @@ static uint64_t row_number(struct tr_office_xml *xml, uint64_t prev)
 	return n;
 }
 
+/* What the walk of a <c> collects: its <v> text, its inline string <is>. */
+struct cell_walk {
+	struct tr_buf value, inline_text;
+	bool in_v, has_v, has_is;
+};
+
+static int on_v(void *ctx, struct tr_office_xml *xml)
+{
+	struct cell_walk *w = ctx;
+
+	w->in_v = !tr_office_xml_empty(xml);
+	w->has_v = true;
+	return 0;
+}
+
+static int on_v_end(void *ctx, struct tr_office_xml *xml)
+{
+	struct cell_walk *w = ctx;
+
+	(void)xml;
+	w->in_v = false;
+	return 0;
+}
+
+static int on_is(void *ctx, struct tr_office_xml *xml)
+{
+	struct cell_walk *w = ctx;
+
+	w->has_is = true;
+	return rich_text(xml, &w->inline_text) < 0 ? -1 : 0;
+}
+
+static int on_v_text(void *ctx, struct tr_office_xml *xml, const char *text)
+{
+	struct cell_walk *w = ctx;
+
+	(void)xml;
+	return w->in_v && tr_buf_append(&w->value, text, strlen(text)) < 0 ? -1 : 0;
+}
+
+/* The text a cell of type (its t attribute, NULL: a number) with value v and style (its s
+ * attribute) shows, appended to shown. */
+static void cell_shown(const struct xlsx *x, const char *type, const char *v, const char *style,
+		       struct tr_buf *shown)
+{
+	if (type && !strcmp(type, "s")) {
+		unsigned long i = strtoul(v, NULL, 10);
+
+		if (i < x->n_strings)
+			tr_buf_append(shown, x->pool.data + x->strings[i],
+				      strlen(x->pool.data + x->strings[i]));
+		else
+			tr_buf_printf(shown, "#REF! (shared string %lu missing)", i);
+	} else if (type && !strcmp(type, "b")) {
+		tr_buf_printf(shown, "%s", strcmp(v, "0") ? "TRUE" : "FALSE");
+	} else if (type && (!strcmp(type, "str") || !strcmp(type, "inlineStr") ||
+			    !strcmp(type, "e") || !strcmp(type, "d"))) {
+		tr_buf_append(shown, v, strlen(v));
+	} else {
+		char *end;
+		double d = strtod(v, &end);
+
+		if (end != v && *end == '\0')
+			tr_numfmt_format(shown, d, style_format(x, style), x->date1904);
+		else
+			tr_buf_append(shown, v, strlen(v));
+	}
+}
+
 /* Reads the <c> element the reader stands on into the row: the value by its type and format. */
 static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_col,
 		     uint32_t first_col, uint32_t n_cols, struct row *row)
 {
+	static const struct tr_office_rule rules[] = {
+		{"v", on_v, on_v_end},
+		{"is", on_is, NULL},
+		{"f", tr_office_on_skip, NULL},
+	};
 	char *ref = tr_office_xml_attr(xml, "r"), *type = tr_office_xml_attr(xml, "t");
 	char *style = tr_office_xml_attr(xml, "s");
-	struct tr_buf value = {0}, inline_text = {0}, shown = {0};
+	struct cell_walk w = {0};
+	const struct tr_office_walk walk = {rules, 3, on_v_text, &w};
+	struct tr_buf shown = {0};
 	uint32_t col = *next_col, r;
-	int depth = tr_office_xml_depth(xml), rc = 1;
-	bool in_v = false, has_v = false, has_is = false;
+	int rc;
 
 	if (ref && !parse_ref(ref, &col, &r))
 		col = *next_col;
 	*next_col = col + 1;
-	if (!tr_office_xml_empty(xml)) {
-		while ((rc = tr_office_xml_next(xml)) == 1) {
-			int t = tr_office_xml_type(xml);
-			const char *text;
-
-			if (t == XML_READER_TYPE_END_ELEMENT && tr_office_xml_depth(xml) == depth)
-				break;
-			if (tr_office_xml_start(xml, "v")) {
-				in_v = !tr_office_xml_empty(xml);
-				has_v = true;
-			} else if (tr_office_xml_end(xml, "v")) {
-				in_v = false;
-			} else if (tr_office_xml_start(xml, "is")) {
-				has_is = true;
-				if (rich_text(xml, "is", &inline_text) < 0)
-					rc = -1;
-			} else if (tr_office_xml_start(xml, "f")) {
-				if (tr_office_xml_skip(xml) < 0)
-					rc = -1;
-			} else if (in_v && (text = tr_office_xml_text(xml))) {
-				if (tr_buf_append(&value, text, strlen(text)) < 0)
-					rc = -1;
-			}
-			if (rc < 0)
-				break;
-		}
-	}
+	rc = tr_office_walk(xml, &walk, false);
 	/* An inline string is its <is> alone (a <v> beside it is not shown, as Excel and openpyxl
 	 * do); an empty <v/> is no value, never shared string 0. */
-	if ((type && !strcmp(type, "inlineStr")) || (has_is && !has_v)) {
-		tr_buf_free(&value);
-		value = inline_text;
-		memset(&inline_text, 0, sizeof(inline_text));
-		has_v = has_is;
-	} else if (has_v && !value.len && !(type && !strcmp(type, "str"))) {
-		has_v = false;
+	if ((type && !strcmp(type, "inlineStr")) || (w.has_is && !w.has_v)) {
+		tr_buf_free(&w.value);
+		w.value = w.inline_text;
+		memset(&w.inline_text, 0, sizeof(w.inline_text));
+		w.has_v = w.has_is;
+	} else if (w.has_v && !w.value.len && !(type && !strcmp(type, "str"))) {
+		w.has_v = false;
 	}
-	if (rc >= 0 && has_v && value.len && (col < first_col || col - first_col >= n_cols))
+	if (rc >= 0 && w.has_v && w.value.len && (col < first_col || col - first_col >= n_cols))
 		row->outside = true;
-	if (rc >= 0 && has_v && col >= first_col && col - first_col < n_cols) {
-		const char *v = value.data ? value.data : "";
-
-		if (type && !strcmp(type, "s")) {
-			unsigned long i = strtoul(v, NULL, 10);
-
-			if (i < x->n_strings)
-				tr_buf_append(&shown, x->pool.data + x->strings[i],
-					      strlen(x->pool.data + x->strings[i]));
-			else
-				tr_buf_printf(&shown, "#REF! (shared string %lu missing)", i);
-		} else if (type && !strcmp(type, "b")) {
-			tr_buf_printf(&shown, "%s", strcmp(v, "0") ? "TRUE" : "FALSE");
-		} else if (type && (!strcmp(type, "str") || !strcmp(type, "inlineStr") ||
-				    !strcmp(type, "e") || !strcmp(type, "d"))) {
-			tr_buf_append(&shown, v, strlen(v));
-		} else {
-			char *end;
-			double d = strtod(v, &end);
-
-			if (end != v && *end == '\0')
-				tr_numfmt_format(&shown, d, style_format(x, style), x->date1904);
-			else
-				tr_buf_append(&shown, v, strlen(v));
-		}
+	if (rc >= 0 && w.has_v && col >= first_col && col - first_col < n_cols) {
 		struct tr_buf *cell = &row->cells[col - first_col];
 
+		cell_shown(x, type, w.value.data ? w.value.data : "", style, &shown);
 		cell->len = 0;
 		if (shown.len)
 			tr_office_cell_append_capped(cell, shown.data, shown.len,
@@ -506,12 +566,12 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 		if (shown.len && col - first_col + 1 > row->used)
 			row->used = col - first_col + 1;
 	}
-	if (value.oom || inline_text.oom)
+	if (w.value.oom || w.inline_text.oom)
 		rc = -1;
 	if (rc < 0 && x->z->error == TR_OK)
 		oom(x);
-	tr_buf_free(&value);
-	tr_buf_free(&inline_text);
+	tr_buf_free(&w.value);
+	tr_buf_free(&w.inline_text);
 	tr_buf_free(&shown);
 	free(ref);
 	free(type);
@@ -519,71 +579,86 @@ static int read_cell(struct xlsx *x, struct tr_office_xml *xml, uint32_t *next_c
 	return rc < 0 ? -1 : 0;
 }
 
+static int on_dimension(void *ctx, struct tr_office_xml *xml)
+{
+	struct xlsx_sheet *sheet = ctx;
+
+	free(sheet->dim);
+	sheet->dim = tr_office_xml_attr(xml, "ref");
+	return 0;
+}
+
 /* Reads the sheet's <dimension> (the reader stops at <sheetData>). */
 static int read_dimension(struct xlsx *x, struct xlsx_sheet *sheet)
 {
-	struct tr_office_xml xml;
-	int rc;
+	static const struct tr_office_rule rules[] = {
+		{"dimension", on_dimension, NULL},
+		{"sheetData", tr_office_on_stop, NULL},
+	};
+	const struct tr_office_walk walk = {rules, 2, NULL, sheet};
 
 	if (!sheet->part)
 		return 0;
-	rc = tr_office_xml_open(&xml, x->z, sheet->part);
-	if (rc)
-		return rc > 0 ? 0 : -1;
-	while ((rc = tr_office_xml_next(&xml)) == 1) {
-		if (tr_office_xml_start(&xml, "dimension")) {
-			free(sheet->dim);
-			sheet->dim = tr_office_xml_attr(&xml, "ref");
-		} else if (tr_office_xml_start(&xml, "sheetData")) {
-			break;
-		}
-	}
-	tr_office_xml_close(&xml);
-	return rc < 0 ? -1 : 0;
+	return tr_office_walk_part(x->z, sheet->part, false, NULL, &walk) < 0 ? -1 : 0;
+}
+
+/* What the scan of a sheet's used range finds. */
+struct scan_walk {
+	uint32_t c1, c2, col;
+	uint64_t r1, r2, row;
+};
+
+static int on_scan_row(void *ctx, struct tr_office_xml *xml)
+{
+	struct scan_walk *w = ctx;
+
+	w->row = row_number(xml, w->row);
+	w->col = 0;
+	return 0;
+}
+
+static int on_scan_cell(void *ctx, struct tr_office_xml *xml)
+{
+	struct scan_walk *w = ctx;
+	char *ref = tr_office_xml_attr(xml, "r");
+	uint32_t cr;
+
+	w->col++;
+	if (ref)
+		parse_ref(ref, &w->col, &cr);
+	free(ref);
+	if (w->row == 0 || w->row > MAX_ROWS || w->col == 0 || w->col > MAX_COLUMNS)
+		return 0;
+	w->c1 = w->col < w->c1 ? w->col : w->c1;
+	w->c2 = w->col > w->c2 ? w->col : w->c2;
+	w->r1 = w->row < w->r1 ? w->row : w->r1;
+	w->r2 = w->row > w->r2 ? w->row : w->r2;
+	return 0;
 }
 
 /* Scans the whole sheet for its used range when it has no <dimension>. */
 static int scan_range(struct xlsx *x, struct xlsx_sheet *sheet)
 {
-	struct tr_office_xml xml;
-	uint32_t c1 = UINT32_MAX, c2 = 0, col = 0;
-	uint64_t r1 = UINT64_MAX, r2 = 0, row = 0;
+	static const struct tr_office_rule rules[] = {
+		{"row", on_scan_row, NULL},
+		{"c", on_scan_cell, NULL},
+	};
+	struct scan_walk w = {.c1 = UINT32_MAX, .r1 = UINT64_MAX};
+	const struct tr_office_walk walk = {rules, 2, NULL, &w};
 	char a[16], b[16];
-	int rc = tr_office_xml_open(&xml, x->z, sheet->part);
+	int rc;
 
 	sheet->scanned = true;
+	rc = tr_office_walk_part(x->z, sheet->part, false, NULL, &walk);
 	if (rc)
 		return rc > 0 ? 0 : -1;
-	while ((rc = tr_office_xml_next(&xml)) == 1) {
-		if (tr_office_xml_start(&xml, "row")) {
-			row = row_number(&xml, row);
-			col = 0;
-		} else if (tr_office_xml_start(&xml, "c")) {
-			char *ref = tr_office_xml_attr(&xml, "r");
-			uint32_t cr;
-
-			col++;
-			if (ref)
-				parse_ref(ref, &col, &cr);
-			free(ref);
-			if (row == 0 || row > MAX_ROWS || col == 0 || col > MAX_COLUMNS)
-				continue;
-			c1 = col < c1 ? col : c1;
-			c2 = col > c2 ? col : c2;
-			r1 = row < r1 ? row : r1;
-			r2 = row > r2 ? row : r2;
-		}
-	}
-	tr_office_xml_close(&xml);
-	if (rc < 0)
-		return -1;
 	free(sheet->dim);
 	sheet->dim = NULL;
-	if (c2 == 0)
+	if (w.c2 == 0)
 		return 0;
-	tr_office_column_name(c1, a);
-	tr_office_column_name(c2, b);
-	if (asprintf(&sheet->dim, "%s%" PRIu64 ":%s%" PRIu64, a, r1, b, r2) < 0) {
+	tr_office_column_name(w.c1, a);
+	tr_office_column_name(w.c2, b);
+	if (asprintf(&sheet->dim, "%s%" PRIu64 ":%s%" PRIu64, a, w.r1, b, w.r2) < 0) {
 		sheet->dim = NULL;
 		oom(x);
 		return -1;
@@ -639,132 +714,184 @@ static int sheet_header(struct xlsx *x, size_t index, const char *kind, uint32_t
 	return rc;
 }
 
+/* One pass over a sheet: what render_pass walks with. */
+struct sheet_pass {
+	struct xlsx *x;
+	size_t index;
+	uint32_t from_row;
+	bool *outside;
+	uint32_t c1, r1, c2, r2, n_cols, hidden_cols;
+	uint32_t next_col; /* of the row being read */
+	uint64_t row_no, merged_count, past_rows;
+	struct tr_buf line, merged;
+	struct row row;
+	bool ranged, any_row, header, chart, root;
+};
+
+static int on_col(void *ctx, struct tr_office_xml *xml)
+{
+	struct sheet_pass *p = ctx;
+	char *h = tr_office_xml_attr(xml, "hidden"), *mn = tr_office_xml_attr(xml, "min"),
+	     *mx = tr_office_xml_attr(xml, "max");
+
+	if (h && (!strcmp(h, "1") || !strcmp(h, "true")) && mn && mx && p->ranged) {
+		unsigned long lo = strtoul(mn, NULL, 10), hi = strtoul(mx, NULL, 10);
+
+		lo = lo < p->c1 ? p->c1 : lo;
+		hi = hi > p->c2 ? p->c2 : hi;
+		if (hi >= lo)
+			p->hidden_cols += (uint32_t)(hi - lo + 1);
+	}
+	free(h);
+	free(mn);
+	free(mx);
+	return 0;
+}
+
+static int on_sheet_data(void *ctx, struct tr_office_xml *xml)
+{
+	struct sheet_pass *p = ctx;
+
+	(void)xml;
+	p->header = true;
+	return sheet_header(p->x, p->index, p->ranged ? p->x->sheets[p->index - 1].dim : "empty",
+			    p->c1, p->n_cols, p->hidden_cols, p->from_row);
+}
+
+static int on_row_cell(void *ctx, struct tr_office_xml *xml)
+{
+	struct sheet_pass *p = ctx;
+	return read_cell(p->x, xml, &p->next_col, p->c1, p->n_cols, &p->row);
+}
+
+/* Reads the <row> the reader stands on and writes its line while the caps allow; returns 1
+ * when they stop the sheet. */
+static int on_row(void *ctx, struct tr_office_xml *xml)
+{
+	static const struct tr_office_rule rules[] = {{"c", on_row_cell, NULL}};
+	struct sheet_pass *p = ctx;
+	struct xlsx *x = p->x;
+	const struct tr_office_walk walk = {rules, 1, NULL, p};
+	char *h = tr_office_xml_attr(xml, "hidden");
+	bool hidden = h && (!strcmp(h, "1") || !strcmp(h, "true"));
+	int rc;
+
+	p->next_col = p->c1;
+	p->row_no = row_number(xml, p->row_no);
+	free(h);
+	if (p->row_no > MAX_ROWS && !tr_office_xml_empty(xml))
+		p->past_rows++;
+	if (p->row_no < p->from_row || p->row_no > MAX_ROWS || tr_office_xml_empty(xml))
+		return tr_office_xml_skip(xml) < 0 ? -1 : 0;
+	for (uint32_t c = 0; c < p->row.used; c++)
+		p->row.cells[c].len = 0;
+	p->row.used = 0;
+	rc = tr_office_walk(xml, &walk, false);
+	if (p->row.outside || (p->row.used && (p->row_no < p->r1 || p->row_no > p->r2)))
+		*p->outside = true;
+	if (rc != 0 || p->row.used == 0)
+		return rc;
+	p->line.len = 0;
+	if (format_row(&p->line, (uint32_t)p->row_no, hidden, &p->row) < 0)
+		return oom(x), -1;
+	if (x->rows_shown > 0 && (x->rows_shown >= x->d->opts->max_lines ||
+				  x->out.len + p->line.len > x->d->opts->max_output)) {
+		x->capped = true;
+		x->cap_sheet = p->index;
+		x->cap_row = p->row_no;
+		return 1;
+	}
+	rc = tr_buf_append(&x->out, p->line.data, p->line.len);
+	x->rows_shown++;
+	p->any_row = true;
+	return rc;
+}
+
+static int on_merge_cell(void *ctx, struct tr_office_xml *xml)
+{
+	struct sheet_pass *p = ctx;
+	char *ref = tr_office_xml_attr(xml, "ref");
+	int rc = 0;
+
+	if (ref)
+		rc = tr_buf_printf(&p->merged, "%s%s", p->merged_count++ ? ", " : "", ref);
+	free(ref);
+	return rc;
+}
+
+/* The root element: a chart sheet has no cells. */
+static int on_any(void *ctx, struct tr_office_xml *xml)
+{
+	struct sheet_pass *p = ctx;
+
+	if (!p->root) {
+		p->root = true;
+		p->chart = !strcmp(tr_office_xml_name(xml), "chartsheet");
+	}
+	return 0;
+}
+
+/* The lines after the rows: a header when there was no <sheetData>, the notes. */
+static int pass_tail(struct sheet_pass *p)
+{
+	struct xlsx *x = p->x;
+	int rc = 0;
+
+	/* A chart sheet (or a sheet without <sheetData>) has a header all the same, so that the
+	 * sheets after it keep their numbers. */
+	if (!p->header)
+		rc = sheet_header(x, p->index, p->chart ? "chart sheet" : "empty", p->c1, 0, 0,
+				  p->from_row);
+	if (rc == 0 && !x->capped) {
+		if (!p->any_row)
+			rc = tr_buf_append(&x->out, "(no rows with values)\n", 22);
+		if (rc == 0 && p->merged_count)
+			rc = tr_buf_printf(&x->out, "Merged cells (value in the first cell): %s\n",
+					   p->merged.data);
+		if (rc == 0 && p->past_rows)
+			rc = tr_buf_printf(&x->out, "(%" PRIu64 " row%s past row %d left out)\n",
+					   p->past_rows, p->past_rows == 1 ? "" : "s", MAX_ROWS);
+	}
+	return rc;
+}
+
 /* Writes sheet number index (1-based) from row from_row on, until the caps, with sheet->dim as
  * its range; sets *outside when a value lies outside that range. */
 static int render_pass(struct xlsx *x, size_t index, uint32_t from_row, bool *outside)
 {
+	static const struct tr_office_rule rules[] = {
+		{"col", on_col, NULL}, {"sheetData", on_sheet_data, NULL},
+		{"row", on_row, NULL}, {"mergeCell", on_merge_cell, NULL},
+		{NULL, on_any, NULL},
+	};
 	struct xlsx_sheet *sheet = &x->sheets[index - 1];
-	const struct tr_options *opts = x->d->opts;
-	uint32_t c1 = 1, r1 = 1, c2 = 1, r2 = 1, n_cols, hidden_cols = 0;
-	uint64_t row_no = 0, merged_count = 0, past_rows = 0;
-	struct tr_office_xml xml;
-	struct tr_buf line = {0}, merged = {0};
-	struct row row = {0};
-	bool ranged, any_row = false, header = false, chart = false, root = false;
+	struct sheet_pass p = {.x = x,
+			       .index = index,
+			       .from_row = from_row,
+			       .outside = outside,
+			       .c1 = 1,
+			       .r1 = 1,
+			       .c2 = 1,
+			       .r2 = 1};
+	const struct tr_office_walk walk = {rules, 5, NULL, &p};
 	int rc;
 
 	*outside = false;
-	ranged = parse_range(sheet->dim, &c1, &r1, &c2, &r2);
-	n_cols = ranged ? c2 - c1 + 1 : 0;
-	row.cells = calloc(n_cols ? n_cols : 1, sizeof(*row.cells));
-	if (!row.cells)
+	p.ranged = parse_range(sheet->dim, &p.c1, &p.r1, &p.c2, &p.r2);
+	p.n_cols = p.ranged ? p.c2 - p.c1 + 1 : 0;
+	p.row.cells = calloc(p.n_cols ? p.n_cols : 1, sizeof(*p.row.cells));
+	if (!p.row.cells)
 		return oom(x), -1;
-	rc = tr_office_xml_open(&xml, x->z, sheet->part);
-	if (rc > 0)
-		rc = tr_office_zip_fail(x->z, TR_E_CORRUPT, "the part %s is missing", sheet->part);
-	while (rc == 0 && (rc = tr_office_xml_next(&xml)) == 1) {
-		rc = 0;
-		if (!root && tr_office_xml_type(&xml) == XML_READER_TYPE_ELEMENT) {
-			root = true;
-			chart = !strcmp(tr_office_xml_name(&xml), "chartsheet");
-		}
-		if (tr_office_xml_start(&xml, "col")) {
-			char *h = tr_office_xml_attr(&xml, "hidden"),
-			     *mn = tr_office_xml_attr(&xml, "min"),
-			     *mx = tr_office_xml_attr(&xml, "max");
-
-			if (h && (!strcmp(h, "1") || !strcmp(h, "true")) && mn && mx && ranged) {
-				unsigned long lo = strtoul(mn, NULL, 10),
-					      hi = strtoul(mx, NULL, 10);
-
-				lo = lo < c1 ? c1 : lo;
-				hi = hi > c2 ? c2 : hi;
-				if (hi >= lo)
-					hidden_cols += (uint32_t)(hi - lo + 1);
-			}
-			free(h);
-			free(mn);
-			free(mx);
-		} else if (tr_office_xml_start(&xml, "sheetData")) {
-			header = true;
-			rc = sheet_header(x, index, ranged ? sheet->dim : "empty", c1, n_cols,
-					  hidden_cols, from_row);
-		} else if (tr_office_xml_start(&xml, "row")) {
-			char *h = tr_office_xml_attr(&xml, "hidden");
-			bool hidden = h && (!strcmp(h, "1") || !strcmp(h, "true"));
-			uint32_t next_col = c1;
-			int depth = tr_office_xml_depth(&xml);
-
-			row_no = row_number(&xml, row_no);
-			free(h);
-			if (row_no > MAX_ROWS && !tr_office_xml_empty(&xml))
-				past_rows++;
-			if (row_no < from_row || row_no > MAX_ROWS || tr_office_xml_empty(&xml)) {
-				rc = tr_office_xml_skip(&xml) < 0 ? -1 : 0;
-				continue;
-			}
-			for (uint32_t c = 0; c < row.used; c++)
-				row.cells[c].len = 0;
-			row.used = 0;
-			while (rc == 0 && (rc = tr_office_xml_next(&xml)) == 1) {
-				rc = 0;
-				if (tr_office_xml_type(&xml) == XML_READER_TYPE_END_ELEMENT &&
-				    tr_office_xml_depth(&xml) == depth)
-					break;
-				if (tr_office_xml_start(&xml, "c"))
-					rc = read_cell(x, &xml, &next_col, c1, n_cols, &row);
-			}
-			if (row.outside || (row.used && (row_no < r1 || row_no > r2)))
-				*outside = true;
-			if (rc != 0 || row.used == 0)
-				continue;
-			line.len = 0;
-			if (format_row(&line, (uint32_t)row_no, hidden, &row) < 0) {
-				rc = -1;
-				oom(x);
-				break;
-			}
-			if (x->rows_shown > 0 && (x->rows_shown >= opts->max_lines ||
-						  x->out.len + line.len > opts->max_output)) {
-				x->capped = true;
-				x->cap_sheet = index;
-				x->cap_row = row_no;
-				break;
-			}
-			rc = tr_buf_append(&x->out, line.data, line.len);
-			x->rows_shown++;
-			any_row = true;
-		} else if (tr_office_xml_start(&xml, "mergeCell")) {
-			char *ref = tr_office_xml_attr(&xml, "ref");
-
-			if (ref)
-				rc = tr_buf_printf(&merged, "%s%s", merged_count++ ? ", " : "",
-						   ref);
-			free(ref);
-		}
-	}
-	/* A chart sheet (or a sheet without <sheetData>) has a header all the same, so that the
-	 * sheets after it keep their numbers. */
-	if (rc == 0 && !header)
-		rc = sheet_header(x, index, chart ? "chart sheet" : "empty", c1, 0, 0, from_row);
-	if (rc == 0 && !x->capped) {
-		if (!any_row)
-			rc = tr_buf_append(&x->out, "(no rows with values)\n", 22);
-		if (rc == 0 && merged_count)
-			rc = tr_buf_printf(&x->out, "Merged cells (value in the first cell): %s\n",
-					   merged.data);
-		if (rc == 0 && past_rows)
-			rc = tr_buf_printf(&x->out, "(%" PRIu64 " row%s past row %d left out)\n",
-					   past_rows, past_rows == 1 ? "" : "s", MAX_ROWS);
-	}
-	tr_office_xml_close(&xml);
-	for (uint32_t c = 0; c < n_cols; c++)
-		tr_buf_free(&row.cells[c]);
-	free(row.cells);
-	tr_buf_free(&line);
-	if (merged.oom || x->out.oom)
+	rc = tr_office_walk_part(x->z, sheet->part, true, NULL, &walk);
+	if (rc == 0)
+		rc = pass_tail(&p);
+	for (uint32_t c = 0; c < p.n_cols; c++)
+		tr_buf_free(&p.row.cells[c]);
+	free(p.row.cells);
+	tr_buf_free(&p.line);
+	if (p.merged.oom || x->out.oom)
 		oom(x);
-	tr_buf_free(&merged);
+	tr_buf_free(&p.merged);
 	return rc < 0 || x->z->oom ? -1 : 0;
 }
 

@@ -195,6 +195,69 @@ int tr_office_xml_skip(struct tr_office_xml *x)
 	}
 }
 
+static const struct tr_office_rule *find_rule(const struct tr_office_walk *w, const char *name)
+{
+	for (size_t i = 0; i < w->n_rules; i++)
+		if (!w->rules[i].name || !strcmp(w->rules[i].name, name))
+			return &w->rules[i];
+	return NULL;
+}
+
+int tr_office_walk(struct tr_office_xml *x, const struct tr_office_walk *w, bool whole)
+{
+	int depth = whole ? -1 : tr_office_xml_depth(x), rc;
+
+	if (!whole && tr_office_xml_empty(x))
+		return 0;
+	while ((rc = tr_office_xml_next(x)) == 1) {
+		int type = tr_office_xml_type(x);
+		const struct tr_office_rule *rule;
+		const char *text;
+
+		if (type == XML_READER_TYPE_END_ELEMENT && tr_office_xml_depth(x) == depth)
+			return 0;
+		rc = 0;
+		if (type == XML_READER_TYPE_ELEMENT || type == XML_READER_TYPE_END_ELEMENT) {
+			rule = find_rule(w, tr_office_xml_name(x));
+			if (rule && type == XML_READER_TYPE_ELEMENT && rule->on_start)
+				rc = rule->on_start(w->ctx, x);
+			else if (rule && type == XML_READER_TYPE_END_ELEMENT && rule->on_end)
+				rc = rule->on_end(w->ctx, x);
+		} else if (w->on_text && (text = tr_office_xml_text(x))) {
+			rc = w->on_text(w->ctx, x, text);
+		}
+		if (rc != 0)
+			break;
+	}
+	if (rc < 0 && !x->z->error)
+		x->z->oom = true;
+	return rc < 0 ? -1 : rc;
+}
+
+int tr_office_count(int *depth, const struct tr_office_xml *x)
+{
+	if (tr_office_xml_type(x) == XML_READER_TYPE_END_ELEMENT) {
+		if (*depth)
+			--*depth;
+	} else if (!tr_office_xml_empty(x)) {
+		++*depth;
+	}
+	return 0;
+}
+
+int tr_office_on_skip(void *ctx, struct tr_office_xml *x)
+{
+	(void)ctx;
+	return tr_office_xml_skip(x) < 0 ? -1 : 0;
+}
+
+int tr_office_on_stop(void *ctx, struct tr_office_xml *x)
+{
+	(void)ctx;
+	(void)x;
+	return 1;
+}
+
 void tr_office_xml_close(struct tr_office_xml *x)
 {
 	if (x->reader)
@@ -277,10 +340,53 @@ const char *tr_office_xml_text(const struct tr_office_xml *x)
 	}
 }
 
+/* What a .rels walk fills. */
+struct rels_walk {
+	const char *part; /* the part the relationships are of */
+	struct tr_office_rels *rels;
+};
+
+static int on_relationship(void *ctx, struct tr_office_xml *x)
+{
+	struct rels_walk *rw = ctx;
+	struct tr_office_rel rel = {0}, *grown = NULL;
+	char *mode;
+
+	rel.id = tr_office_xml_attr(x, "Id");
+	rel.target = tr_office_xml_attr(x, "Target");
+	rel.type = tr_office_xml_attr(x, "Type");
+	mode = tr_office_xml_attr(x, "TargetMode");
+	rel.external = mode && strcmp(mode, "External") == 0;
+	free(mode);
+	if (rel.id && rel.target && !rel.external) {
+		char *resolved = tr_office_resolve(rw->part, rel.target);
+
+		free(rel.target);
+		rel.target = resolved;
+	}
+	if (rel.id && rel.target && rel.type) {
+		grown = realloc(rw->rels->items, (rw->rels->n + 1) * sizeof(*grown));
+		if (!grown)
+			x->z->oom = true;
+	}
+	if (!grown) {
+		free(rel.id);
+		free(rel.target);
+		free(rel.type);
+		/* a relationship without its attributes, or leaving the archive */
+		return x->z->oom ? -1 : 0;
+	}
+	rw->rels->items = grown;
+	rw->rels->items[rw->rels->n++] = rel;
+	return 0;
+}
+
 int tr_office_rels_load(struct tr_office_zip *z, const char *part, struct tr_office_rels *rels)
 {
+	static const struct tr_office_rule rules[] = {{"Relationship", on_relationship, NULL}};
+	struct rels_walk rw = {part, rels};
+	const struct tr_office_walk walk = {rules, 1, NULL, &rw};
 	const char *slash = strrchr(part, '/');
-	struct tr_office_xml x;
 	char path[512];
 	int rc;
 
@@ -290,50 +396,30 @@ int tr_office_rels_load(struct tr_office_zip *z, const char *part, struct tr_off
 			 slash + 1);
 	else
 		snprintf(path, sizeof(path), "_rels/%s.rels", part);
-	rc = tr_office_xml_open(&x, z, path);
-	if (rc)
-		return rc > 0 ? 0 : -1;
-	while ((rc = tr_office_xml_next(&x)) == 1) {
-		struct tr_office_rel rel = {0}, *grown;
-		char *mode;
-
-		if (!tr_office_xml_start(&x, "Relationship"))
-			continue;
-		rel.id = tr_office_xml_attr(&x, "Id");
-		rel.target = tr_office_xml_attr(&x, "Target");
-		rel.type = tr_office_xml_attr(&x, "Type");
-		mode = tr_office_xml_attr(&x, "TargetMode");
-		rel.external = mode && strcmp(mode, "External") == 0;
-		free(mode);
-		if (rel.id && rel.target && !rel.external) {
-			char *resolved = tr_office_resolve(part, rel.target);
-
-			free(rel.target);
-			rel.target = resolved;
-		}
-		grown = NULL;
-		if (rel.id && rel.target && rel.type) {
-			grown = realloc(rels->items, (rels->n + 1) * sizeof(*grown));
-			if (!grown)
-				z->oom = true;
-		}
-		if (!grown) {
-			free(rel.id);
-			free(rel.target);
-			free(rel.type);
-			if (z->oom)
-				break;
-			continue; /* a relationship without its attributes, or leaving the archive */
-		}
-		rels->items = grown;
-		rels->items[rels->n++] = rel;
-	}
-	tr_office_xml_close(&x);
-	if (rc < 0 || z->oom) {
+	rc = tr_office_walk_part(z, path, false, NULL, &walk);
+	if (rc < 0 || (rc == 0 && z->oom)) {
 		tr_office_rels_free(rels);
 		return -1;
 	}
 	return 0;
+}
+
+int tr_office_walk_part(struct tr_office_zip *z, const char *part, bool required,
+			struct tr_office_rels *rels, const struct tr_office_walk *w)
+{
+	struct tr_office_xml x;
+	int rc;
+
+	if (rels && tr_office_rels_load(z, part, rels) < 0)
+		return -1;
+	rc = tr_office_xml_open(&x, z, part);
+	if (rc > 0 && required)
+		return tr_office_zip_fail(z, TR_E_CORRUPT, "the part %s is missing", part);
+	if (rc)
+		return rc;
+	rc = tr_office_walk(&x, w, true);
+	tr_office_xml_close(&x);
+	return rc < 0 ? -1 : 0;
 }
 
 const struct tr_office_rel *tr_office_rels_find(const struct tr_office_rels *rels, const char *id)
