@@ -5,14 +5,16 @@ docs/SPEC.md §8), so that its lists are measured rather than guessed:
     seccomp_profile.py [--reader] [--build DIR] [--quick] [--keep DIR] [--family NAME ...]
 
 runs, with TOOLFS_WORKER_TEST=profile (the workers' filter logs instead of stopping: every call
-runs), one toolfs-mcp under strace per reader family: PDF (text, a page rendered, a region
+runs; under `strace --seccomp-bpf -e trace=!futex` a refused call traps instead and strace
+shows the SIGSYS naming it, which sandbox_confine.c then refuses as it would), one toolfs-mcp
+per reader family: PDF (text, a page rendered, a region
 zoomed, OCR of scans), images (PNG, JPEG, GIF, WebP: the fit and a region), rasters (BMP, TIFF,
 ICO, HEIC, AVIF), SVG, Office (docx, xlsx, pptx, ODF), notebooks with image outputs, and media
 (audio and video through FFmpeg: the default view, a frame or the audio from 1 s, and a span;
 a frame libvips fits), over the files of the tests' generators (--quick: one generator per
 family; for media the cue and chapter files of gen_cues) and a corpus of real-sized ones (a
-60-page PDF, a 10-page scan, a 6000x4000 photo, a 40 MB notebook, a 20-minute film with 2,000
-cues in MP4 and Matroska, 1,000 ID3 chapters, 4K H.264 and HEVC, VP9, AV1, AC-3, Opus ...). It
+60-page PDF, a 10-page scan, a 20000x20000 image in a PDF, test_pdf_stuck_page's PDFs, a
+6000x4000 photo, a 40 MB notebook, a 20-minute film with 2,000 cues in MP4 and Matroska, 1,000 ID3 chapters, 4K H.264 and HEVC, VP9, AV1, AC-3, Opus ...). It
 prints, per family, each call the workers (and their threads) made after their filter was on,
 and whether sandbox_confine.c allows it, refuses it (an errno) or would stop the worker; the
 exit status is 1 when a call would stop one. (--reader, the only mode, is accepted as before.)"""
@@ -101,11 +103,11 @@ def sandbox_lists(source=READER_SANDBOX) -> tuple:
 
 
 def traced_mcp(build: pathlib.Path, root: pathlib.Path, trace: pathlib.Path, env: dict,
-               strace_args=()) -> tuple:
+               strace_args=(), render_ms=300000) -> tuple:
     """One toolfs-mcp under strace -f -ff (a trace file per thread in trace), initialized:
     (the process, a function that calls a method and returns its result)."""
     cmd = ["strace", "-f", "-ff", "-qq", *strace_args, "-o", str(trace / "t"),
-           str(build / "mcp" / "toolfs-mcp"), "--max_render_ms", "300000", str(root)]
+           str(build / "mcp" / "toolfs-mcp"), "--max_render_ms", str(render_ms), str(root)]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             env={**os.environ, **env})
     next_id = 0
@@ -143,6 +145,7 @@ def reader_big_corpus(out: pathlib.Path) -> None:
     from PIL import Image
     out.mkdir(parents=True, exist_ok=True)
     gen_pdfs.text_pdf(out / "sixty.pdf", 60)
+    gen_pdfs.big_image_pdf(out / "bigimage.pdf")  # test_pdf_worker_memory's 20000x20000 image
     photo = Image.effect_noise((6000, 4000), 60).convert("RGB")
     photo.save(out / "photo.jpg", quality=90)
     photo.resize((3000, 2000)).save(out / "photo.png")
@@ -198,6 +201,19 @@ def reader_quick_corpus(out: pathlib.Path) -> None:
     gen_notebooks.write_v4(out / "picture.ipynb", nb)
 
 
+def stuck_pdfs(out: pathlib.Path) -> None:
+    """test_pdf_stuck_page's PDFs: a page poppler draws or extracts past any budget; read under
+    the default max_render_ms (STUCK_RENDER_MS), so that their reads end at their deadline."""
+    import gen_stuck_pdf
+    out.mkdir(parents=True)
+    for kind in gen_stuck_pdf.KINDS:
+        (out / f"{kind}.pdf").write_bytes(gen_stuck_pdf.build(kind))
+    (out / "scan.pdf").write_bytes(gen_stuck_pdf.build("shading", words=False))
+
+
+STUCK_RENDER_MS = 10000
+
+
 # The parts of the corpus that hold media files (the others hold none).
 MEDIA_PARTS = ("media_quick", "media", "video", "formats", "media_big")
 
@@ -225,7 +241,7 @@ def reader_corpus(root: pathlib.Path, quick: bool, only=None) -> dict:
                  "fit": gen_fit.generate, "plots": gen_plots.generate,
                  "layers": lambda out: (out.mkdir(parents=True), gen_pdf_layers.generate(out)),
                  "regions": gen_regions.generate, "office_cases": gen_office_cases.generate,
-                 "big": reader_big_corpus, "media_quick": media_quick_corpus,
+                 "stuck": stuck_pdfs, "big": reader_big_corpus, "media_quick": media_quick_corpus,
                  "media": gen_media.generate, "video": gen_video.generate,
                  "formats": gen_audio_formats.generate, "media_big": big_corpus}
     if only:
@@ -257,12 +273,15 @@ def reader_reads(family: str, path: str) -> list:
 
 
 def run_reader_reads(build: pathlib.Path, root: pathlib.Path, family: str, files: list,
-                     trace: pathlib.Path) -> list:
+                     trace: pathlib.Path, render_ms=300000) -> list:
     """Reads family's files through one toolfs-mcp under strace -ff; returns (args, error)."""
-    # futex is left out of the trace: threads waiting on each other under strace make millions
-    # of them (gigabytes of trace); it is allowed, and glibc's locks need it
+    # futex is left out of the trace, and with --seccomp-bpf the threads do not even stop for
+    # it: a page render's and OCR's threads waiting on each other make hundreds of thousands
+    # (minutes a page under ptrace's stops); it is allowed, and glibc's locks need it. Every
+    # other call stops for strace; a call the filter refuses with an errno traps instead in
+    # this run (sandbox_confine.c refuse), and strace shows the SIGSYS that names it.
     proc, call = traced_mcp(build, root, trace, {"TOOLFS_WORKER_TEST": "profile"},
-                            ("-e", "trace=!futex"))
+                            ("--seccomp-bpf", "-ttt", "-e", "trace=!futex"), render_ms)
     answers = []
     for path in files:
         for args in reader_reads(family, str(path.relative_to(root))):
@@ -274,42 +293,77 @@ def run_reader_reads(build: pathlib.Path, root: pathlib.Path, family: str, files
     return answers
 
 
+def trace_lives(path: pathlib.Path) -> list:
+    """The lives of the tasks one strace -ff -ttt file holds, in order: a task id the kernel
+    reuses (pid_max 32768 on a busy machine) has strace append the new task to the old one's
+    file. Each life: (its first call's time, its call names, [(time, id) of the tasks it cloned],
+    the index in the names past its seccomp filter's load, or None)."""
+    lives, life, answered = [], None, False
+    for line in path.read_text(errors="replace").splitlines():
+        stamp = re.match(r"(\d+\.\d+) (.*)", line)
+        if not stamp:
+            continue
+        when, line = float(stamp[1]), stamp[2]
+        if life is None:
+            life = (when, [], [], [None])
+            lives.append(life)
+        names, kids, on = life[1], life[2], life[3]
+        if line.startswith("+++ "):  # its end (killed, or exited: -qq prints no exit)
+            life, answered = None, False
+            continue
+        # a refused call, trapped and answered its errno by the worker's handler, whose
+        # return (rt_sigreturn) is the answer's, not a call of the library
+        refused = re.match(r"--- SIGSYS .*si_syscall=__NR_(\w+)", line)
+        if refused and on[0] is not None:
+            names.append(refused[1])
+            answered = True
+            continue
+        m = re.match(r"(\w+)\(", line)
+        if not m:
+            continue
+        if answered and m[1] == "rt_sigreturn":
+            answered = False
+            continue
+        answered = False
+        if on[0] is None and m[1] == "seccomp" and "SECCOMP_SET_MODE_FILTER" in line and \
+                re.search(r"\) += 0$", line):
+            on[0] = len(names) + 1
+        name = m[1]
+        if name == "clone" and on[0] is not None:
+            if "CLONE_THREAD" not in line:
+                name = "clone(fork)"
+            else:  # glibc tried clone3 first, which the filter answers ENOSYS unseen
+                names.append("clone3")
+            got = re.search(r"= (\d+)$", line)
+            if got:
+                kids.append((when, int(got[1])))
+        names.append(name)
+        if name in ("exit", "exit_group"):  # its end: the id may be reused after it
+            life, answered = None, False
+    return [(when, names, kids, on[0]) for when, names, kids, on in lives]
+
+
 def reader_worker_calls(trace: pathlib.Path) -> tuple:
-    """(per system call how many workers made it after their filter was on, threads and
+    """(per system call how many workers made it after their filter was on, workers, and
     threads at most per worker). A worker's threads (strace -ff: a file each) count as it."""
-    calls, children, on_at = {}, {}, {}
-    for path in trace.iterdir():
-        tid = int(path.name.rsplit(".", 1)[1])
-        names, kids, on = [], [], None
-        for line in path.read_text(errors="replace").splitlines():
-            m = re.match(r"(\w+)\(", line)
-            if not m:
-                continue
-            if on is None and m[1] == "seccomp" and "SECCOMP_SET_MODE_FILTER" in line and \
-                    re.search(r"\) += 0$", line):
-                on = len(names) + 1
-            name = m[1]
-            if name == "clone" and on is not None:
-                if "CLONE_THREAD" not in line:
-                    name = "clone(fork)"
-                got = re.search(r"= (\d+)$", line)
-                if got:
-                    kids.append(int(got[1]))
-            names.append(name)
-        calls[tid], children[tid] = names, kids
-        if on is not None:
-            on_at[tid] = on
-    seen, most = collections.Counter(), 0
-    for worker, on in on_at.items():
-        made, todo, threads = set(calls[worker][on:]), list(children[worker]), 0
+    lives = {int(path.name.rsplit(".", 1)[1]): trace_lives(path) for path in trace.iterdir()}
+
+    def child(when, tid):  # the life of tid that began after its clone at when
+        later = [life for life in lives.get(tid, []) if life[0] >= when]
+        return min(later, key=lambda life: life[0]) if later else None
+    seen, most, workers = collections.Counter(), 0, 0
+    for life in (life for each in lives.values() for life in each if life[3] is not None):
+        workers += 1
+        made, todo, threads = set(life[1][life[3]:]), list(life[2]), 0
         while todo:
-            tid = todo.pop()
+            kid = child(*todo.pop())
             threads += 1
-            made.update(calls.get(tid, []))
-            todo += children.get(tid, [])
+            if kid:
+                made.update(kid[1])
+                todo += kid[2]
         most = max(most, threads)
         seen.update(made)
-    return seen, len(on_at), most
+    return seen, workers, most
 
 
 def reader_main(build: pathlib.Path, quick: bool, keep, only=None) -> int:
@@ -323,7 +377,11 @@ def reader_main(build: pathlib.Path, quick: bool, keep, only=None) -> int:
                 continue
             trace = pathlib.Path(tmp) / f"trace-{family}"
             trace.mkdir()
-            answers = run_reader_reads(build, root, family, files, trace)
+            stuck = [p for p in files if (root / "stuck") in p.parents]
+            answers = run_reader_reads(build, root, family,
+                                       [p for p in files if p not in stuck], trace)
+            if stuck:
+                answers += run_reader_reads(build, root, family, stuck, trace, STUCK_RENDER_MS)
             seen, workers, threads = reader_worker_calls(trace)
             shutil.rmtree(trace)
             failed = [(args, text) for args, text in answers if text is not None]

@@ -72,6 +72,9 @@ static scmp_filter_ctx filter;
 /* The names of the system calls, made by the server for its workers' SIGSYS handler. */
 #define SYSCALL_NAMES 512
 static char syscall_names[SYSCALL_NAMES][SANDBOX_MAX_SYSCALL_NAME + 1];
+/* In a traced profile run, the errno each refused call answers (0: none), which the worker's
+ * SIGSYS handler returns in the filter's place (prepare_seccomp says why). */
+static unsigned char profile_errno[SYSCALL_NAMES];
 
 static void name_syscalls(void)
 {
@@ -86,6 +89,11 @@ static void name_syscalls(void)
 const char *sandbox_syscall_name(long nr)
 {
 	return nr >= 0 && nr < SYSCALL_NAMES ? syscall_names[nr] : "?";
+}
+
+int sandbox_profile_errno(long nr)
+{
+	return nr >= 0 && nr < SYSCALL_NAMES ? profile_errno[nr] : 0;
 }
 
 static int limit(int resource, rlim_t soft, rlim_t hard)
@@ -184,11 +192,12 @@ static int prepare_landlock(bool missing)
  * the call): execve, fork, socket, connect, ptrace, mount, kill, ... Files are read only in
  * practice (Landlock, nobody and RLIMIT_FSIZE 0 refuse writes). */
 static const int allowed[] = {
-	/* measured: the file's bytes (pread64), fonts, poppler-data, tessdata, libvips's and
-	 * ImageMagick's modules and configuration (openat, read, lseek, close, newfstatat, access,
-	 * readlink, getdents64, getcwd, fcntl), the reply (sendto); margin: the other ways glibc
-	 * and Rust's std (librsvg) reach the same (fstat, statx, faccessat2, readlinkat, readv,
-	 * fadvise64, dup), and write and writev: the SIGSYS and SIGABRT handlers' reply, stdio */
+	/* measured: the file's bytes (pread64), fonts, fontconfig's caches (fadvise64),
+	 * poppler-data, tessdata, libvips's and ImageMagick's modules and configuration (openat,
+	 * read, lseek, close, newfstatat, access, readlink, getdents64, getcwd, fcntl), the reply
+	 * (sendto), stderr (write: Tesseract's messages, the SIGABRT handler's reply); margin: the
+	 * other ways glibc and Rust's std (librsvg) reach the same (fstat, statx, faccessat2,
+	 * readlinkat, readv, dup), and writev: stdio */
 	SCMP_SYS(pread64),
 	SCMP_SYS(openat),
 	SCMP_SYS(read),
@@ -219,8 +228,9 @@ static const int allowed[] = {
 	SCMP_SYS(madvise),
 	/* measured: threads (clone, below, with CLONE_THREAD alone) and their set-up, locks (futex:
 	 * left out of the trace, millions of calls under strace; glibc's locks need it), the CPU
-	 * count (libvips, GLib), thread names (prctl, below), their end; margin: a yield and a
-	 * sleep (libgomp's and GLib's waits), the thread's id */
+	 * count (libvips, GLib), thread names (prctl, below), their end, the read's watchdog
+	 * waiting for its deadline (clock_nanosleep); margin: a yield and a sleep (libgomp's and
+	 * GLib's waits), the thread's id */
 	SCMP_SYS(futex),
 	SCMP_SYS(set_robust_list),
 	SCMP_SYS(rseq),
@@ -298,23 +308,41 @@ static const int refused[] = {
 	SCMP_SYS(sched_get_priority_min),
 };
 
+/* The action of a call refused with errno err. In a traced profile run it traps instead, and
+ * the worker's SIGSYS handler answers err as the filter would (the call does not run): strace
+ * --seccomp-bpf, which stops the tracee only for the calls it traces (futex left out: the page
+ * and OCR threads make hundreds of thousands), is never told of a call a filter answers an
+ * errno, but it shows the signal, which names the call. A refused call made with SIGSYS
+ * blocked kills the worker in a profile run: its read fails, and the run says so. */
+static uint32_t refuse(int nr, int err, bool logging)
+{
+	if (!logging)
+		return SCMP_ACT_ERRNO(err);
+	if (nr >= 0 && nr < SYSCALL_NAMES)
+		profile_errno[nr] = (unsigned char)err;
+	return SCMP_ACT_TRAP;
+}
+
 static int prepare_seccomp(bool profile)
 {
-	int rc;
-
 	/* SIGSYS trapped, so that the worker names the call (sandbox_worker.c on_sigsys); a
 	 * test run's profile (TOOLFS_WORKER_TEST=profile) logs instead and lets the call run, for
 	 * tests/seccomp_profile.py --reader to list under strace: honoured only under a tracer, so
 	 * that a daemon left with the variable still stops every other call */
-	filter = seccomp_init(profile && tr_traced() ? SCMP_ACT_LOG : SCMP_ACT_TRAP);
+	bool logging = profile && tr_traced();
+	int rc;
+
+	filter = seccomp_init(logging ? SCMP_ACT_LOG : SCMP_ACT_TRAP);
 	name_syscalls();
 	rc = filter ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		rc = seccomp_rule_add(filter, SCMP_ACT_ALLOW, allowed[i], 0);
 	for (size_t i = 0; rc == 0 && i < sizeof(refused) / sizeof(refused[0]); i++)
-		rc = seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), refused[i], 0);
+		rc = seccomp_rule_add(filter, refuse(refused[i], EPERM, logging), refused[i], 0);
 	/* threads only: a clone without CLONE_THREAD (fork) kills; clone3 is answered ENOSYS so
-	 * that glibc takes clone, whose flags the filter can see */
+	 * that glibc takes clone, whose flags the filter can see. Not trapped in a profile run:
+	 * glibc tries it with every signal blocked, and a blocked SIGSYS kills (the profile counts
+	 * it from each thread's clone) */
 	if (rc == 0)
 		rc = seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
 				      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
@@ -328,11 +356,11 @@ static int prepare_seccomp(bool profile)
 		rc = seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
 				      SCMP_A0(SCMP_CMP_EQ, PR_GET_NAME));
 	if (rc == 0)
-		rc = seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 1,
-				      SCMP_A0(SCMP_CMP_GT, PR_SET_NAME));
+		rc = seccomp_rule_add(filter, refuse(SCMP_SYS(prctl), EPERM, logging),
+				      SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_GT, PR_SET_NAME));
 	if (rc == 0)
-		rc = seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 1,
-				      SCMP_A0(SCMP_CMP_LT, PR_SET_NAME));
+		rc = seccomp_rule_add(filter, refuse(SCMP_SYS(prctl), EPERM, logging),
+				      SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_LT, PR_SET_NAME));
 	return rc ? -1 : 0;
 }
 

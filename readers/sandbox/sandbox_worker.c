@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "image.h"
@@ -84,14 +85,30 @@ static void on_abort(int sig)
 }
 
 /* The seccomp filter's trap: the reply names the system call, then the worker dies of SIGSYS
- * (the handler runs on one thread; the others die with it). */
+ * (the handler runs on one thread; the others die with it). In a traced profile run a refused
+ * call traps instead of answering its errno: the handler answers it (the call's return
+ * register) and the thread goes on, as under the filter of every other run. */
 static void on_sigsys(int sig, siginfo_t *info, void *context)
 {
 	const char *name = sandbox_syscall_name(info->si_syscall);
 	struct sandbox_reply rep = {
 		.magic = SANDBOX_MAGIC, .status = SANDBOX_SYSCALL, .len = strlen(name)};
+	int err = sandbox_profile_errno(info->si_syscall);
 
+#if defined(__x86_64__)
+	if (err) {
+		((ucontext_t *)context)->uc_mcontext.gregs[REG_RAX] = -err;
+		return;
+	}
+#elif defined(__aarch64__)
+	if (err) {
+		((ucontext_t *)context)->uc_mcontext.regs[0] = (unsigned long long)-err;
+		return;
+	}
+#else
 	(void)context;
+	(void)err;
+#endif
 	(void)!write(SANDBOX_FD, &rep, sizeof(rep));
 	(void)!write(SANDBOX_FD, name, rep.len);
 	signal(sig, SIG_DFL);

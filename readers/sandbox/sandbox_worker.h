@@ -10,7 +10,8 @@
 /* The test modes of TOOLFS_WORKER_TEST (docs/SPEC.md §8) that change the confinement itself. */
 enum sandbox_test {
 	/* the seccomp filter logs every call it would stop (SCMP_ACT_LOG) instead of stopping it,
-	 * when the server is traced (strace): tests/seccomp_profile.py --reader measures so */
+	 * and traps the calls it refuses, which the SIGSYS handler answers their errno, when the
+	 * server is traced (strace): tests/seccomp_profile.py --reader measures so */
 	SANDBOX_TEST_PROFILE = 1u << 0,
 	/* the server finds no Landlock, as on a kernel without it (ENOSYS) */
 	SANDBOX_TEST_NO_LANDLOCK = 1u << 1,
@@ -37,5 +38,10 @@ int sandbox_worker_confine(pid_t server, uint64_t max_memory, bool threads);
 /* The name of system call nr (from a table the server made before any worker; "?" past it):
  * safe in a signal handler. */
 const char *sandbox_syscall_name(long nr);
+
+/* In a traced profile run (SANDBOX_TEST_PROFILE), the errno the filter would answer call nr
+ * with, which it traps instead for strace to see; 0 for every other call and in every other
+ * run. Safe in a signal handler. */
+int sandbox_profile_errno(long nr);
 
 #endif
