@@ -5,6 +5,7 @@ and the tesseract CLI run on pdftoppm's page images."""
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 
 import pytest
@@ -248,3 +249,25 @@ def test_ocr_stops_at_the_time_budget(read):
         "max_render_ms (300 ms)")
     assert "ocr" not in r.json["metadata"]
     assert r.json["range"]["end"] == 1 and r.json["next"] == "scan.pdf:2-4.tool.json"
+
+
+def test_ocr_in_the_worker_starts_no_openmp_thread(build_dir, scans):
+    """Tesseract's LSTM asks OpenMP for 4 threads a page, which only OMP_THREAD_LIMIT caps: the
+    reader worker's fork server opened the modules itself, without the cap the programs set
+    before their first dlopen, so a one-page OCR ran 3 OpenMP threads beside the read's and
+    took twice the time (bench of stop 45: 1.95 s against a3ab549's 0.93 s for scan huge.pdf;
+    on d0721e2 this test counted 4 threads). Counted by strace: the worker starts one thread,
+    the read's watchdog (no process of the read starts more)."""
+    if not shutil.which("strace"):
+        pytest.skip("strace is needed (Debian package strace)")
+    folder, _ = scans
+    trace = folder / "clone-trace.txt"
+    subprocess.run(["strace", "-f", "-qq", "-e", "trace=clone", "-o", str(trace),
+                    str(build_dir / "cli" / "toolfs-read"), "--select", "1", "--ocr", "on",
+                    "huge.pdf"], cwd=folder, capture_output=True, check=True, timeout=300)
+    started = {}  # pid -> threads it started
+    for line in trace.read_text().splitlines():
+        if "CLONE_THREAD" in line:
+            pid = line.split()[0]
+            started[pid] = started.get(pid, 0) + 1
+    assert max(started.values(), default=0) <= 1, started

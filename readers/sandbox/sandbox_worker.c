@@ -334,6 +334,7 @@ static void load_module(uint32_t index)
 	loaded[index] = true;
 	file = tr_readers[index]->module;
 	if (file && tr_module_find(file, path, sizeof(path)) == 0) {
+		tr_module_limit_openmp();
 		void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* kept for the server's life */
 		const struct tr_vips_api *vips = handle ? dlsym(handle, "tr_vips_api") : NULL;
 

@@ -82,8 +82,9 @@ static int module_dirs(char dirs[][PATH_MAX])
  * which only OMP_THREAD_LIMIT caps; toolfs already runs one page per CPU, and the two together
  * oversubscribe the CPUs (a 10-page scan took twice as long). libgomp reads the limit once, when
  * it is loaded, which the first module does (libvips brings it in through libimagequant): so it
- * is set before the first dlopen, unless the user set it. */
-static void limit_openmp(void)
+ * is set before the first dlopen, unless the user set it: by load() below, and by the reader
+ * worker's fork server (readers/sandbox/sandbox_worker.c), which opens the modules itself. */
+void tr_module_limit_openmp(void)
 {
 	static bool done;
 	void *gomp;
@@ -108,7 +109,7 @@ static void load(struct tr_module *mod)
 	for (int i = 0; i < n_dirs && !handle; i++) {
 		if (!join(path, sizeof(path), dirs[i], mod->file) || access(path, F_OK) != 0)
 			continue;
-		limit_openmp();
+		tr_module_limit_openmp();
 		handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		if (!handle) {
 			const char *why = dlerror();

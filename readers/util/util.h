@@ -340,6 +340,10 @@ struct tr_module {
  * Thread-safe. */
 const void *tr_module_api(struct tr_module *mod);
 
+/* Caps OpenMP (Tesseract's LSTM) at one thread a page before libgomp is first loaded, unless
+ * the user set OMP_THREAD_LIMIT; a no-op once it is loaded. Call before any dlopen of a module. */
+void tr_module_limit_openmp(void);
+
 /* Finds the executable helper file (toolfs-reader-worker) where modules are looked for and
  * writes its path into path. Returns 0, or -1 with the last directory looked in written there. */
 int tr_module_find(const char *file, char *path, size_t size);
