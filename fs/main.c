@@ -180,6 +180,7 @@ static bool fuse_knows_option(const char *item)
 	fuse_set_log_func(quiet_fuse_log);
 	se = fuse_session_new(&probe, &no_ops, sizeof(no_ops), NULL);
 	fuse_set_log_func(NULL);
+	fuse_opt_free_args(&probe); /* the parse may have copied them */
 	if (se)
 		fuse_session_destroy(se);
 	return se != NULL;
