@@ -47,8 +47,8 @@ const void *tr_doc_span(const struct tr_doc *doc, uint64_t offset, size_t len);
 typedef int (*tr_doc_sink_fn)(void *arg, const void *bytes, size_t len);
 
 /* Passes the first len bytes of doc (len <= tr_doc_size) to sink, in order and in pieces: literal
- * runs as they are held (never copied whole), base64 encoded in chunks of at most 1 MiB. Returns 0,
- * or -1 when sink stopped or a chunk could not be allocated. */
+ * runs as they are held (never copied whole), base64 encoded in chunks of 64 KiB on the stack,
+ * so that a write begun never fails for memory. Returns 0, or -1 when sink stopped. */
 int tr_doc_write_to(const struct tr_doc *doc, uint64_t len, tr_doc_sink_fn sink, void *arg);
 
 /* Writes the whole document to fd, retrying short writes and EINTR. Returns 0, or -1 with errno. */

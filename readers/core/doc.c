@@ -291,8 +291,10 @@ static int write_all(int fd, const void *data, size_t len)
 
 int tr_doc_write_to(const struct tr_doc *doc, uint64_t len, tr_doc_sink_fn sink, void *arg)
 {
-	enum { CHUNK = 1 << 20 };
-	unsigned char *chunk = NULL;
+	/* On the stack: a write that has begun (an MCP answer's head is out) never fails for
+	 * memory halfway. */
+	enum { CHUNK = 64 << 10 };
+	unsigned char chunk[CHUNK];
 
 	for (size_t i = 0; i < doc->n_segs && doc->segs[i].start < len; i++) {
 		const struct doc_segment *seg = &doc->segs[i];
@@ -300,29 +302,23 @@ int tr_doc_write_to(const struct tr_doc *doc, uint64_t len, tr_doc_sink_fn sink,
 
 		if (seg->digest) {
 			if (sink(arg, tr_digest_hex(seg->digest), (size_t)end) < 0)
-				goto fail;
+				return -1;
 			continue;
 		}
 		if (!seg->blob) {
 			if (sink(arg, seg->bytes, (size_t)end) < 0)
-				goto fail;
+				return -1;
 			continue;
 		}
-		if (!chunk && !(chunk = malloc(CHUNK)))
-			goto fail;
 		for (uint64_t at = 0; at < end; at += CHUNK) {
 			size_t take = end - at < CHUNK ? end - at : CHUNK;
 
 			read_base64(seg->blob, at, take, chunk);
 			if (sink(arg, chunk, take) < 0)
-				goto fail;
+				return -1;
 		}
 	}
-	free(chunk);
 	return 0;
-fail:
-	free(chunk);
-	return -1;
 }
 
 static int write_fd_sink(void *arg, const void *bytes, size_t len)
