@@ -316,22 +316,23 @@ static void worker(int sock, pid_t server)
 	_exit(reply(SANDBOX_OK, &body) ? 1 : 0);
 }
 
-/* Loads the module of reader index (once): every worker forked after shares its pages, and
- * none pays for loading it again. A module that does not load is the worker's to report. (The
- * media module's rare frame fit loads libvips in its worker instead: an audio read never pays
- * for libvips's start.) */
+/* Before the second read of reader index, loads its module here (once), and starts libvips
+ * where the module has it: every later worker inherits them, loaded and started, and pays for
+ * neither. The first read loads what it needs in its own worker (util/module.c), so a process
+ * that reads once (toolfs-read) never pays for what its read does not need: a PNG that needs
+ * no fit loads no module at all, a PDF page's text starts no libvips (40-50 ms of its
+ * plug-ins). A module that does not load is the worker's to report. */
 static void load_module(uint32_t index)
 {
-	static bool loaded[64];
+	static unsigned reads[64];
 	char path[PATH_MAX];
 	size_t n_readers = 0;
 	const char *file;
 
 	while (tr_readers[n_readers])
 		n_readers++;
-	if (index >= n_readers || index >= sizeof(loaded) || loaded[index])
+	if (index >= n_readers || index >= sizeof(reads) / sizeof(reads[0]) || ++reads[index] != 2)
 		return;
-	loaded[index] = true;
 	file = tr_readers[index]->module;
 	if (file && tr_module_find(file, path, sizeof(path)) == 0) {
 		tr_module_limit_openmp();
