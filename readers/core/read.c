@@ -130,7 +130,7 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 		tr_result_fail(res, TR_E_IO, "No reader accepts %s", res->path);
 		return 0;
 	}
-	if (sel && sel->has_region && !reader->regions) {
+	if (sel && sel->has_region && !(reader->caps & TR_CAP_REGIONS)) {
 		char text[96];
 
 		tr_selector_format(sel, text, sizeof(text));
@@ -140,7 +140,7 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 			       text, reader->name);
 		return 0;
 	}
-	if (sel && sel->time && !reader->times) {
+	if (sel && sel->time && !(reader->caps & TR_CAP_TIMES)) {
 		tr_result_fail(
 			res, TR_E_OUT_OF_RANGE,
 			"A time selector (seconds with decimals, MM:SS) applies to audio and "
@@ -148,9 +148,9 @@ static int read_once(int fd, const struct stat *st, const struct tr_source *src,
 			res->path);
 		return 0;
 	}
-	/* Only the text reader weighs its lines in tokens; the others cut at max_output bytes, so
-	 * max_tokens bounds them as 2 bytes a token, dense text's worst (docs/SPEC.md §4). */
-	if (opts->max_tokens && strcmp(reader->name, "text") != 0 &&
+	/* A reader that does not weigh its lines in tokens cuts at max_output bytes, so max_tokens
+	 * bounds it as 2 bytes a token, dense text's worst (docs/SPEC.md §4). */
+	if (opts->max_tokens && !(reader->caps & TR_CAP_TOKENS) &&
 	    opts->max_tokens < opts->max_output / 2) {
 		bounded = *opts;
 		bounded.max_output = opts->max_tokens * 2;

@@ -145,6 +145,14 @@ enum tr_reader_cap {
 	 * its worker keeps RLIMIT_NPROC as it was, which counts threads; every other worker has
 	 * RLIMIT_NPROC 0, no new task at all (docs/SPEC.md §8). */
 	TR_CAP_THREADS = 1u << 1,
+	/* Takes region selectors (WxH+X+Y, P@WxH+X+Y); the dispatcher fails a region on any
+	 * other reader with out_of_range before read is called. */
+	TR_CAP_REGIONS = 1u << 2,
+	/* Takes time selectors (T, T1-T2: audio and video); others fail them with out_of_range. */
+	TR_CAP_TIMES = 1u << 3,
+	/* Weighs its own lines in tokens under max_tokens; the dispatcher bounds every other
+	 * reader's max_output at 2 bytes a token, dense text's worst (docs/SPEC.md §4). */
+	TR_CAP_TOKENS = 1u << 4,
 };
 
 struct tr_reader {
@@ -160,12 +168,8 @@ struct tr_reader {
 	 * The dispatcher takes it from the max_read_memory budget before read and gives it back
 	 * after, so big reads in other threads wait rather than pile up. NULL: nothing taken. */
 	uint64_t (*memory)(const struct tr_file *file, const struct tr_options *opts);
-	/* Takes region selectors (WxH+X+Y, P@WxH+X+Y); the dispatcher fails a region on any
-	 * other reader with out_of_range before read is called. */
-	bool regions;
-	/* Takes time selectors (T, T1-T2: audio and video); others fail them with out_of_range. */
-	bool times;
-	/* enum tr_reader_cap bits: what the isolation layer must know of this reader. */
+	/* enum tr_reader_cap bits: the selectors it takes, whether it weighs tokens, and what the
+	 * isolation layer must know of it. */
 	unsigned caps;
 	/* The shared module its read loads (util/module.c), e.g. "toolfs-pdf.so", or NULL: the
 	 * reader worker's fork server loads it once, before it forks the read's worker. */

@@ -62,9 +62,8 @@ const struct tr_reader tr_reader_image = {
 	.name = "image",
 	.probe = image_probe,
 	.read = image_read,
-	.regions = true,
 #if defined(TR_HAVE_VIPS)
-	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS, /* libvips and its decoders fit and convert */
+	.caps = TR_CAP_REGIONS | TR_CAP_UNTRUSTED | TR_CAP_THREADS, /* libvips, its decoders */
 	.module = "toolfs-vips.so",
 #endif
 };

@@ -326,10 +326,9 @@ const struct tr_reader tr_reader_media = {
 	.probe = media_probe,
 	.read = media_read,
 	.memory = media_memory,
-	.times = true,
 #if defined(TR_HAVE_MEDIA)
 	/* FFmpeg's demuxers and decoders; libvips fits a frame (its threads) */
-	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS,
+	.caps = TR_CAP_TIMES | TR_CAP_UNTRUSTED | TR_CAP_THREADS,
 	.module = "toolfs-media.so",
 #endif
 };

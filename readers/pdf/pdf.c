@@ -141,9 +141,8 @@ const struct tr_reader tr_reader_pdf = {
 	.name = "pdf",
 	.probe = pdf_probe,
 	.read = pdf_read,
-	.regions = true,
 #if defined(TR_HAVE_POPPLER)
-	.caps = TR_CAP_UNTRUSTED | TR_CAP_THREADS,
+	.caps = TR_CAP_REGIONS | TR_CAP_UNTRUSTED | TR_CAP_THREADS,
 	.module = "toolfs-pdf.so",
 #endif
 };

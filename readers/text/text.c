@@ -293,4 +293,5 @@ const struct tr_reader tr_reader_text = {
 	.name = "text",
 	.probe = text_probe,
 	.read = text_read,
+	.caps = TR_CAP_TOKENS, /* each numbered line weighed (readers/core/tokens.c) */
 };

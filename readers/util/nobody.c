@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nobody.c - the user a sandboxed child of root becomes (the SVG render, the media worker). */
+/* nobody.c - the user a sandboxed child of root becomes (the reader worker's fork server). */
 #include <errno.h>
 #include <grp.h>
 #include <signal.h>
