@@ -248,6 +248,29 @@ def test_broken_svg_is_corrupt_with_the_parser_reason_and_its_source(toolfs_read
     assert j["content"].endswith(cat_n((fx / "broken.svg").read_text()))
 
 
+def test_a_renderer_that_aborts_is_corrupt_naming_the_signal(toolfs_read, build_dir, tmp_path):
+    """librsvg 2.54 panics on a text whose font FreeType cannot scale (text.rs: "assertion
+    failed: h >= 0.0") and, unable to unwind into C, aborts: found by fuzz_svg in CI. Pango's
+    warning before it went through GLib's log writer, whose journald probe (getpeername) the
+    worker's filter killed: the error named the probe, not the crash. The read is corrupt
+    naming SIGABRT; the source stays readable by lines (a selector renders nothing), and the
+    mount serves on."""
+    f = tmp_path / "hugefont.svg"
+    f.write_text('<svg xmlns="http://www.w3.org/2000/svg"><text x="190" '
+                 'font-size="433333333333333333" fill="black">sizeless</text></svg>\n')
+    r = toolfs_read(f)
+    j = r.json
+    assert r.rc == 1 and j["errorCode"] == "corrupt", j
+    assert "SIGABRT" in j["error"] and "syscall" not in j["error"], j["error"]
+    assert j["content"] == j["error"]
+    lines = toolfs_read(f, "--select", "1").json
+    assert lines["success"] and lines["content"] == cat_n(f.read_text())
+    with mounted(build_dir / "fs" / "toolfs", tmp_path, tmp_path.parent / "mnt-hugefont") as m:
+        sib = json.loads((m.path / "hugefont.svg.tool.json").read_bytes())
+        assert sib["errorCode"] == "corrupt" and "SIGABRT" in sib["error"]
+        assert (m.path / "hugefont.svg").read_bytes() == f.read_bytes()
+
+
 def test_a_broken_svg_shows_its_source_in_txt_and_provider_formats(toolfs_read, fx):
     want = toolfs_read(fx / "broken.svg").json["content"]
     assert "The SVG source:\n     1\t<svg " in want

@@ -306,6 +306,10 @@ static const int refused[] = {
 	SCMP_SYS(utimensat),
 	SCMP_SYS(sched_get_priority_max),
 	SCMP_SYS(sched_get_priority_min),
+	/* GLib's log writer asks whether stderr is the journal's socket before it prints a
+	 * library's warning (Pango's, before librsvg aborts on a font it cannot scale) */
+	SCMP_SYS(getpeername),
+	SCMP_SYS(getsockname),
 };
 
 /* The action of a call refused with errno err. In a traced profile run it traps instead, and

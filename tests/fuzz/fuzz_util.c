@@ -8,10 +8,13 @@
 #include <unistd.h>
 
 #include <cJSON.h>
+#include <sanitizer/common_interface_defs.h>
 
 #include "fuzz_util.h"
 #include "sandbox.h"
 #include "tr_read.h"
+
+static bool fail_by_exit;
 
 void fuzz_fail(const char *fmt, ...)
 {
@@ -22,7 +25,20 @@ void fuzz_fail(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+	if (fail_by_exit)
+		_exit(FUZZ_FAILED_STATUS);
 	abort();
+}
+
+static void sanitizer_died(void)
+{
+	_exit(FUZZ_FAILED_STATUS);
+}
+
+void fuzz_fail_by_exit(void)
+{
+	fail_by_exit = true;
+	__sanitizer_set_death_callback(sanitizer_died);
 }
 
 void fuzz_split(const uint8_t *data, size_t size, struct fuzz_input *params,

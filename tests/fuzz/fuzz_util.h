@@ -62,7 +62,15 @@ char *fuzz_check_doc(const struct tr_doc *doc, uint64_t *size);
  * also checks the keys every ToolResult has and the success/error pairing. */
 void fuzz_check_result(const struct tr_result *res);
 
-/* Prints what failed and aborts (a crash libFuzzer records). */
+/* Prints what failed and aborts (a crash libFuzzer records), or in a child that called
+ * fuzz_fail_by_exit exits with FUZZ_FAILED_STATUS. */
 void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* The exit status of a forked check that failed (fuzz_fail, or a sanitizer's report). */
+#define FUZZ_FAILED_STATUS 86
+
+/* In a forked child: fuzz_fail and a sanitizer's report exit with FUZZ_FAILED_STATUS, so that
+ * the parent tells them from a library's own abort(). */
+void fuzz_fail_by_exit(void);
 
 #endif
