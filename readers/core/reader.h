@@ -179,4 +179,9 @@ struct tr_reader {
 /* The registered readers in priority order, NULL-terminated (registry.c). */
 extern const struct tr_reader *const tr_readers[];
 
+/* The shared modules (util.h struct tr_module), NULL-terminated, at most 32 (registry.c): bit
+ * i of a mask of modules (tr_module_loaded, tr_module_warm) is tr_modules[i]. */
+struct tr_module;
+extern struct tr_module *const tr_modules[];
+
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* registry.c - the list of format readers, in probe priority order. Adding a format: see the
- * recipe in reader.h. */
+/* registry.c - the list of format readers, in probe priority order, and of the shared modules
+ * they load. Adding a format: see the recipe in reader.h. */
 #include "reader.h"
 
 extern const struct tr_reader tr_reader_image;    /* image/: PNG, JPEG, GIF, WebP */
@@ -29,5 +29,32 @@ const struct tr_reader *const tr_readers[] = {
 #endif
 	&tr_reader_binary, /* binary and text last: decided from content */
 	&tr_reader_text,   /* the fallback */
+	NULL,
+};
+
+extern struct tr_module tr_module_vips;   /* image/: libvips and its decoders */
+extern struct tr_module tr_module_pdf;    /* pdf/: poppler and cairo */
+extern struct tr_module tr_module_ocr;    /* ocr/: Tesseract */
+extern struct tr_module tr_module_office; /* office/: libzip and libxml2 */
+extern struct tr_module tr_module_svg;    /* svg/: librsvg */
+extern struct tr_module tr_module_media;  /* media/: FFmpeg */
+
+struct tr_module *const tr_modules[] = {
+#if defined(TR_HAVE_VIPS)
+	&tr_module_vips,
+#endif
+#if defined(TR_HAVE_POPPLER)
+	&tr_module_pdf,
+#endif
+	&tr_module_ocr,
+#if defined(TR_HAVE_OFFICE)
+	&tr_module_office,
+#endif
+#if defined(TR_HAVE_SVG)
+	&tr_module_svg,
+#endif
+#if defined(TR_HAVE_MEDIA)
+	&tr_module_media,
+#endif
 	NULL,
 };

@@ -131,7 +131,7 @@ const char *tr_fit_saving_text(const char *saving)
 /* Defined when fit.c is linked in (the fuzz targets); else the module is loaded. */
 extern const struct tr_vips_api tr_vips_api __attribute__((weak));
 
-static struct tr_module vips_module = {
+struct tr_module tr_module_vips = {
 	.file = "toolfs-vips.so",
 	.symbol = "tr_vips_api",
 	.abi = TR_VIPS_ABI,
@@ -140,7 +140,7 @@ static struct tr_module vips_module = {
 
 bool tr_fit_has_loader(const char *nickname)
 {
-	const struct tr_vips_api *api = tr_module_api(&vips_module);
+	const struct tr_vips_api *api = tr_module_api(&tr_module_vips);
 
 	return api && api->has_loader(nickname);
 }
@@ -148,11 +148,11 @@ bool tr_fit_has_loader(const char *nickname)
 enum tr_error tr_fit_image(const struct tr_blob *src, const struct tr_options *opts,
 			   uint64_t deadline, struct tr_fit *out, char *err, size_t err_size)
 {
-	const struct tr_vips_api *api = tr_module_api(&vips_module);
+	const struct tr_vips_api *api = tr_module_api(&tr_module_vips);
 
 	if (!api) {
 		memset(out, 0, sizeof(*out));
-		snprintf(err, err_size, "%s", vips_module.error);
+		snprintf(err, err_size, "%s", tr_module_vips.error);
 		return TR_E_UNSUPPORTED;
 	}
 	return api->fit_image(src, opts, deadline, out, err, err_size);
@@ -162,11 +162,11 @@ enum tr_error tr_fit_region(const struct tr_blob *src, const struct tr_region *r
 			    const struct tr_options *opts, uint64_t deadline, struct tr_fit *out,
 			    char *err, size_t err_size)
 {
-	const struct tr_vips_api *api = tr_module_api(&vips_module);
+	const struct tr_vips_api *api = tr_module_api(&tr_module_vips);
 
 	if (!api) {
 		memset(out, 0, sizeof(*out));
-		snprintf(err, err_size, "%s", vips_module.error);
+		snprintf(err, err_size, "%s", tr_module_vips.error);
 		return TR_E_UNSUPPORTED;
 	}
 	return api->fit_region(src, region, opts, deadline, out, err, err_size);

@@ -291,9 +291,10 @@ struct tr_blob *tr_png_encode_palette(const unsigned char *pixels, size_t stride
 
 /* The interface table toolfs-vips.so (fit.c) exports (util/module.c loads it); abi first.
  * tr_fit_has_loader and tr_fit_image call through it. */
-#define TR_VIPS_ABI 3
+#define TR_VIPS_ABI 4
 struct tr_vips_api {
-	unsigned abi; /* TR_VIPS_ABI */
+	unsigned abi;       /* TR_VIPS_ABI */
+	void (*warm)(void); /* struct tr_module_head */
 	bool (*has_loader)(const char *nickname);
 	enum tr_error (*fit_image)(const struct tr_blob *src, const struct tr_options *opts,
 				   uint64_t deadline, struct tr_fit *out, char *err,

@@ -18,7 +18,7 @@
 /* Defined when the module's objects are linked in (sanitizer builds); else it is loaded. */
 extern const struct tr_media_api tr_media_api __attribute__((weak));
 
-static struct tr_module media_module = {
+struct tr_module tr_module_media = {
 	.file = "toolfs-media.so",
 	.symbol = "tr_media_api",
 	.abi = TR_MEDIA_ABI,
@@ -240,10 +240,10 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 				  strcmp(mime, "audio/mpeg") == 0);
 	}
 #if defined(TR_HAVE_MEDIA)
-	const struct tr_media_api *api = tr_module_api(&media_module);
+	const struct tr_media_api *api = tr_module_api(&tr_module_media);
 
 	if (!api) {
-		fail_read(res, TR_E_UNSUPPORTED, kind, media_module.error);
+		fail_read(res, TR_E_UNSUPPORTED, kind, tr_module_media.error);
 		return 0;
 	}
 	if (api->run(file->fd, &req, &ans) < 0)

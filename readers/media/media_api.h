@@ -63,11 +63,12 @@ struct media_answer {
 	unsigned char *blob;
 };
 
-#define TR_MEDIA_ABI 1
+#define TR_MEDIA_ABI 2
 
 /* The table toolfs-media.so exports (readers/util/module.c). */
 struct tr_media_api {
-	unsigned abi; /* TR_MEDIA_ABI */
+	unsigned abi;       /* TR_MEDIA_ABI */
+	void (*warm)(void); /* struct tr_module_head */
 	/* Runs req on fd (borrowed) into *ans. Returns 0 (ans->rep.status may be a failure, its
 	 * sentence the text), or -1 when out of memory (ans then empty). */
 	int (*run)(int fd, const struct media_request *req, struct media_answer *ans);

@@ -12,7 +12,7 @@
 /* Defined when the module's objects are linked in (fuzz targets); else the module is loaded. */
 extern const struct tr_ocr_api tr_ocr_api __attribute__((weak));
 
-static struct tr_module ocr_module = {
+struct tr_module tr_module_ocr = {
 	.file = "toolfs-ocr.so",
 	.symbol = "tr_ocr_api",
 	.abi = TR_OCR_ABI,
@@ -25,10 +25,10 @@ const struct tr_ocr_api *tr_ocr_load(char *err, size_t err_size)
 	snprintf(err, err_size, "this build of toolfs has no Tesseract");
 	return NULL;
 #endif
-	const struct tr_ocr_api *api = tr_module_api(&ocr_module);
+	const struct tr_ocr_api *api = tr_module_api(&tr_module_ocr);
 
 	if (!api)
-		snprintf(err, err_size, "%s", ocr_module.error);
+		snprintf(err, err_size, "%s", tr_module_ocr.error);
 	return api;
 }
 

@@ -34,9 +34,10 @@ struct tr_ocr_text {
 
 /* The interface table toolfs-ocr.so exports (util/module.c loads it); abi first. Every entry
  * is safe to call from several threads at once. */
-#define TR_OCR_ABI 2
+#define TR_OCR_ABI 3
 struct tr_ocr_api {
-	unsigned abi; /* TR_OCR_ABI */
+	unsigned abi;       /* TR_OCR_ABI */
+	void (*warm)(void); /* struct tr_module_head */
 	/* 0 when every language of lang ("eng+deu") has its traineddata; else 1 with err naming
 	 * the missing one and its Debian package. */
 	int (*check)(const char *lang, char *err, size_t err_size);
@@ -66,6 +67,10 @@ int tr_ocr_recognize(const char *lang, const unsigned char *grey, uint32_t width
 		     size_t stride, uint32_t dpi, uint64_t deadline, const char *key,
 		     struct tr_ocr_text *out, char *err, size_t err_size);
 int tr_ocr_cached(const char *key, struct tr_ocr_text *out);
+
+/* tr_ocr_api.warm (struct tr_module_head): an engine of the default ocr_lang, initialised
+ * (its traineddata loaded: 70 ms for eng) and left idle for the next recognition. */
+void tr_ocr_warm(void);
 
 /* --- ocr_image.c (the module) --- */
 

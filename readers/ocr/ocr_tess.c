@@ -187,6 +187,19 @@ static void engine_put(struct engine *e)
 	pthread_mutex_unlock(&pool_lock);
 }
 
+void tr_ocr_warm(void)
+{
+	struct tr_options opts;
+	struct engine *e;
+	bool late = false;
+	char err[256];
+
+	tr_options_init(&opts);
+	e = engine_take(opts.ocr_lang.text, 0, &late, err, sizeof(err));
+	if (e)
+		engine_put(e);
+}
+
 /* --- the cache: answers by key, the oldest dropped first beyond CACHE_SLOTS or CACHE_BYTES */
 #define CACHE_SLOTS 256
 #define CACHE_BYTES (8u << 20)

@@ -151,7 +151,7 @@ static int read_ole2(const struct tr_file *file, const struct tr_selector *sel,
  * module is loaded on the first Office package read. */
 extern const struct tr_office_api tr_office_api __attribute__((weak));
 
-static struct tr_module office_module = {
+struct tr_module tr_module_office = {
 	.file = "toolfs-office.so",
 	.symbol = "tr_office_api",
 	.abi = TR_OFFICE_ABI,
@@ -170,10 +170,10 @@ static int office_read(const struct tr_file *file, const struct tr_selector *sel
 		tr_result_fail_too_large(res, "Office", size, opts->max_office_size, NULL);
 		return res->short_result ? 0 : -1;
 	}
-	api = tr_module_api(&office_module);
+	api = tr_module_api(&tr_module_office);
 	if (!api) {
 		tr_result_fail(res, TR_E_UNSUPPORTED, "Office reading needs libzip and libxml2: %s",
-			       office_module.error);
+			       tr_module_office.error);
 		return 0;
 	}
 	return api->read(file, sel, opts, res);

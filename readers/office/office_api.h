@@ -15,9 +15,10 @@
 #include "tr_selector.h"
 
 /* The interface table toolfs-office.so exports (util/module.c loads it); abi first. */
-#define TR_OFFICE_ABI 1
+#define TR_OFFICE_ABI 2
 struct tr_office_api {
-	unsigned abi; /* TR_OFFICE_ABI */
+	unsigned abi;       /* TR_OFFICE_ABI */
+	void (*warm)(void); /* struct tr_module_head */
 	/* The read of an OOXML or ODF package (the tr_reader.read contract; type is set, the size
 	 * already checked against opts->max_office_size): mimeType, content and images of its
 	 * kind, or a failure (corrupt, too_large, encrypted, unsupported, timeout) in res.

@@ -47,7 +47,7 @@ static enum tr_probe pdf_probe(const struct tr_file *file)
 /* Defined when the module's objects are linked in (fuzz targets); else the module is loaded. */
 extern const struct tr_pdf_api tr_pdf_api __attribute__((weak));
 
-static struct tr_module pdf_module = {
+struct tr_module tr_module_pdf = {
 	.file = "toolfs-pdf.so",
 	.symbol = "tr_pdf_api",
 	.abi = TR_PDF_ABI,
@@ -111,11 +111,11 @@ static int pdf_read(const struct tr_file *file, const struct tr_selector *sel,
 		return 0;
 	}
 #if defined(TR_HAVE_POPPLER)
-	const struct tr_pdf_api *api = tr_module_api(&pdf_module);
+	const struct tr_pdf_api *api = tr_module_api(&tr_module_pdf);
 
 	if (!api) {
 		tr_result_fail(res, TR_E_UNSUPPORTED, "PDF reading needs poppler: %s",
-			       pdf_module.error);
+			       tr_module_pdf.error);
 		return 0;
 	}
 	int rc = api->read(file, sel, opts, res);

@@ -79,9 +79,10 @@ int tr_pdf_next_selector(uint64_t last, uint64_t total, uint64_t step, char *buf
 /* --- the PDF module (toolfs-pdf.so: pdf_poppler.c, pdf_render.c) --- */
 
 /* The interface table toolfs-pdf.so exports (util/module.c loads it); abi first. */
-#define TR_PDF_ABI 1
+#define TR_PDF_ABI 2
 struct tr_pdf_api {
-	unsigned abi; /* TR_PDF_ABI */
+	unsigned abi;       /* TR_PDF_ABI */
+	void (*warm)(void); /* struct tr_module_head */
 	/* tr_pdf_read_poppler */
 	int (*read)(const struct tr_file *file, const struct tr_selector *sel,
 		    const struct tr_options *opts, struct tr_result *res);

@@ -41,6 +41,10 @@ static pthread_mutex_t server_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t server_pid = -1;
 static int server_sock = -1;
 static unsigned server_generation;
+/* The mask of tr_modules this process's reads have loaded (their replies say): every later
+ * spawn asks the server to warm them, so that only the first read of a kind starts them in its
+ * own worker. Atomic. */
+static uint32_t server_modules;
 
 struct worker {
 	pid_t pid;
@@ -336,10 +340,12 @@ static void landlock_missing(int err)
 			  strerror(err));
 }
 
-/* Forks a worker for the reader of index reader (the server loads its module first). */
-static int worker_spawn(struct worker *w, uint32_t reader, char *err, size_t err_size)
+/* Forks a worker (the server warms first the modules earlier reads loaded). */
+static int worker_spawn(struct worker *w, char *err, size_t err_size)
 {
-	struct sandbox_control msg = {.magic = SANDBOX_MAGIC, .op = SANDBOX_SPAWN, .pad = reader};
+	struct sandbox_control msg = {.magic = SANDBOX_MAGIC,
+				      .op = SANDBOX_SPAWN,
+				      .warm = __atomic_load_n(&server_modules, __ATOMIC_RELAXED)};
 	struct sandbox_control_reply rep;
 	int sv[2], rc;
 
@@ -437,6 +443,8 @@ static int receive_reply(const struct worker *w, uint64_t deadline, const struct
 		return 3;
 	if (rep.status == SANDBOX_NOMEM)
 		return 2;
+	if (rep.status == SANDBOX_OK)
+		__atomic_fetch_or(&server_modules, rep.modules, __ATOMIC_RELAXED);
 	if (rep.status == SANDBOX_SYSCALL) {
 		memset(syscall, 0, SANDBOX_MAX_SYSCALL_NAME + 1);
 		if (tr_read_full_before(w->sock, syscall, rep.len, deadline) != 0 ||
@@ -585,7 +593,7 @@ int tr_sandbox_read(const struct tr_reader *reader, const struct tr_file *file,
 		slot_release();
 		return -1;
 	}
-	rc = worker_spawn(&w, index, err, sizeof(err));
+	rc = worker_spawn(&w, err, sizeof(err));
 	if (rc) {
 		tr_result_destroy(&tmp);
 		slot_release();

@@ -59,6 +59,8 @@ struct sandbox_reply {
 	uint32_t magic;
 	uint32_t status; /* enum sandbox_status */
 	uint64_t len;
+	uint32_t modules; /* SANDBOX_OK: the mask of tr_modules the worker has loaded */
+	uint32_t reserved;
 };
 
 /* To the fork server: SANDBOX_SPAWN with a socket (SCM_RIGHTS) forks a worker on it;
@@ -72,7 +74,9 @@ struct sandbox_control {
 	uint32_t magic;
 	uint32_t op; /* enum sandbox_control_op */
 	int32_t pid; /* SANDBOX_END: the worker */
-	uint32_t pad;
+	/* SANDBOX_SPAWN: the mask of tr_modules earlier reads loaded, which the server loads and
+	 * warms (struct tr_module_head) before it forks, once each */
+	uint32_t warm;
 };
 
 /* SANDBOX_SPAWN: the new worker's pid (-1: fork failed, status its errno), and in landlock 0

@@ -6,7 +6,6 @@
  * confines itself, reads one file from the descriptor it is sent, answers one serialized
  * tr_result and ends. The server kills and reaps a worker when asked; it reads no file and ends
  * with its control socket. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -23,7 +22,6 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "image.h"
 #include "reader.h"
 #include "sandbox.h"
 #include "sandbox_proto.h"
@@ -117,8 +115,10 @@ static void on_sigsys(int sig, siginfo_t *info, void *context)
 
 static int reply(uint32_t status, const struct tr_buf *body)
 {
-	struct sandbox_reply rep = {
-		.magic = SANDBOX_MAGIC, .status = status, .len = body ? body->len : 0};
+	struct sandbox_reply rep = {.magic = SANDBOX_MAGIC,
+				    .status = status,
+				    .len = body ? body->len : 0,
+				    .modules = tr_module_loaded(tr_modules)};
 
 	if (tr_send_full(SANDBOX_FD, &rep, sizeof(rep)))
 		return -1;
@@ -316,34 +316,6 @@ static void worker(int sock, pid_t server)
 	_exit(reply(SANDBOX_OK, &body) ? 1 : 0);
 }
 
-/* Before the second read of reader index, loads its module here (once), and starts libvips
- * where the module has it: every later worker inherits them, loaded and started, and pays for
- * neither. The first read loads what it needs in its own worker (util/module.c), so a process
- * that reads once (toolfs-read) never pays for what its read does not need: a PNG that needs
- * no fit loads no module at all, a PDF page's text starts no libvips (40-50 ms of its
- * plug-ins). A module that does not load is the worker's to report. */
-static void load_module(uint32_t index)
-{
-	static unsigned reads[64];
-	char path[PATH_MAX];
-	size_t n_readers = 0;
-	const char *file;
-
-	while (tr_readers[n_readers])
-		n_readers++;
-	if (index >= n_readers || index >= sizeof(reads) / sizeof(reads[0]) || ++reads[index] != 2)
-		return;
-	file = tr_readers[index]->module;
-	if (file && tr_module_find(file, path, sizeof(path)) == 0) {
-		tr_module_limit_openmp();
-		void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* kept for the server's life */
-		const struct tr_vips_api *vips = handle ? dlsym(handle, "tr_vips_api") : NULL;
-
-		if (vips && vips->abi == TR_VIPS_ABI)
-			(void)vips->has_loader("pngload"); /* libvips started once */
-	}
-}
-
 static ssize_t receive_control(struct sandbox_control *msg, int *sock)
 {
 	ssize_t n = receive_message(msg, sizeof(*msg), sock);
@@ -379,10 +351,17 @@ static struct sandbox_control_reply end_worker(pid_t pid)
 	return rep;
 }
 
+/* Forks a worker for each SANDBOX_SPAWN, after it has loaded and warmed the modules earlier
+ * reads loaded (struct tr_module_head): every later worker inherits them started. The first
+ * read of a kind loads what it needs in its own worker (util/module.c), so a process that reads
+ * once (toolfs-read) never pays for what its read does not need: a PNG that needs no fit loads
+ * no module, a PDF page's text starts no libvips (40-50 ms of its plug-ins). A module that does
+ * not load is the worker's to report. */
 static int fork_server(void)
 {
 	struct sandbox_control msg;
 	pid_t self = getpid();
+	uint32_t warmed = 0;
 	int sock;
 	ssize_t got;
 
@@ -390,7 +369,8 @@ static int fork_server(void)
 		struct sandbox_control_reply rep = {.magic = SANDBOX_MAGIC, .pid = -1};
 
 		if (msg.op == SANDBOX_SPAWN) {
-			load_module(msg.pad);
+			tr_module_warm(tr_modules, msg.warm & ~warmed);
+			warmed |= msg.warm;
 			rep.pid = fork();
 			if (rep.pid == 0)
 				worker(sock, self);

@@ -16,7 +16,7 @@
 /* Defined when the module's objects are linked in (fuzz targets); else the module is loaded. */
 extern const struct tr_svg_api tr_svg_api __attribute__((weak));
 
-static struct tr_module svg_module = {
+struct tr_module tr_module_svg = {
 	.file = "toolfs-svg.so",
 	.symbol = "tr_svg_api",
 	.abi = TR_SVG_ABI,
@@ -157,7 +157,7 @@ static int fail_with_source(struct tr_result *res, struct tr_buf *window, enum t
 static int attach_render(const struct tr_file *file, const char *text, size_t len,
 			 const struct tr_options *opts, struct tr_result *res)
 {
-	const struct tr_svg_api *api = tr_module_api(&svg_module);
+	const struct tr_svg_api *api = tr_module_api(&tr_module_svg);
 	struct tr_svg_limits lim = {.max_dim = opts->image_max_dim, .max_b64 = opts->image_max_b64};
 	struct tr_buf window = res->content;
 	struct tr_svg_render r;
@@ -168,7 +168,7 @@ static int attach_render(const struct tr_file *file, const char *text, size_t le
 
 	memset(&res->content, 0, sizeof(res->content));
 	if (!api)
-		tr_buf_printf(&sentence, "SVG rendering needs librsvg: %s", svg_module.error);
+		tr_buf_printf(&sentence, "SVG rendering needs librsvg: %s", tr_module_svg.error);
 	else
 		code = render_before(api, text, len, &lim, file->deadline, &r, err, sizeof(err));
 	if (code < 0) {

@@ -70,9 +70,10 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 				 char *err, size_t err_size);
 
 /* The interface table toolfs-svg.so exports (util/module.c loads it); abi first. */
-#define TR_SVG_ABI 2
+#define TR_SVG_ABI 3
 struct tr_svg_api {
-	unsigned abi; /* TR_SVG_ABI */
+	unsigned abi;       /* TR_SVG_ABI */
+	void (*warm)(void); /* struct tr_module_head */
 	/* tr_svg_render_here: the svg reader runs in the reader worker (docs/SPEC.md §8), which
 	 * is killed when its read's deadline passes (librsvg cannot be interrupted) */
 	enum tr_error (*render)(const unsigned char *svg, size_t len,

@@ -151,10 +151,35 @@ int tr_module_find(const char *file, char *path, size_t size)
 	return -1;
 }
 
+uint32_t tr_module_loaded(struct tr_module *const *list)
+{
+	uint32_t mask = 0;
+
+	for (unsigned i = 0; i < 32 && list[i]; i++)
+		if (__atomic_load_n(&list[i]->state, __ATOMIC_ACQUIRE) == 1)
+			mask |= 1u << i;
+	return mask;
+}
+
+void tr_module_warm(struct tr_module *const *list, uint32_t mask)
+{
+	for (unsigned i = 0; i < 32 && list[i]; i++) {
+		const struct tr_module_head *head;
+
+		if (!(mask & (1u << i)))
+			continue;
+		head = tr_module_api(list[i]);
+		if (head && head->warm)
+			head->warm();
+	}
+}
+
 const void *tr_module_api(struct tr_module *mod)
 {
-	if (mod->linked)
+	if (mod->linked) {
+		__atomic_store_n(&mod->state, 1, __ATOMIC_RELEASE); /* used: tr_module_loaded */
 		return mod->linked;
+	}
 	if (__atomic_load_n(&mod->state, __ATOMIC_ACQUIRE) == 0) {
 		pthread_mutex_lock(&module_lock);
 		if (mod->state == 0) {

@@ -316,11 +316,12 @@ int tr_deadline_wait_ms(uint64_t deadline, int cap_ms);
 /* the optional readers' shared modules (toolfs-vips.so, toolfs-pdf.so, toolfs-office.so), loaded
  * on first use. */
 
-/* One shared module and the interface table it exports. Callers define one static instance per
- * module, e.g. {.file = "toolfs-vips.so", .symbol = "tr_vips_api", .abi = TR_VIPS_ABI}. */
+/* One shared module and the interface table it exports. Each module has one instance, listed
+ * in tr_modules (core/registry.c), e.g. {.file = "toolfs-vips.so", .symbol = "tr_vips_api",
+ * .abi = TR_VIPS_ABI}. */
 struct tr_module {
 	const char *file;   /* file name in the module directory */
-	const char *symbol; /* the exported table; its first member is its abi number */
+	const char *symbol; /* the exported table; it begins with a struct tr_module_head */
 	unsigned abi;       /* the table version this core expects */
 	const void *linked; /* the table when the module's objects are linked in (tests), or NULL */
 	/* set by tr_module_api: */
@@ -339,6 +340,23 @@ struct tr_module {
  * could not be loaded (not found, or dlerror's reason, or a table of another version).
  * Thread-safe. */
 const void *tr_module_api(struct tr_module *mod);
+
+/* The first members of every module's interface table. warm (or NULL) starts, once in a
+ * process, what every read through the module would otherwise start again: the reader
+ * worker's fork server calls it before it forks the workers of later reads (fontconfig's
+ * configuration and caches, libvips, a Tesseract engine), never a front end. It reads no file
+ * a read names and starts no thread that outlives it (the server forks after it). */
+struct tr_module_head {
+	unsigned abi;
+	void (*warm)(void);
+};
+
+/* The mask of the modules of list (NULL-terminated, at most 32) this process has loaded. */
+uint32_t tr_module_loaded(struct tr_module *const *list);
+
+/* Loads each module of list whose bit mask sets (tr_module_api) and calls its warm. Call once
+ * per module: by the reader worker's fork server alone, with the modules it has not warmed. */
+void tr_module_warm(struct tr_module *const *list, uint32_t mask);
 
 /* Caps OpenMP (Tesseract's LSTM) at one thread a page before libgomp is first loaded, unless
  * the user set OMP_THREAD_LIMIT; a no-op once it is loaded. Call before any dlopen of a module. */
