@@ -568,3 +568,44 @@ def test_mcp_argument_errors_are_worded_from_their_rows(build_dir):
         head + "max_tokens must be an integer >= 1 (the most tokens of text to return).",
         head + 'ocr must be "off", "auto" or "on".',
         head + 'pages must be a string "A" or "A-B" (e.g. "3" or "2-5").']
+
+
+FRONTS = {"TR_FRONT_MOUNT": "toolfs", "TR_FRONT_CLI": "toolfs-read", "TR_FRONT_MCP": "toolfs-mcp"}
+
+
+def front_option_rows() -> list:
+    """[(programs, flags, value)] of include/tr_front_options.def: the front ends' own options."""
+    table = (REPO / "include" / "tr_front_options.def").read_text()
+    rows = re.findall(r'^TR_FRONT_OPTION\(([\w |]+), "([^"]+)", (NULL|"[^"]*"),', table, re.M)
+    return [([FRONTS[f.strip()] for f in fronts.split("|")], flags,
+             None if value == "NULL" else value.strip('"')) for fronts, flags, value in rows]
+
+
+def test_every_front_end_option_is_documented(build_dir):
+    """The front ends' own options are written once, in include/tr_front_options.def (issue 38):
+    each program's --help lists its rows under "Options:" in row order, and the OPTIONS section
+    of its manual page has a .TP entry for every spelling with its value, so a row added without
+    its docs fails here (try: a TR_FRONT_OPTION(TR_FRONT_CLI, "--quiet", NULL, "say less") row)."""
+    rows = front_option_rows()
+    assert ("-h, --help" in [flags for _, flags, _ in rows] and
+            (["toolfs-read"], "--select", "SEL") in rows)
+    missing = []
+    for program in FRONTS.values():
+        mine = [(flags, value) for programs, flags, value in rows if program in programs]
+        text = run(binary(build_dir, program), "--help").stdout.decode()
+        listed = text[text.index("\nOptions:\n") + 10:]
+        listed = listed[:listed.index("\n\n")]
+        tags = [re.split(r"\s{2,}", line.strip())[0] for line in listed.splitlines()
+                if re.match(r"  -", line)]
+        assert tags == [f"{flags} {value}" if value else flags for flags, value in mine], program
+        page = man_text(f"{program}.1")
+        section = page[page.index(".SH OPTIONS"):]
+        section = section[:section.index("\n.SH ", 1)]
+        heads = re.findall(r"^\.TP\n(\.B[IR]? .*)$", section, re.M)
+        for flags, value in mine:
+            for flag in flags.split(", "):
+                ok = [h for h in heads if re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", h)
+                      and (not value or re.match(r"[A-Z]+", value)[0] in h)]
+                if not ok:
+                    missing.append(f"{program}(1) OPTIONS: {flag} {value or ''}".rstrip())
+    assert missing == []
