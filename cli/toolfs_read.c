@@ -22,21 +22,10 @@ static void usage(FILE *out)
 	      "Prints FILE's ToolResult as JSON, the bytes of FILE[:SEL].tool[.FMT].json in a\n"
 	      "toolfs mount.\n"
 	      "\n"
-	      "Options:\n"
-	      "  --select SEL              A, A-, A-B (lines, cells, pages, sheets or slides)\n"
-	      "                            or A.C- (line A from column C; sheet A from row C)\n"
-	      "                            or WxH+X+Y (a region of an image, in its pixels,\n"
-	      "                            cut at full resolution, never enlarged) or\n"
-	      "                            P@WxH+X+Y (of PDF page P's image, zoomed)\n"
-	      "                            or T, T1-T2, T1- (audio and video: seconds with\n"
-	      "                            decimals, MM:SS or HH:MM:SS)\n"
-	      "                            (default: the file's default view)\n"
-	      "  --format FMT              tool, anthropic, openai, mcp, or txt: the text a\n"
-	      "                            model reads, with footer lines, no JSON\n"
-	      "                            (default: tool; docs/SPEC.md §6)\n"
-	      "  -h, --help                show this help and exit\n"
-	      "  -V, --version             show the version and exit\n"
-	      "\n"
+	      "Options:\n",
+	      out);
+	tr_args_print_front_options(out, TR_FRONT_CLI);
+	fputs("\n"
 	      "Reader options (--NAME VALUE or --NAME=VALUE; dashes or underscores; sizes take\n"
 	      "K, M, G):\n",
 	      out);

@@ -37,19 +37,16 @@ struct cmdline {
 	char *fuse_opts;          /* -o options that are not toolfs's, for FUSE; owned */
 };
 
-/* The --help rows of the daemon's own -o options: "  NAME=VALUE", then its words from column 28
- * (two spaces past a longer tag), their further lines under the first. */
+/* The --help rows of the daemon's own -o options: "NAME=VALUE" and its words. */
 static void print_mount_options(FILE *out)
 {
 	for (size_t i = 0; i < tr_mount_options_count; i++) {
 		const struct tr_mount_option_doc *doc = &tr_mount_options[i];
 		char tag[64];
-		int len = snprintf(tag, sizeof(tag), "%s%s%s", doc->name, doc->value ? "=" : "",
-				   doc->value ? doc->value : "");
 
-		fprintf(out, "  %-25s%s", tag, len > 25 ? "  " : " ");
-		tr_option_text_print(out, doc->help, doc->deflt, "\n                            ");
-		fputc('\n', out);
+		snprintf(tag, sizeof(tag), "%s%s%s", doc->name, doc->value ? "=" : "",
+			 doc->value ? doc->value : "");
+		tr_args_print_row(out, tag, doc->help, doc->deflt);
 	}
 }
 
@@ -67,16 +64,10 @@ static void usage(FILE *out)
 	      "of audio and video). Returns once the mount is live;\n"
 	      "SIGTERM or 'fusermount3 -u MOUNTPOINT' unmounts it.\n"
 	      "\n"
-	      "Options:\n"
-	      "  -f                        stay in the foreground (default: detach once mounted)\n"
-	      "  -d                        debug: foreground, log every FUSE request\n"
-	      "  -s                        single-threaded (default: a thread per request)\n"
-	      "  -o OPT[,OPT...]           mount options, below\n"
-	      "  -h, --help                show this help and exit\n"
-	      "  -V, --version             show the version and exit\n"
-	      "\n"
-	      "Mount options (-o; sizes take K, M, G):\n",
+	      "Options:\n",
 	      out);
+	tr_args_print_front_options(out, TR_FRONT_MOUNT);
+	fputs("\nMount options (-o; sizes take K, M, G):\n", out);
 	tr_options_init(&defaults);
 	tr_options_print_help(out, &defaults, TR_FRONT_MOUNT);
 	print_mount_options(out);

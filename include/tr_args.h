@@ -44,6 +44,14 @@ int tr_args_parse(const struct tr_args *args, int argc, char **argv, struct tr_o
  * status of a usage error. */
 int tr_args_error(const struct tr_args *args, const char *fmt, const char *arg);
 
+/* Prints one --help row: "  TAG", then help from column 28 (two spaces past a longer tag), each
+ * \n of it a line under the first one's words, @DEFAULT@ as "(default: deflt)". */
+void tr_args_print_row(FILE *out, const char *tag, const char *help, const char *deflt);
+
+/* Prints the --help rows of front's own options, the rows of include/tr_front_options.def that
+ * name it, in the table's order. */
+void tr_args_print_front_options(FILE *out, enum tr_front front);
+
 /* Prints the end every front end's --help shares: the content types, the exit status (0:
  * exit_ok, 1: exit_failed, 2: usage error) and "See PAGE and toolfs(7).". */
 void tr_args_print_help_tail(FILE *out, const char *exit_ok, const char *exit_failed,

@@ -38,12 +38,10 @@ static void usage(FILE *out)
 	      "PowerPoint files, SVG drawings, audio and video. Its other tool,\n"
 	      "list_allowed_directories, names the roots.\n"
 	      "\n"
-	      "Options:\n"
-	      "  -h, --help                show this help and exit\n"
-	      "  -V, --version             show the version and exit\n"
-	      "  --max-request SIZE        refuse request lines longer than SIZE with JSON-RPC\n"
-	      "                            -32600 and go on (default: 1M)\n"
-	      "\n"
+	      "Options:\n",
+	      out);
+	tr_args_print_front_options(out, TR_FRONT_MCP);
+	fputs("\n"
 	      "Reader options (--NAME VALUE or --NAME=VALUE; dashes or underscores; sizes take\n"
 	      "K, M, G; defaults chosen for MCP clients where they differ from toolfs-read's):\n",
 	      out);

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "mcp.h"
+#include "mcp_args.h"
 #include "tr_read.h"
 
 /* A result with isError and one text block: arguments the tool cannot take. */
@@ -48,24 +48,6 @@ static struct tr_doc *argument_error(const char *fmt, ...)
 	}
 	free(text);
 	return doc;
-}
-
-/* An integer argument >= 1. Returns 0 (absent: *out = 0), or -1 when it is not one. */
-static int positive_arg(const cJSON *args, const char *key, uint64_t *out)
-{
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(args, key);
-	double v;
-
-	*out = 0;
-	if (!item || cJSON_IsNull(item))
-		return 0;
-	if (!cJSON_IsNumber(item))
-		return -1;
-	v = item->valuedouble;
-	if (!(v >= 1) || v != floor(v) || v > 9007199254740992.0) /* 2^53: exact in JSON */
-		return -1;
-	*out = (uint64_t)v;
-	return 0;
 }
 
 /* The continuation in the tool's own words: the arguments of the next call. */
@@ -138,9 +120,10 @@ static struct tr_doc *read_and_render(const struct mcp_roots *roots, const struc
 }
 
 /* The selector of the arguments region, pages, time or offset/limit (already checked >= 1, 0
- * when absent) into sel. Returns NULL, or the sentence saying why they cannot be taken. */
+ * when absent) into sel. Returns NULL, or the sentence saying why they cannot be taken (in buf
+ * when a row of mcp_args.def words it). */
 static const char *select_args(const cJSON *args, uint64_t offset, uint64_t limit,
-			       struct tr_selector *sel)
+			       struct tr_selector *sel, char *buf, size_t size)
 {
 	const cJSON *pages = cJSON_GetObjectItemCaseSensitive(args, "pages");
 	const cJSON *region = cJSON_GetObjectItemCaseSensitive(args, "region");
@@ -150,10 +133,7 @@ static const char *select_args(const cJSON *args, uint64_t offset, uint64_t limi
 		const char *text = cJSON_IsString(region) ? region->valuestring : NULL;
 
 		if (!text || tr_selector_parse(text, strlen(text), sel) < 0 || !sel->has_region)
-			return "Invalid arguments for read: region must be a string "
-			       "\"WxH+X+Y\" (pixels of an image, e.g. \"800x600+1200+400\") "
-			       "or \"P@WxH+X+Y\" (of PDF page P's image, e.g. "
-			       "\"3@400x300+100+500\"), W and H at least 1.";
+			return mcp_args_invalid(MCP_ARG_region, buf, size);
 		if ((pages && !cJSON_IsNull(pages)) || (time && !cJSON_IsNull(time)) || offset ||
 		    limit)
 			return "Invalid arguments for read: give region alone, "
@@ -163,8 +143,7 @@ static const char *select_args(const cJSON *args, uint64_t offset, uint64_t limi
 
 		if (!text || tr_selector_parse(text, strlen(text), sel) < 0 || sel->column ||
 		    !sel->end)
-			return "Invalid arguments for read: pages must be a string "
-			       "\"A\" or \"A-B\" (e.g. \"3\" or \"2-5\").";
+			return mcp_args_invalid(MCP_ARG_pages, buf, size);
 		if (offset || limit)
 			return "Invalid arguments for read: give either pages or "
 			       "offset/limit, not both.";
@@ -175,10 +154,7 @@ static const char *select_args(const cJSON *args, uint64_t offset, uint64_t limi
 		const char *text = cJSON_IsString(time) ? time->valuestring : NULL;
 
 		if (!text || tr_selector_parse_time(text, strlen(text), sel) < 0 || offset || limit)
-			return "Invalid arguments for read: time must be a string "
-			       "\"T\", \"T1-T2\" or \"T1-\" in seconds, MM:SS or "
-			       "HH:MM:SS (e.g. \"0-600\" or \"1:30\"), without "
-			       "offset/limit.";
+			return mcp_args_invalid(MCP_ARG_time, buf, size);
 	} else if (offset || limit) {
 		sel->present = true;
 		sel->start = offset ? offset : 1;
@@ -193,50 +169,29 @@ static const char *select_args(const cJSON *args, uint64_t offset, uint64_t limi
 struct tr_doc *mcp_read_tool(const struct mcp_roots *roots, const struct tr_options *opts,
 			     const cJSON *args, bool path_nul, const struct tr_cancel *cancel)
 {
-	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "file_path");
 	struct tr_selector sel = {.present = false};
-	uint64_t offset, limit, max_tokens;
+	struct mcp_arg_values vals;
 	struct tr_options call_opts = *opts;
 	struct tr_render_style style;
 	struct tr_result res;
 	struct tr_doc *doc;
 	const char *why;
+	char sentence[512];
 
 	tr_render_style_init(&style, opts);
 	style.continuation = call_continuation;
-	if (!cJSON_IsString(path) || !path->valuestring[0])
-		return argument_error("Invalid arguments for read: file_path must be a "
-				      "non-empty string (an absolute path inside an allowed "
-				      "directory, or one relative to the first).");
-	if (path_nul)
-		return argument_error("Invalid arguments for read: file_path must not contain "
-				      "a NUL character (\\u0000).");
-	if (positive_arg(args, "offset", &offset) < 0)
-		return argument_error("Invalid arguments for read: offset must be an integer "
-				      ">= 1 (the first line, cell or page to read).");
-	if (positive_arg(args, "limit", &limit) < 0)
-		return argument_error("Invalid arguments for read: limit must be an integer >= "
-				      "1 (how many lines, cells or pages to read).");
-	if (positive_arg(args, "max_tokens", &max_tokens) < 0)
-		return argument_error("Invalid arguments for read: max_tokens must be an "
-				      "integer >= 1 (the most tokens of text to return).");
-	if (max_tokens)
-		call_opts.max_tokens = max_tokens;
-	const cJSON *ocr = cJSON_GetObjectItemCaseSensitive(args, "ocr");
-
-	if (ocr && !cJSON_IsNull(ocr) &&
-	    (!cJSON_IsString(ocr) || tr_options_set(&call_opts, "ocr", ocr->valuestring) != 0))
-		return argument_error("Invalid arguments for read: ocr must be \"off\", "
-				      "\"auto\" or \"on\".");
+	if (mcp_args_check(args, path_nul, &vals, &call_opts, sentence, sizeof(sentence)) < 0)
+		return argument_error("%s", sentence);
 	opts = &call_opts;
-	why = select_args(args, offset, limit, &sel);
+	why = select_args(args, vals.count[MCP_ARG_offset], vals.count[MCP_ARG_limit], &sel,
+			  sentence, sizeof(sentence));
 	if (why)
 		return argument_error("%s", why);
-	doc = read_and_render(roots, opts, &style, path->valuestring, &sel, cancel, &res);
+	doc = read_and_render(roots, opts, &style, vals.path, &sel, cancel, &res);
 	if (doc && tr_doc_size(doc) > MCP_MAX_RESULT) {
 		char size[32];
 		uint64_t bytes = tr_doc_size(doc);
-		char *shown = strdup(res.path ? res.path : path->valuestring);
+		char *shown = strdup(res.path ? res.path : vals.path);
 
 		tr_doc_unref(doc);
 		doc = NULL;

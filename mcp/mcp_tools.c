@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* mcp_tools.c - what toolfs-mcp offers: the read and list_allowed_directories tools (tools/list
- * with the read tool's inputSchema and a description naming the limits in force), the
- * server/discover and initialize results, and tools/call's dispatch. */
+ * with the read tool's inputSchema, from mcp_args.def, and a description naming the limits in
+ * force), the server/discover and initialize results, and tools/call's dispatch. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcp_args.h"
 #include "mcp_internal.h"
 #include "tr_tokens.h"
 
@@ -38,25 +39,6 @@ static const char read_description[] =
 	"\"call read with offset %llu, limit %llu\": call read again with those arguments. "
 	"file_path is absolute, or relative to the first allowed directory "
 	"(list_allowed_directories).";
-
-static cJSON *integer_property(const char *description)
-{
-	cJSON *p = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(p, "type", "integer");
-	cJSON_AddNumberToObject(p, "minimum", 1);
-	cJSON_AddStringToObject(p, "description", description);
-	return p;
-}
-
-static cJSON *string_property(const char *description)
-{
-	cJSON *p = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(p, "type", "string");
-	cJSON_AddStringToObject(p, "description", description);
-	return p;
-}
 
 /* The outputSchema of read with mcp_structured: the ToolResult (docs/SPEC.md §2) without payloads. */
 static cJSON *tool_result_schema(void)
@@ -187,9 +169,8 @@ static void add_list_tool(cJSON *tools)
 static char *build_tools_list(const struct tr_options *opts, bool modern)
 {
 	bool structured = opts->mcp_structured;
-	char *description = describe_read(opts), limit[160];
-	cJSON *result, *tools, *read;
-	cJSON *schema, *props, *required, *ann;
+	char *description = describe_read(opts);
+	cJSON *result, *tools, *read, *ann;
 	char *text;
 
 	if (!description)
@@ -202,61 +183,7 @@ static char *build_tools_list(const struct tr_options *opts, bool modern)
 	cJSON_AddStringToObject(read, "title", "Read file");
 	cJSON_AddStringToObject(read, "description", description);
 	free(description);
-	schema = cJSON_AddObjectToObject(read, "inputSchema");
-	cJSON_AddStringToObject(schema, "type", "object");
-	props = cJSON_AddObjectToObject(schema, "properties");
-	cJSON_AddItemToObject(
-		props, "file_path",
-		string_property("The file to read: an absolute path inside an allowed "
-				"directory, or a path relative to the first one."));
-	cJSON_AddItemToObject(props, "offset",
-			      integer_property("The first line (text), cell (notebook) or page "
-					       "(PDF) to read, from 1. Default: the beginning."));
-	snprintf(limit, sizeof(limit),
-		 "How many lines, cells or pages to read. Default: %llu lines, the whole "
-		 "notebook, or 10 PDF pages.",
-		 (unsigned long long)opts->max_lines);
-	cJSON_AddItemToObject(props, "limit", integer_property(limit));
-	cJSON *pages = string_property("PDF pages to read and render as images: \"A\" or "
-				       "\"A-B\", e.g. \"3\" or \"2-5\". Not with offset/limit.");
-	cJSON_AddStringToObject(pages, "pattern", "^[1-9][0-9]*(-[1-9][0-9]*)?$");
-	cJSON_AddItemToObject(props, "pages", pages);
-	cJSON *region = string_property(
-		"A rectangle to look at closely, in pixels (ImageMagick geometry WxH+X+Y): of an "
-		"image, \"800x600+1200+400\" (source pixels, cropped at full resolution, then "
-		"scaled down to fit if need be, never enlarged); of a PDF page, \"P@WxH+X+Y\", "
-		"e.g. \"3@400x300+100+500\" (pixels of the page image pages \"3\" shows, rendered "
-		"again at the zoom that fills the output). "
-		"Clipped to the image or page. Not with pages or offset/limit.");
-	cJSON_AddStringToObject(region, "pattern",
-				"^([1-9][0-9]*@)?[1-9][0-9]*x[1-9][0-9]*\\+(0|[1-9][0-9]*)\\+(0|[1-"
-				"9][0-9]*)$");
-	cJSON_AddItemToObject(props, "region", region);
-	cJSON_AddItemToObject(
-		props, "time",
-		string_property(
-			"Audio and video: the span to read, \"T\" (from T on), \"T1-T2\" "
-			"or \"T1-\", each time in seconds (decimals allowed), MM:SS or "
-			"HH:MM:SS, e.g. \"0-600\" or \"1:30-2:00\". Not with offset/limit."));
-	cJSON_AddItemToObject(
-		props, "max_tokens",
-		integer_property("The most tokens of text to return (estimated in "
-				 "o200k_base, line numbers included); a longer file "
-				 "ends where they run out, with the offset to read on. "
-				 "Default: the server's max_tokens."));
-	cJSON *ocr = string_property("OCR (Tesseract): \"auto\" reads the text of scanned PDF "
-				     "pages (no text layer), \"on\" also of images (screenshots, "
-				     "photos of documents), \"off\" never. Default: the server's "
-				     "ocr.");
-	cJSON *ocr_values = cJSON_AddArrayToObject(ocr, "enum");
-
-	cJSON_AddItemToArray(ocr_values, cJSON_CreateString("off"));
-	cJSON_AddItemToArray(ocr_values, cJSON_CreateString("auto"));
-	cJSON_AddItemToArray(ocr_values, cJSON_CreateString("on"));
-	cJSON_AddItemToObject(props, "ocr", ocr);
-	required = cJSON_AddArrayToObject(schema, "required");
-	cJSON_AddItemToArray(required, cJSON_CreateString("file_path"));
-	cJSON_AddBoolToObject(schema, "additionalProperties", false);
+	cJSON_AddItemToObject(read, "inputSchema", mcp_args_schema(opts->max_lines));
 	if (structured)
 		cJSON_AddItemToObject(read, "outputSchema", tool_result_schema());
 	ann = cJSON_AddObjectToObject(read, "annotations");

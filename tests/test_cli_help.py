@@ -487,3 +487,125 @@ def test_content_type_lists_agree(build_dir):
     read = next(t for t in tools if t["name"] == "read")
     assert read["outputSchema"]["properties"]["contentType"]["enum"] == want
     assert f"(contentType): {', '.join(want)}." in read["description"]
+
+
+def mcp_arg_rows() -> list:
+    """[(name, type)] of the read tool's arguments, the MCP_ARG rows of mcp/mcp_args.def."""
+    return re.findall(r"^MCP_ARG\((\w+), (\w+),", (REPO / "mcp" / "mcp_args.def").read_text(), re.M)
+
+
+MCP_ARG_JSON_TYPES = {"PATH": "string", "COUNT": "integer", "SELECTOR": "string", "CHOICE": "string"}
+
+
+def option_values(name) -> list:
+    """The values a reader option of include/tr_options.def takes, from its value form."""
+    table = (REPO / "include" / "tr_options.def").read_text()
+    return re.search(rf'^TR_OPTION\({name}, \w+, [^,]+, [^,]+, \w+, "([^"]+)"', table,
+                     re.M)[1].split("|")
+
+
+def test_every_mcp_argument_is_documented(build_dir):
+    """The read tool's arguments are written once, in mcp/mcp_args.def (issue 38): tools/list's
+    inputSchema is checked against the rows, and toolfs-mcp(1), docs/SPEC.md §7 and the README
+    must name each with its type, so a row added without its docs fails here (try: an
+    MCP_ARG(sheet, SELECTOR, NULL, "A sheet.", "a sheet") row)."""
+    rows = mcp_arg_rows()
+    names = [name for name, _ in rows]
+    assert names[0] == "file_path" and "ocr" in names and len(names) >= 8
+    proc = subprocess.run([str(binary(build_dir, "toolfs-mcp"))], capture_output=True,
+                          timeout=30, input=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+    tools = json.loads(proc.stdout.decode().splitlines()[0])["result"]["tools"]
+    schema = next(t for t in tools if t["name"] == "read")["inputSchema"]
+    assert list(schema["properties"]) == names
+    assert schema["required"] == [name for name, kind in rows if kind == "PATH"]
+    for name, kind in rows:
+        prop = schema["properties"][name]
+        assert prop["type"] == MCP_ARG_JSON_TYPES[kind], name
+        assert prop.get("minimum") == (1 if kind == "COUNT" else None), name
+        assert prop.get("enum") == (option_values(name) if kind == "CHOICE" else None), name
+    page = (MAN_DIR / "toolfs-mcp.1.in").read_text()
+    listed = page[page.index("Arguments:\n"):page.index("The result is exactly")]
+    assert re.findall(r"^\.BR? (\w+)\n\((\w+)", listed, re.M) == [
+        (name, MCP_ARG_JSON_TYPES[kind]) for name, kind in rows], "toolfs-mcp(1) TOOLS read"
+    spec = (REPO / "docs" / "SPEC.md").read_text()
+    row = re.search(r"^\| `read` \|.*$", spec, re.M)[0].split(" | ")[1]
+    assert re.findall(r"`(\w+)` \(", row) == names, "docs/SPEC.md §7 read"
+    for name, kind in rows:
+        said = row[row.index(f"`{name}` ("):]
+        if kind == "COUNT":
+            assert said.startswith(f"`{name}` (integer >= 1"), name
+        if kind == "CHOICE":
+            assert said.startswith(f"`{name}` (" + ", ".join(
+                f"`{v}`" for v in option_values(name)[:-1])), name
+    readme = (REPO / "README.md").read_text()
+    mcp = readme[readme.index("## MCP server"):]
+    mcp = mcp[mcp.index("\n\n") + 2:]
+    mcp = mcp[:mcp.index("\n\n")]
+    assert [name for name in names if f"`{name}`" not in mcp] == [], "README MCP server"
+
+
+def test_mcp_argument_errors_are_worded_from_their_rows(build_dir):
+    """A bad argument's sentence names it and what its row says it must be, as the schema says:
+    an integer >= 1, one of the option's values, a non-empty string."""
+    calls = [{"file_path": ""}, {"file_path": "x", "offset": 0}, {"file_path": "x", "limit": 1.5},
+             {"file_path": "x", "max_tokens": "9"}, {"file_path": "x", "ocr": "maybe"},
+             {"file_path": "x", "pages": 3}]
+    lines = "".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                "params": {"name": "read", "arguments": a}}) + "\n"
+                    for i, a in enumerate(calls))
+    proc = subprocess.run([str(binary(build_dir, "toolfs-mcp"))], capture_output=True,
+                          timeout=30, input=lines.encode())
+    answers = sorted((json.loads(line) for line in proc.stdout.decode().splitlines()),
+                     key=lambda m: m["id"])
+    texts = [a["result"]["content"][0]["text"] for a in answers]
+    assert all(a["result"]["isError"] for a in answers)
+    head = "Invalid arguments for read: "
+    assert texts == [
+        head + "file_path must be a non-empty string (an absolute path inside an allowed "
+        "directory, or one relative to the first).",
+        head + "offset must be an integer >= 1 (the first line, cell or page to read).",
+        head + "limit must be an integer >= 1 (how many lines, cells or pages to read).",
+        head + "max_tokens must be an integer >= 1 (the most tokens of text to return).",
+        head + 'ocr must be "off", "auto" or "on".',
+        head + 'pages must be a string "A" or "A-B" (e.g. "3" or "2-5").']
+
+
+FRONTS = {"TR_FRONT_MOUNT": "toolfs", "TR_FRONT_CLI": "toolfs-read", "TR_FRONT_MCP": "toolfs-mcp"}
+
+
+def front_option_rows() -> list:
+    """[(programs, flags, value)] of include/tr_front_options.def: the front ends' own options."""
+    table = (REPO / "include" / "tr_front_options.def").read_text()
+    rows = re.findall(r'^TR_FRONT_OPTION\(([\w |]+), "([^"]+)", (NULL|"[^"]*"),', table, re.M)
+    return [([FRONTS[f.strip()] for f in fronts.split("|")], flags,
+             None if value == "NULL" else value.strip('"')) for fronts, flags, value in rows]
+
+
+def test_every_front_end_option_is_documented(build_dir):
+    """The front ends' own options are written once, in include/tr_front_options.def (issue 38):
+    each program's --help lists its rows under "Options:" in row order, and the OPTIONS section
+    of its manual page has a .TP entry for every spelling with its value, so a row added without
+    its docs fails here (try: a TR_FRONT_OPTION(TR_FRONT_CLI, "--quiet", NULL, "say less") row)."""
+    rows = front_option_rows()
+    assert ("-h, --help" in [flags for _, flags, _ in rows] and
+            (["toolfs-read"], "--select", "SEL") in rows)
+    missing = []
+    for program in FRONTS.values():
+        mine = [(flags, value) for programs, flags, value in rows if program in programs]
+        text = run(binary(build_dir, program), "--help").stdout.decode()
+        listed = text[text.index("\nOptions:\n") + 10:]
+        listed = listed[:listed.index("\n\n")]
+        tags = [re.split(r"\s{2,}", line.strip())[0] for line in listed.splitlines()
+                if re.match(r"  -", line)]
+        assert tags == [f"{flags} {value}" if value else flags for flags, value in mine], program
+        page = man_text(f"{program}.1")
+        section = page[page.index(".SH OPTIONS"):]
+        section = section[:section.index("\n.SH ", 1)]
+        heads = re.findall(r"^\.TP\n(\.B[IR]? .*)$", section, re.M)
+        for flags, value in mine:
+            for flag in flags.split(", "):
+                ok = [h for h in heads if re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", h)
+                      and (not value or re.match(r"[A-Z]+", value)[0] in h)]
+                if not ok:
+                    missing.append(f"{program}(1) OPTIONS: {flag} {value or ''}".rstrip())
+    assert missing == []

@@ -34,7 +34,7 @@ def test_reader_core_has_no_fuse():
 def test_front_ends_use_the_public_api_only():
     public = {p.name for p in (REPO / "include").glob("*.h")}
     for folder in [REPO / "fs", REPO / "cli", REPO / "mcp"]:
-        own = {p.name for p in folder.glob("*.h")}
+        own = {p.name for p in folder.glob("*.h")} | {p.name for p in folder.glob("*.def")}
         for path in folder.glob("*.[ch]"):
             for name in re.findall(r'#\s*include\s*"([^"]+)"', path.read_text()):
                 assert name in public or name in own, f"{path.name} includes private {name}"

@@ -145,3 +145,30 @@ void tr_args_print_help_tail(FILE *out, const char *exit_ok, const char *exit_fa
 		"See %s and toolfs(7).\n",
 		types, exit_ok, exit_failed, page);
 }
+
+void tr_args_print_row(FILE *out, const char *tag, const char *help, const char *deflt)
+{
+	fprintf(out, "  %-25s%s", tag, strlen(tag) > 25 ? "  " : " ");
+	tr_option_text_print(out, help, deflt, "\n                            ");
+	fputc('\n', out);
+}
+
+void tr_args_print_front_options(FILE *out, enum tr_front front)
+{
+	static const struct {
+		unsigned fronts;
+		const char *flags, *value, *help;
+	} rows[] = {
+#define TR_FRONT_OPTION(fronts, flags, value, help) {fronts, flags, value, help},
+#include "tr_front_options.def"
+	};
+	char tag[64];
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (!(rows[i].fronts & front))
+			continue;
+		snprintf(tag, sizeof(tag), "%s%s%s", rows[i].flags, rows[i].value ? " " : "",
+			 rows[i].value ? rows[i].value : "");
+		tr_args_print_row(out, tag, rows[i].help, NULL);
+	}
+}
