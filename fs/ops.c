@@ -234,7 +234,7 @@ static void tfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
  * attr_version moved while the READ was in flight, and then it keeps the old size and read()
  * returns the zeros. Every notify_inval_inode moves it (fuse_reverse_inval_inode), so
  * invalidating on a short read only makes sure of the padding (tried: 34-858 padded reads in
- * 3,000 of tests/test_mount_torn.py, where a3ab549 padded 0-14), and the watch thread's
+ * 3,000 of tests/mount/test_mount_torn.py, where a3ab549 padded 0-14), and the watch thread's
  * invalidation after each IN_MODIFY is what padded reads of a file rewritten every 2 ms in
  * cache=relaxed (1-50 in 3,000; never in watch or strict, which send none). So a regular file
  * that a change event named within TFS_FILE_HOT_MS gets its attributes with timeout 0

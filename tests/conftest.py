@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Shared pytest fixtures: the built binaries, and toolfs_read, which runs the CLI and checks
 every result it prints against docs/toolresult.schema.json."""
+import collections
 import json
 import os
 import pathlib
@@ -83,11 +84,29 @@ def cache_mode(request) -> str:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests in test_mount*.py modules mount FUSE file systems: mark them `mount`; tests marked
-    `slow` are skipped when TOOLFS_SKIP_SLOW=1 (the sanitizer run)."""
+    """Tests of the mount suite (tests/mount/) mount FUSE file systems: mark them `mount`; tests
+    marked `slow` are skipped when TOOLFS_SKIP_SLOW=1 (the sanitizer run)."""
     skip_slow = os.environ.get("TOOLFS_SKIP_SLOW") == "1"
     for item in items:
-        if item.path.name.startswith("test_mount"):
+        if item.path.parent.name == "mount":
             item.add_marker(pytest.mark.mount)
         if skip_slow and item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.skip(reason="TOOLFS_SKIP_SLOW=1"))
+
+
+_OUTCOMES = collections.Counter()
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.skipped:
+        _OUTCOMES[report.outcome] += 1
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Under `meson test` (tests/meson.build sets TOOLFS_MESON_TEST=1), a file of which no test
+    ran (none collected or selected, or every one skipped) exits 77, meson's code for a skip."""
+    if os.environ.get("TOOLFS_MESON_TEST") != "1":
+        return
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED or \
+            (exitstatus == pytest.ExitCode.OK and not _OUTCOMES["passed"]):
+        session.exitstatus = 77

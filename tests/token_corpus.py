@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""token_corpus.py - writes the mixed corpus the token estimate is checked on (tests/test_tokens.py,
-bench/tokens.py): generated source code in several languages, English prose, JSON, minified
-JavaScript, CSV, CJK text and base64 noise, each from a fixed seed, so every run checks the same
-bytes. Usage: python3 token_corpus.py DIR."""
+"""token_corpus.py - writes the mixed corpus the token estimate is checked on
+(tests/readers/test_tokens.py, bench/tokens.py): generated source code in several languages, English
+prose, JSON, minified JavaScript, CSV, CJK text and base64 noise, each from a fixed seed, so every
+run checks the same bytes. Usage: python3 token_corpus.py DIR."""
 import base64
 import json
 import random

@@ -28,7 +28,7 @@
  * 5. The contract: docs/SPEC.md §3 (what is shown), §2/§5 for any new contentType, field or
  *    errorCode, and docs/toolresult.schema.json to match. A new contentType or errorCode is a
  *    row of include/tr_results.def (the enum and tr_content_type_name in core/result.c come from
- *    it; tests/test_cli_help.py checks the docs against it), from which the
+ *    it; tests/frontends/test_cli_help.py checks the docs against it), from which the
  *    three programs' --help and the MCP read description list them, and a value of the
  *    contentType enum of the MCP outputSchema (tool_result_schema in mcp/mcp_tools.c).
  * 6. The words: the manual pages (docs/man/toolfs.7.in says what is shown of the format; every
@@ -37,7 +37,8 @@
  * 7. A unit test: tests/unit/test_foo.c (EXPECT macros of tests/unit/expect.h) listed in
  *    tests/unit/meson.build.
  * 8. Fixtures: tests/fixtures/gen_foo.py, made by a script from an independent library, and a
- *    pytest module tests/test_foo.py that checks results against that library as an oracle.
+ *    pytest module tests/readers/test_foo.py (listed in tests/readers/meson.build, the readers
+ *    suite) that checks results against that library as an oracle.
  * 9. Fuzzing: a target in tests/fuzz (listed in tests/fuzz/meson.build) or a seed set for
  *    fuzz_read in tests/fuzz/make_seeds.py, run by tests/fuzz/run.sh.
  * 10. Isolation: a reader whose read runs a third-party parser on the file's bytes (anything
@@ -49,9 +50,9 @@
  *    (readers/sandbox/sandbox_confine.c, which also holds the seccomp list), state kept
  *    between reads is lost with the worker; a read that starts threads (its own or a
  *    library's) adds TR_CAP_THREADS, else its worker may start no task (RLIMIT_NPROC 0); add
- *    the family to tests/test_sandbox.py and to tests/seccomp_profile.py --reader.
- * tests/test_layout.py and tests/test_cli_help.py check steps 2 to 6 and 10 wherever a script
- * can: a reader missing from the registry or the build, a guard nothing defines, a module
+ *    the family to tests/sandbox/test_sandbox.py and to tests/seccomp_profile.py --reader.
+ * tests/tree/test_layout.py and tests/frontends/test_cli_help.py check steps 2 to 6 and 10 wherever
+ * a script can: a reader missing from the registry or the build, a guard nothing defines, a module
  * library linked into a program, a reader reaching a module without the worker, a package
  * line missing, a contentType or option missing from a list, a page or the MCP description. */
 #ifndef TR_READER_H

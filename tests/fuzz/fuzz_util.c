@@ -147,7 +147,7 @@ void fuzz_options(struct fuzz_input *in, struct tr_options *opts)
 	opts->max_image_size = (c >> 7) ? 200 : opts->max_image_size;
 	opts->max_pdf_pages = 1 + ((b >> 6) & 1);
 	opts->max_notebook_size = (b >> 7) ? 300 : opts->max_notebook_size;
-	/* No OCR: Tesseract reads pixels toolfs drew itself, at seconds a page (tests/test_ocr.py
+	/* No OCR: Tesseract reads pixels toolfs drew itself, at seconds a page (tests/readers/test_ocr.py
 	 * covers it); the PDF targets' time goes to parsing. */
 	opts->ocr = TR_OCR_OFF;
 }

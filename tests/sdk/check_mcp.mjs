@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// check_mcp.mjs - validates MCP CallToolResults with the MCP SDK's own schema (tests/test_formats.py).
+// check_mcp.mjs - validates MCP CallToolResults with the MCP SDK's own schema (tests/frontends/test_formats.py).
 // Usage: node check_mcp.mjs FILE, FILE holding a JSON array of results. Prints a JSON array with,
 // for each, {"ok": true, "parsed": <what CallToolResultSchema.parse returned>} or
 // {"ok": false, "error": "<zod's message>"}.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // count_tokens.mjs - the exact o200k_base token count of files, by js-tiktoken (pinned here), the
-// oracle of toolfs's token estimate (tests/test_tokens.py). Usage: node count_tokens.mjs FILE...
+// oracle of toolfs's token estimate (tests/readers/test_tokens.py).
+// Usage: node count_tokens.mjs FILE...
 // Prints a JSON object {FILE: tokens}; a file's bytes are read as UTF-8 (invalid bytes U+FFFD).
 import { readFileSync } from 'node:fs';
 import { Tiktoken } from 'js-tiktoken/lite';

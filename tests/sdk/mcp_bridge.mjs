@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // mcp_bridge.mjs - drives an MCP server over stdio with the official TypeScript SDK's Client, for
-// tests/test_mcp.py and bench/mcp.py. Reads one JSON command per line on stdin, answers each with
-// one JSON line on stdout:
+// tests/frontends/test_mcp.py and bench/mcp.py. Reads one JSON command per line on stdin, answers
+// each with one JSON line on stdout:
 //   {"op":"connect","command":PATH,"args":[...],"roots":[URI...]|null}
 //       -> {"serverVersion","capabilities","instructions","supported":[...],"latest":V}
 //   {"op":"list"} -> the tools/list result (validated by the SDK)

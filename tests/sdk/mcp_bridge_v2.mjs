@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // mcp_bridge_v2.mjs - drives toolfs-mcp with the official TypeScript SDK v2 client
-// (@modelcontextprotocol/client, pinned here), for tests/test_mcp_2026.py. Reads one JSON command
-// per line on stdin, answers each with one JSON line on stdout ({"ok":true,"value":V} or
+// (@modelcontextprotocol/client, pinned here), for tests/frontends/test_mcp_2026.py. Reads one JSON
+// command per line on stdin, answers each with one JSON line on stdout ({"ok":true,"value":V} or
 // {"ok":false,"error":E}):
 //   {"op":"connect","command":PATH,"args":[...],"mode":"auto"|"legacy"|{"pin":V}}
 //       -> {"era","version","serverVersion","capabilities","instructions","discover"}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* media_video_driver.c - runs the video functions (readers/media/media_video.h) on a file opened
- * with avformat's own I/O, for tests/test_media_video.py and bench/video.py:
+ * with avformat's own I/O, for tests/readers/test_media_video.py and bench/video.py:
  *   media_video_driver [--deadline-ms N] frame FILE T [MAX_W MAX_H]      PPM on stdout
  *   media_video_driver [--deadline-ms N] sheet FILE T0 T1 COLS ROWS MAX_W MAX_H   PPM on stdout
  *   media_video_driver [--deadline-ms N] subs FILE [T0 T1]                text on stdout

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mime_list.c - prints the mime type toolfs's classification path gives each file named in a
- * list (one path a line), as tests/test_magic_agreement.py compares with `file --mime-type -b -f`:
- * a text head (tr_head_is_binary false) typed from its first TR_HEAD_SIZE bytes as the text
+ * list (one path a line), as tests/readers/test_magic_agreement.py compares with `file --mime-type
+ * -b -f`: a text head (tr_head_is_binary false) typed from its first TR_HEAD_SIZE bytes as the text
  * reader does, any other file from its descriptor as the binary reader does. One line out per
  * path in: "text MIME" or "binary MIME" ("-" when libmagic gave no answer or the open failed). */
 #include <fcntl.h>

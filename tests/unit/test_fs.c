@@ -193,7 +193,7 @@ static void test_names(int root_fd)
 	EXPECT(n.sel.present && n.sel.start == 4);
 	/* Without a selector NAME is not looked at: the lookup's resolve of it answers ENOENT for
 	 * one missing, a directory, a FIFO, or a bad selector taken as part of NAME
-	 * (tests/test_mount.py: test_no_sibling_for_directories_and_fifos,
+	 * (tests/mount/test_mount.py: test_no_sibling_for_directories_and_fifos,
 	 * test_unparseable_or_unknown_names_are_enoent). */
 	{
 		static const char *const whole[] = {"missing", "dir", "fifo", "a.txt:0x",

@@ -11,7 +11,6 @@ import io
 import os
 import pathlib
 import re
-import sys
 
 import pytest
 from PIL import Image, ImageChops, ImageOps, ImageStat
@@ -19,8 +18,7 @@ from PIL import Image, ImageChops, ImageOps, ImageStat
 from fixtures import gen_regions
 from mount_util import mounted
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_mcp import Bridge, mcp_bin, read  # noqa: E402,F401
+from test_mcp import Bridge, mcp_bin, read  # noqa: F401
 
 MAPPING = re.compile(r"a point \(x, y\) of the attached image is \((\d+) \+ x \* ([0-9.]+), "
                      r"(\d+) \+ y \* ([0-9.]+)\) in the (original|page image)")

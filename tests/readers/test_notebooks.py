@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from PIL import Image
 
-HERE = pathlib.Path(__file__).resolve().parent
+TESTS = pathlib.Path(__file__).resolve().parents[1]
 MAX_OUTPUT = 100 * 1024
 CELL_OUTPUT_CHARS = 10000
 # ECMA-48 CSI sequences and OSC strings: the oracle for "no terminal escapes left".
@@ -22,7 +22,7 @@ NEXT = re.compile(r"^(?P<name>.+):(?P<start>[1-9][0-9]*)-\.tool\.json$")
 
 
 def _load_generator(name: str = "gen_notebooks"):
-    spec = importlib.util.spec_from_file_location(name, HERE / "fixtures" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, TESTS / "fixtures" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -517,7 +517,7 @@ def test_measured_reader_calls_are_in_the_filters_lists(build_dir):
         # and every ASan allocation stops it under strace: with media's 2,000-cue files in
         # --quick this ran past 20 minutes (CI9 of stop 45). tests/run measures the real build.
         pytest.skip("a sanitizer build's calls are not the worker's profile")
-    out = subprocess.run([sys.executable, str(pathlib.Path(__file__).parent / "seccomp_profile.py"),
+    out = subprocess.run([sys.executable, str(pathlib.Path(__file__).resolve().parents[1] / "seccomp_profile.py"),
                           "--reader", "--build", str(build_dir), "--quick"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -115,7 +115,7 @@ def test_small_png_needs_no_module(build_dir, loaded_modules, files):
 
 def test_pdf_loads_its_module_in_the_reader_worker_only(build_dir, loaded_modules, files):
     """The module is loaded from the build tree by toolfs-reader-worker (docs/SPEC.md §8),
-    never by toolfs-read itself (tests/test_sandbox.py traces the worker's opens)."""
+    never by toolfs-read itself (tests/sandbox/test_sandbox.py traces the worker's opens)."""
     proc, doc = _read(build_dir, files / "doc.pdf", trace=True)
     assert doc["success"], doc
     assert "Module test" in doc["content"]

@@ -8,7 +8,7 @@ import pathlib
 import re
 import subprocess
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def tracked_files():
@@ -305,3 +305,22 @@ def test_recipe_names_places_that_exist():
                             ("read_description", "mcp/mcp_tools.c"),
                             ("tr_result_set_window", "include/tr_result.h")]:
         assert function in flat and function in (REPO / where).read_text(), function
+
+
+def test_every_pytest_file_is_in_a_meson_suite():
+    """Every test_*.py sits in a suite folder of tests/ (none at its top) that tests/meson.build
+    walks and tests/pytest.ini puts on the path, and its folder's meson.build registers it, so
+    `meson test --suite FOLDER` runs what `pytest tests/FOLDER` collects."""
+    tests = REPO / "tests"
+    walked = re.search(r"^foreach suite : \[(.*)\]$", (tests / "meson.build").read_text(), re.M)
+    suites = re.findall(r"'(\w+)'", walked[1])
+    on_path = re.search(r"^pythonpath = (.*)$", (tests / "pytest.ini").read_text(), re.M)[1]
+    assert set(suites) <= set(on_path.split()), "a suite folder not in pytest.ini's pythonpath"
+    assert not sorted(tests.glob("test_*.py")), "a test file at the top of tests/, in no suite"
+    for suite in suites:
+        on_disk = sorted(path.name for path in (tests / suite).glob("test_*.py"))
+        listing = (tests / suite / "meson.build").read_text()
+        registered = re.findall(r"^  '(test_\w+\.py)',$", listing, re.M)
+        assert registered == on_disk, f"tests/{suite}/meson.build registers {registered}"
+    in_folders = {path.parent.name for path in tests.glob("*/test_*.py")}
+    assert in_folders <= set(suites), f"test files outside the suites: {in_folders - set(suites)}"

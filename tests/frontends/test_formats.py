@@ -19,16 +19,14 @@ import pathlib
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import urllib.parse
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_formats  # noqa: E402
+import gen_formats
 
-SDK = pathlib.Path(__file__).resolve().parent / "sdk"
+SDK = pathlib.Path(__file__).resolve().parents[1] / "sdk"
 TSC = SDK / "node_modules" / ".bin" / "tsc"
 FORMATS = ("anthropic", "openai", "mcp", "txt")
 # variants of the mcp format: key in results -> extra arguments

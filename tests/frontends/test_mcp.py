@@ -12,17 +12,15 @@ import pathlib
 import re
 import select
 import subprocess
-import sys
 import threading
 import time
 
 import jsonschema
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_formats  # noqa: E402
+import gen_formats
 
-SDK = pathlib.Path(__file__).resolve().parent / "sdk"
+SDK = pathlib.Path(__file__).resolve().parents[1] / "sdk"
 # The server's defaults that differ from toolfs-read's (mcp/mcp_main.c, README).
 SERVER_OPTIONS = ["--max-tokens", "20000", "--image-max-dim", "1568", "--image-max-b64", "1M",
                   "--max-pdf-pages", "5"]

@@ -12,14 +12,14 @@ import subprocess
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-HERE = pathlib.Path(__file__).resolve().parent
+TESTS = pathlib.Path(__file__).resolve().parents[1]
 LONG_EDGE = 1568
 MIB = 1024 * 1024
 BIDI = "\u202a\u202b\u202c\u202d\u202e"
 
 
 def _load_generator():
-    spec = importlib.util.spec_from_file_location("gen_pdfs", HERE / "fixtures" / "gen_pdfs.py")
+    spec = importlib.util.spec_from_file_location("gen_pdfs", TESTS / "fixtures" / "gen_pdfs.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -180,7 +180,7 @@ def test_following_next_covers_the_document(read, pdfs):
 
 def test_scanned_page_is_rendered_in_default_view(read, pdfs, tmp_path):
     path = pdfs / "scan.pdf"
-    # ocr=off: the page as a reader without OCR shows it (tests/test_ocr.py reads it with OCR)
+    # ocr=off: the page as a reader without OCR shows it (test_ocr.py reads it with OCR)
     j = read("scan.pdf", "--ocr", "off").json
     sections = split_pages(j["content"])
     assert sections[2] == "[page 2: no text layer; see the page image]"

@@ -31,7 +31,7 @@ from mount_util import cleanup, daemon_pid, is_mounted, Mount, MOUNT_TIMEOUT
 # The system unit's exposure as systemd-analyze rates it (README: "Hardening"), at most this.
 SCORE_MAX = 6.0
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 UNITS = {"system": REPO / "systemd" / "toolfs@.service.in",
          "user": REPO / "systemd" / "user" / "toolfs@.service.in"}
 

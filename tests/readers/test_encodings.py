@@ -2,15 +2,12 @@
 """Legacy and BOM-less encodings through toolfs-read (docs/SPEC.md §3 "Text", issue 37 item 4):
 text made at test time with Python's codecs, a few KB of prose and code each, read back and
 compared exactly with the codec's own decoding (the oracle), and metadata.encoding checked."""
-import os
 import re
 import struct
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-from test_text import cat_n, expect_text_ok, split_lines  # noqa: E402
+from test_text import cat_n, expect_text_ok, split_lines
 
 JA_PROSE = [
     "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。",

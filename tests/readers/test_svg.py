@@ -13,7 +13,6 @@ import pathlib
 import socket
 import shutil
 import subprocess
-import sys
 import threading
 import time
 
@@ -23,7 +22,6 @@ from PIL import Image, ImageChops
 from fixtures import gen_svg
 from mount_util import mounted
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 
 def cat_n(text: str, first: int = 1, last: int = None) -> str:
@@ -354,7 +352,7 @@ def test_pathological_renders_stop_at_the_budget(build_dir, fx, name):
 
 
 # The render's process (the user nobody, no new privileges, none of the reading process's
-# descriptors) is the reader worker's: tests/test_sandbox.py
+# descriptors) is the reader worker's: tests/sandbox/test_sandbox.py
 # test_worker_holds_only_its_socket_and_the_file checks it for every family, SVG included.
 
 

@@ -8,14 +8,12 @@ import math
 import pathlib
 import statistics
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import token_corpus  # noqa: E402
+import token_corpus
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 SDK = REPO / "tests" / "sdk"
 WHOLE = ["--max_lines", "1000000", "--max_output", "1G"]
 

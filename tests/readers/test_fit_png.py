@@ -6,15 +6,12 @@ decodes from the same file (within 1 for rounding); the kinds it declines and da
 take libvips' path as before; the PNG toolfs writes holds IHDR, IDAT and IEND only."""
 import base64
 import io
-import pathlib
 import struct
-import sys
 
 import pytest
 from PIL import Image
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_png_shrink  # noqa: E402
+import gen_png_shrink
 
 MAX_DIM = 100
 FACTOR = gen_png_shrink.WIDTH // MAX_DIM

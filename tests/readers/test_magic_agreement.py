@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 HEAD_SIZE = 8192  # TR_HEAD_SIZE, readers/core/reader.h
 MIN_FILES = 50_000
 ROOTS = ["/usr/include", "/usr/share", "/usr/lib/python3",

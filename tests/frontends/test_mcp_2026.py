@@ -12,14 +12,12 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_mcp import (CALL_HINT, Bridge, cli_mcp, mcp_bin, raw_session, root,  # noqa: E402,F401
+from test_mcp import (CALL_HINT, Bridge, cli_mcp, mcp_bin, raw_session, root,  # noqa: F401
                       split_hint)
-from test_tokens import exact_tokens  # noqa: E402
+from test_tokens import exact_tokens
 
 MODERN = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN,

@@ -16,10 +16,9 @@ import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_cues  # noqa: E402
-from test_media import Server, clock, no_workers, media_processes  # noqa: E402
-from worker_util import modules_linked_in  # noqa: E402
+import gen_cues
+from test_media import Server, clock, no_workers, media_processes
+from worker_util import modules_linked_in
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +133,7 @@ def test_measured_calls_are_in_the_filters_lists(build_dir):
         # as test_sandbox.py's measured test: a sanitizer build's calls are its runtime's too,
         # and under strace this run passed 20 minutes (CI9 and CI10 of stop 45)
         pytest.skip("a sanitizer build's calls are not the worker's profile")
-    out = subprocess.run([sys.executable, str(pathlib.Path(__file__).parent / "seccomp_profile.py"),
+    out = subprocess.run([sys.executable, str(pathlib.Path(__file__).resolve().parents[1] / "seccomp_profile.py"),
                           "--build", str(build_dir), "--quick", "--family", "media"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -13,14 +13,12 @@ import pathlib
 import re
 import struct
 import subprocess
-import sys
 import zlib
 
 import pytest
 from PIL import Image
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_images  # noqa: E402
+import gen_images
 
 PREFIX = "Failed to process image file: "
 PNG_COLOURS = {0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+alpha", 6: "RGBA"}

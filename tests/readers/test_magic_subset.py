@@ -8,13 +8,11 @@ text, a head that passes the rule's first test and one that just misses it, plus
 import pathlib
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests" / "fixtures"))
-import gen_mime_heads  # noqa: E402
+REPO = pathlib.Path(__file__).resolve().parents[2]
+import gen_mime_heads
 
 
 def test_subset_mime_types_are_file_s(build_dir, tmp_path):

@@ -9,7 +9,6 @@ same, within SPEC's memory bound for notebooks (3 times the size plus 64 MiB, pe
 import base64
 import io
 import pathlib
-import sys
 
 import pytest
 from PIL import Image, ImageChops, ImageStat
@@ -18,8 +17,7 @@ from conftest import validate_result
 from test_notebooks import _peak_rss_kib
 from worker_util import modules_linked_in
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_plots  # noqa: E402
+import gen_plots
 
 MAX_DIM = 2000
 

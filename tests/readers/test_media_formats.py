@@ -5,14 +5,11 @@ not), ffprobe the oracle: WMA/ASF, WavPack, TTA, ADTS AAC, AC-3, E-AC-3, RF64 WA
 Sony Wave64, Creative VOC, an MP3 behind junk, a ProTracker MOD, a DSF; and the containers FFmpeg
 decodes but cannot write (Monkey's Audio, Musepack, TAK, Shorten, DSDIFF, S3M, XM, IT) typed
 audio from their headers alone."""
-import pathlib
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_audio_formats  # noqa: E402
-from test_media import expected_lines, ffprobe  # noqa: E402
+import gen_audio_formats
+from test_media import expected_lines, ffprobe
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ import os
 import pathlib
 import re
 import subprocess
-import sys
 
 import pytest
 from PIL import Image, ImageChops, ImageStat
@@ -19,8 +18,7 @@ from PIL import Image, ImageChops, ImageStat
 from conftest import validate_result
 from fixtures import gen_pdfs
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_fit  # noqa: E402
+import gen_fit
 
 MAX_DIM = 2000
 MAX_B64 = 5 * 1024 * 1024

@@ -13,17 +13,14 @@ import re
 import pathlib
 import signal
 import subprocess
-import sys
 import time
 import wave
 
 import pytest
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "fixtures"))
-import gen_media  # noqa: E402
-from worker_util import modules_linked_in  # noqa: E402
-import test_formats  # noqa: E402
+import gen_media
+from worker_util import modules_linked_in
+import test_formats
 
 AUDIO = sorted(gen_media.AUDIO) + ["chapters.m4a", "long.mp3"]
 VIDEO = sorted(gen_media.VIDEO) + ["rotated.mp4"]

@@ -14,7 +14,7 @@ import nbformat
 import openpyxl
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 # What a reader must find in the scan (its words, by OCR) and in the video (its subtitle cues).
 SCAN_WORDS = ["Scanned", "invoice", "2026-001", "no", "text", "layer", "toolfs", "reads", "OCR"]

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 MAN_DIR = REPO / "docs" / "man"
 PAGES = ["toolfs.1", "toolfs-read.1", "toolfs-mcp.1", "toolfs.7"]
 

@@ -3,15 +3,12 @@
 Python's codecs, file(1), hashlib."""
 import hashlib
 import json
-import os
 import re
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fixtures"))
-import gen_text  # noqa: E402
+import gen_text
 
 MAX_OUTPUT = 100 * 1024
 MARKER = re.compile(r" \[\.\.\. line truncated: (\d+) of (\d+) chars shown\]\n\Z")
@@ -175,7 +172,7 @@ def test_line_endings(toolfs_read, fx, name):
         assert j["truncated"] is False and "next" not in j
 
 
-# (image.svg is an SVG image now: tests/test_svg.py)
+# (image.svg is an SVG image now: tests/readers/test_svg.py)
 @pytest.mark.parametrize("name,mime", [("data.json", "application/json"),
                                        ("ansi.log", "text/plain")])
 def test_text_kinds(toolfs_read, fx, name, mime):

@@ -18,13 +18,11 @@ import pathlib
 import re
 import resource
 import subprocess
-import sys
 
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "fixtures"))
-import gen_video  # noqa: E402
+import gen_video
 
 CONTAINERS = sorted(gen_video.CONTAINERS)
 TIMES = [0, 1.0, 3.5, 4.02, 7.3, 9.9]
