@@ -329,6 +329,56 @@ int tr_numfmt_format(struct tr_buf *out, double value, const char *code, bool da
 /* The format code of a built-in number format id, or NULL for General and unknown ids. */
 const char *tr_numfmt_builtin(unsigned id);
 
+/* --- office_xlsx.c (the sheets' cells) and office_xlsx_book.c (sheet list, strings, styles) --- */
+
+struct xlsx_sheet {
+	char *name, *part; /* owned */
+	bool hidden;
+	char *dim;    /* owned: <dimension ref> (or the scanned used range once shown), or NULL */
+	bool scanned; /* dim is the used range of the cells, not the file's <dimension> */
+};
+
+struct numfmt {
+	unsigned id;
+	char *code;
+};
+
+struct xlsx {
+	const struct tr_office_doc *d;
+	struct tr_office_zip *z;
+	struct xlsx_sheet *sheets;
+	size_t n_sheets;
+	struct tr_buf pool; /* shared strings, each NUL-terminated */
+	size_t *strings;    /* offsets into pool */
+	size_t n_strings;
+	unsigned *xf_fmt; /* number format id of each cell style */
+	size_t n_xf;
+	struct numfmt *fmts;
+	size_t n_fmts;
+	bool date1904;
+	size_t cap_strings, cap_xf; /* allocated items of strings, xf_fmt */
+	bool in_xfs;                /* inside <cellXfs> of the styles */
+
+	struct tr_buf out;   /* the content */
+	uint64_t rows_shown; /* rows in this result */
+	bool capped;         /* stopped by the row cap or max_output */
+	uint64_t cap_sheet;  /* where to continue when capped: sheet, row */
+	uint64_t cap_row;
+};
+
+/* Marks x's package out of memory; returns false. */
+bool tr_xlsx_oom(struct xlsx *x);
+/* Fill x->sheets (owned) from workbook.xml, x->pool and x->strings from the shared strings,
+ * x->xf_fmt and x->fmts from the styles. Return 0, or -1 with the failure recorded in x->z. */
+int tr_xlsx_load_workbook(struct xlsx *x);
+int tr_xlsx_load_strings(struct xlsx *x);
+int tr_xlsx_load_styles(struct xlsx *x);
+/* The number format code of cell style s (NULL: General), borrowed from x. */
+const char *tr_xlsx_style_format(const struct xlsx *x, const char *s);
+/* Collects the text of the <si> or <is> element the reader stands on (its <t>s, not the
+ * phonetic <rPh>) into out, its _xHHHH_ escapes decoded. Returns 1, or -1 on failure. */
+int tr_xlsx_rich_text(struct tr_office_xml *xml, struct tr_buf *out);
+
 /* --- office_docx, office_xlsx, office_pptx, office_odf, office_odp --- */
 
 /* The open document every renderer reads from. */
