@@ -379,7 +379,7 @@ const char *tr_xlsx_style_format(const struct xlsx *x, const char *s);
  * phonetic <rPh>) into out, its _xHHHH_ escapes decoded. Returns 1, or -1 on failure. */
 int tr_xlsx_rich_text(struct tr_office_xml *xml, struct tr_buf *out);
 
-/* --- office_docx, office_xlsx, office_pptx, office_odf, office_odp --- */
+/* --- office_docx, office_xlsx, office_pptx, office_odf, office_ods, office_odp --- */
 
 /* The open document every renderer reads from. */
 struct tr_office_doc {
