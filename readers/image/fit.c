@@ -37,28 +37,6 @@ static uint64_t base64_len(size_t len)
 	return 4 * (((uint64_t)len + 2) / 3);
 }
 
-/* libvips' own cancellation: a pipeline being computed emits "eval" as its tiles are done, and
- * a killed image makes the computation fail at the next tile. */
-static void on_eval(VipsImage *image, VipsProgress *progress, void *deadline)
-{
-	(void)progress;
-	if (tr_deadline_passed(*(const uint64_t *)deadline))
-		vips_image_set_kill(image, TRUE);
-}
-
-/* Kills the computation of image when deadline (0: none) passes while it runs. */
-void tr_fit_watch_deadline(VipsImage *image, uint64_t deadline)
-{
-	uint64_t *copy;
-
-	if (deadline == 0 || !(copy = g_try_new(uint64_t, 1)))
-		return;
-	*copy = deadline;
-	vips_image_set_progress(image, TRUE);
-	g_signal_connect_data(image, "eval", G_CALLBACK(on_eval), copy,
-			      (GClosureNotify)(void (*)(void))g_free, 0);
-}
-
 /* The error of a fit stopped by its deadline. */
 static enum tr_error timed_out(char *err, size_t err_size)
 {
@@ -297,6 +275,41 @@ static bool accepted_source(const char *loader)
 	return false;
 }
 
+/* Finds the loader of src (*loader: its nickname, static) and fills *source from its headers,
+ * the region's rectangle when region is not NULL. Returns TR_OK, or the error with err. */
+static enum tr_error open_source(const struct tr_blob *src, const struct tr_region *region,
+				 const char **loader, struct source *source, char *err,
+				 size_t err_size)
+{
+	*loader = vips_foreign_find_load_buffer(src->data, src->len);
+	if (!*loader) {
+		vips_reason(err, err_size, "libvips cannot decode it");
+		return TR_E_CORRUPT;
+	}
+	/* find_load gives the class name ("VipsForeignLoadJpegBuffer"); the nickname is stable. */
+	*loader = vips_nickname_find(g_type_from_name(*loader));
+	if (!*loader)
+		*loader = "";
+	if (tr_fit_source_header(src, *loader, source) < 0 || source->width == 0 ||
+	    source->height == 0)
+		return decode_error(err, err_size);
+	if (tr_fit_too_many_pixels(source->width, source->height, err, err_size))
+		return TR_E_TOO_LARGE;
+	if (region) {
+		if (tr_region_clip(region, source->width, source->height, &source->region) < 0) {
+			snprintf(err, err_size, "the region is outside the %ux%u image",
+				 source->width, source->height);
+			return TR_E_CORRUPT;
+		}
+		/* From here on the source is the region; png_hopeless has no ratio for it. */
+		source->crop = true;
+		source->width = source->region.width;
+		source->height = source->region.height;
+		source->raw_bytes = 0;
+	}
+	return TR_OK;
+}
+
 /* fit_image, of the rectangle region of the source when region is not NULL. */
 static enum tr_error fit(const struct tr_blob *src, const struct tr_region *region,
 			 const struct tr_options *opts, uint64_t deadline, struct tr_fit *out,
@@ -306,6 +319,7 @@ static enum tr_error fit(const struct tr_blob *src, const struct tr_region *regi
 	uint32_t from_long, target;
 	const char *loader;
 	bool jpeg_source;
+	enum tr_error opened;
 
 	memset(out, 0, sizeof(*out));
 	if (!tr_vips_start()) {
@@ -314,33 +328,10 @@ static enum tr_error fit(const struct tr_blob *src, const struct tr_region *regi
 	}
 	if (tr_deadline_passed(deadline))
 		return timed_out(err, err_size);
-	loader = vips_foreign_find_load_buffer(src->data, src->len);
-	if (!loader) {
-		vips_reason(err, err_size, "libvips cannot decode it");
-		return TR_E_CORRUPT;
-	}
-	/* find_load gives the class name ("VipsForeignLoadJpegBuffer"); the nickname is stable. */
-	loader = vips_nickname_find(g_type_from_name(loader));
-	if (!loader)
-		loader = "";
+	opened = open_source(src, region, &loader, &source, err, err_size);
+	if (opened != TR_OK)
+		return opened;
 	jpeg_source = strcmp(loader, "jpegload_buffer") == 0;
-	if (tr_fit_source_header(src, loader, &source) < 0 || source.width == 0 ||
-	    source.height == 0)
-		return decode_error(err, err_size);
-	if (tr_fit_too_many_pixels(source.width, source.height, err, err_size))
-		return TR_E_TOO_LARGE;
-	if (region) {
-		if (tr_region_clip(region, source.width, source.height, &source.region) < 0) {
-			snprintf(err, err_size, "the region is outside the %ux%u image",
-				 source.width, source.height);
-			return TR_E_CORRUPT;
-		}
-		/* From here on the source is the region; png_hopeless has no ratio for it. */
-		source.crop = true;
-		source.width = source.region.width;
-		source.height = source.region.height;
-		source.raw_bytes = 0;
-	}
 	from_long = source.width > source.height ? source.width : source.height;
 	target = from_long < opts->image_max_dim ? from_long : (uint32_t)opts->image_max_dim;
 

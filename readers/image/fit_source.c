@@ -12,6 +12,28 @@
 #include "fit.h"
 #include "util.h"
 
+/* libvips' own cancellation: a pipeline being computed emits "eval" as its tiles are done, and
+ * a killed image makes the computation fail at the next tile. */
+static void on_eval(VipsImage *image, VipsProgress *progress, void *deadline)
+{
+	(void)progress;
+	if (tr_deadline_passed(*(const uint64_t *)deadline))
+		vips_image_set_kill(image, TRUE);
+}
+
+/* Kills the computation of image when deadline (0: none) passes while it runs. */
+void tr_fit_watch_deadline(VipsImage *image, uint64_t deadline)
+{
+	uint64_t *copy;
+
+	if (deadline == 0 || !(copy = g_try_new(uint64_t, 1)))
+		return;
+	*copy = deadline;
+	vips_image_set_progress(image, TRUE);
+	g_signal_connect_data(image, "eval", G_CALLBACK(on_eval), copy,
+			      (GClosureNotify)(void (*)(void))g_free, 0);
+}
+
 /* True when img's pixels are already what a PNG holds: 8-bit sRGB or grey. */
 bool tr_fit_png_pixels(VipsImage *img)
 {

@@ -52,25 +52,6 @@ static void leave_box(struct docx *dx)
 	dx->has_num = h->has_num;
 }
 
-static int to_int(const char *s, int fallback)
-{
-	return s && *s ? atoi(s) : fallback;
-}
-
-char *tr_docx_take_attr(struct tr_office_xml *x, const char *name)
-{
-	return tr_office_xml_attr(x, name);
-}
-
-int tr_docx_attr_int(struct tr_office_xml *x, const char *name, int fallback)
-{
-	char *v = tr_docx_take_attr(x, name);
-	int n = to_int(v, fallback);
-
-	free(v);
-	return n;
-}
-
 /* Writes the finished paragraph outside tables as a heading, a list item or a paragraph. */
 static int emit_paragraph(struct docx *dx)
 {

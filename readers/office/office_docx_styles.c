@@ -7,6 +7,25 @@
 
 #include "office.h"
 
+static int to_int(const char *s, int fallback)
+{
+	return s && *s ? atoi(s) : fallback;
+}
+
+char *tr_docx_take_attr(struct tr_office_xml *x, const char *name)
+{
+	return tr_office_xml_attr(x, name);
+}
+
+int tr_docx_attr_int(struct tr_office_xml *x, const char *name, int fallback)
+{
+	char *v = tr_docx_take_attr(x, name);
+	int n = to_int(v, fallback);
+
+	free(v);
+	return n;
+}
+
 /* The heading level a style name gives: "heading 2" -> 2, "Title" -> 1, else 0. */
 static int heading_from_name(const char *name)
 {

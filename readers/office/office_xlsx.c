@@ -13,12 +13,6 @@
 #define MAX_COLUMNS 16384
 #define MAX_ROWS 1048576
 
-bool tr_xlsx_oom(struct xlsx *x)
-{
-	x->z->oom = true;
-	return false;
-}
-
 /* "BC12" -> column 55, row 12 (1-based). Returns false when ref is not a cell reference. */
 static bool parse_ref(const char *ref, uint32_t *col, uint32_t *row)
 {

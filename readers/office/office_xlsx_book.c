@@ -7,6 +7,12 @@
 
 #include "office.h"
 
+bool tr_xlsx_oom(struct xlsx *x)
+{
+	x->z->oom = true;
+	return false;
+}
+
 /* What the workbook walk fills. */
 struct workbook_walk {
 	struct xlsx *x;
