@@ -189,6 +189,30 @@ static void frame_note(const struct tr_fit *fit, char *buf, size_t size)
 		snprintf(buf, size, " Only the first of its %u frames is shown.", fit->frames);
 }
 
+/* Fails res for a fit that did not succeed (code, err: the fit's). */
+static void fail_fit(struct tr_result *res, enum tr_error code, const struct tr_image_shown *img,
+		     const struct tr_options *opts, const char *err)
+{
+	if (code == TR_E_UNSUPPORTED) {
+		tr_result_fail(res, code, "Unsupported image format: %s (%s)", img->format, err);
+		return;
+	}
+	if (code == TR_E_TOO_LARGE) {
+		tr_result_fail(res, code, "Image cannot be made to fit: %s", err);
+		return;
+	}
+	if (code == TR_E_TIMEOUT) {
+		tr_result_fail(res, code,
+			       "Timeout: the %s image (%ux%u) was not fitted within max_render_ms "
+			       "(%llu ms): %s",
+			       img->format, img->width, img->height,
+			       (unsigned long long)opts->max_render_ms, res->path);
+		return;
+	}
+	tr_result_fail(res, code == TR_E_IO ? TR_E_IO : TR_E_CORRUPT,
+		       "Failed to process image file: %s", err);
+}
+
 /* Attaches the fitted (downscaled or converted) image and says in content how to map
  * coordinates back. */
 static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
@@ -206,25 +230,8 @@ static int attach_fitted(struct tr_result *res, struct tr_blob *blob,
 							  sizeof(err));
 
 	tr_blob_unref(blob);
-	if (code == TR_E_UNSUPPORTED) {
-		tr_result_fail(res, code, "Unsupported image format: %s (%s)", img->format, err);
-		return 0;
-	}
-	if (code == TR_E_TOO_LARGE) {
-		tr_result_fail(res, code, "Image cannot be made to fit: %s", err);
-		return 0;
-	}
-	if (code == TR_E_TIMEOUT) {
-		tr_result_fail(res, code,
-			       "Timeout: the %s image (%ux%u) was not fitted within max_render_ms "
-			       "(%llu ms): %s",
-			       img->format, img->width, img->height,
-			       (unsigned long long)opts->max_render_ms, res->path);
-		return 0;
-	}
 	if (code != TR_OK) {
-		tr_result_fail(res, code == TR_E_IO ? TR_E_IO : TR_E_CORRUPT,
-			       "Failed to process image file: %s", err);
+		fail_fit(res, code, img, opts, err);
 		return 0;
 	}
 	bool resized = fit.width != fit.from_width || fit.height != fit.from_height;

@@ -194,6 +194,35 @@ static int media_picture(struct tr_result *res, const struct tr_options *opts, u
 	return tr_result_add_image(res, fit.data, fit.media_type, fit.width, fit.height, 0, 0);
 }
 
+/* Fills what req asks of the module beyond the span: for a video, its picture (one frame at
+ * most image_max_dim wide and high); for audio, the span and bytes max_audio_seconds and
+ * max_audio_size allow, and whether the file goes as it is. */
+static void media_request_limits(struct media_request *req, enum tr_content_type type,
+				 const struct tr_file *file, const struct tr_selector *sel,
+				 const struct tr_options *opts, const char *mime)
+{
+	if (type == TR_TYPE_VIDEO) {
+		bool single = sel->present &&
+			      (sel->time ? sel->t1 == sel->t0 : sel->end == sel->start);
+
+		req->picture = single ? 2 : 1;
+		req->max_w = req->max_h = (uint32_t)(opts->image_max_dim > 16384
+							     ? 16384
+							     : opts->image_max_dim);
+	}
+	if (type == TR_TYPE_AUDIO) {
+		req->op = MEDIA_OP_AUDIO;
+		if (req->t1 < 0 || req->t1 - req->t0 > (double)opts->max_audio_seconds)
+			req->t1 = req->t0 + (double)opts->max_audio_seconds;
+		req->max_blob = opts->max_audio_size;
+		/* WAV and MP3 go as they are (OpenAI and Gemini take both) */
+		req->skip_whole = req->t0 == 0 &&
+				  (uint64_t)file->st.st_size <= opts->max_audio_size &&
+				  (strcmp(mime, "audio/x-wav") == 0 ||
+				   strcmp(mime, "audio/mpeg") == 0);
+	}
+}
+
 static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 		      const struct tr_options *opts, struct tr_result *res)
 {
@@ -219,26 +248,7 @@ static int media_read(const struct tr_file *file, const struct tr_selector *sel,
 	if (media_span(sel, res, &req.t0, &req.t1) < 0)
 		return 0;
 	req.deadline = file->deadline;
-	if (type == TR_TYPE_VIDEO) {
-		bool single = sel->present &&
-			      (sel->time ? sel->t1 == sel->t0 : sel->end == sel->start);
-
-		req.picture = single ? 2 : 1;
-		req.max_w = req.max_h = (uint32_t)(opts->image_max_dim > 16384
-							   ? 16384
-							   : opts->image_max_dim);
-	}
-	if (type == TR_TYPE_AUDIO) {
-		req.op = MEDIA_OP_AUDIO;
-		if (req.t1 < 0 || req.t1 - req.t0 > (double)opts->max_audio_seconds)
-			req.t1 = req.t0 + (double)opts->max_audio_seconds;
-		req.max_blob = opts->max_audio_size;
-		/* WAV and MP3 go as they are (OpenAI and Gemini take both) */
-		req.skip_whole = req.t0 == 0 &&
-				 (uint64_t)file->st.st_size <= opts->max_audio_size &&
-				 (strcmp(mime, "audio/x-wav") == 0 ||
-				  strcmp(mime, "audio/mpeg") == 0);
-	}
+	media_request_limits(&req, type, file, sel, opts, mime);
 #if defined(TR_HAVE_MEDIA)
 	const struct tr_media_api *api = tr_module_api(&tr_module_media);
 

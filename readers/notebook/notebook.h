@@ -86,6 +86,13 @@ int tr_nb_cell_render(const char *cell, uint64_t index, const struct tr_nb_conte
 /* Frees the text and image references out holds and zeroes it. */
 void tr_nb_cell_destroy(struct tr_nb_cell *out);
 
+/* Decodes an image value and appends its reference line to buf:
+ * "[<prefix>image 2: image/png 640x480, attached]", with the size it is shown at when it had to
+ * be fitted, or why it is not attached; an attached image goes to out->images (owned by out).
+ * Returns 1 when the image was attached, 0 when not, -1 when out of memory. */
+int tr_nb_append_image(const struct tr_nb_context *ctx, struct tr_nb_cell *out, struct tr_buf *buf,
+		       const char *value, const char *prefix, const char *noun);
+
 /* --- notebook_image --- */
 /* decodes the base64 image outputs of notebooks and reads their size. */
 

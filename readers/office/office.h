@@ -329,7 +329,127 @@ int tr_numfmt_format(struct tr_buf *out, double value, const char *code, bool da
 /* The format code of a built-in number format id, or NULL for General and unknown ids. */
 const char *tr_numfmt_builtin(unsigned id);
 
-/* --- office_docx, office_xlsx, office_pptx, office_odf, office_odp --- */
+/* --- office_xlsx.c (the sheets' cells) and office_xlsx_book.c (sheet list, strings, styles) --- */
+
+struct xlsx_sheet {
+	char *name, *part; /* owned */
+	bool hidden;
+	char *dim;    /* owned: <dimension ref> (or the scanned used range once shown), or NULL */
+	bool scanned; /* dim is the used range of the cells, not the file's <dimension> */
+};
+
+struct numfmt {
+	unsigned id;
+	char *code;
+};
+
+struct xlsx {
+	const struct tr_office_doc *d;
+	struct tr_office_zip *z;
+	struct xlsx_sheet *sheets;
+	size_t n_sheets;
+	struct tr_buf pool; /* shared strings, each NUL-terminated */
+	size_t *strings;    /* offsets into pool */
+	size_t n_strings;
+	unsigned *xf_fmt; /* number format id of each cell style */
+	size_t n_xf;
+	struct numfmt *fmts;
+	size_t n_fmts;
+	bool date1904;
+	size_t cap_strings, cap_xf; /* allocated items of strings, xf_fmt */
+	bool in_xfs;                /* inside <cellXfs> of the styles */
+
+	struct tr_buf out;   /* the content */
+	uint64_t rows_shown; /* rows in this result */
+	bool capped;         /* stopped by the row cap or max_output */
+	uint64_t cap_sheet;  /* where to continue when capped: sheet, row */
+	uint64_t cap_row;
+};
+
+/* Marks x's package out of memory; returns false. */
+bool tr_xlsx_oom(struct xlsx *x);
+/* Fill x->sheets (owned) from workbook.xml, x->pool and x->strings from the shared strings,
+ * x->xf_fmt and x->fmts from the styles. Return 0, or -1 with the failure recorded in x->z. */
+int tr_xlsx_load_workbook(struct xlsx *x);
+int tr_xlsx_load_strings(struct xlsx *x);
+int tr_xlsx_load_styles(struct xlsx *x);
+/* The number format code of cell style s (NULL: General), borrowed from x. */
+const char *tr_xlsx_style_format(const struct xlsx *x, const char *s);
+/* Collects the text of the <si> or <is> element the reader stands on (its <t>s, not the
+ * phonetic <rPh>) into out, its _xHHHH_ escapes decoded. Returns 1, or -1 on failure. */
+int tr_xlsx_rich_text(struct tr_office_xml *xml, struct tr_buf *out);
+
+/* --- office_docx.c (the body and notes) and office_docx_styles.c (styles, numbering) --- */
+
+struct docx_style {
+	char *id;
+	int heading;     /* 1-9, 0: not a heading */
+	int num_id, lvl; /* the list the style puts paragraphs in (num_id 0: none) */
+};
+
+struct docx_level {
+	int abstract_id, lvl;
+	bool bullet; /* numFmt bullet (or none): "-", else numbered "N." */
+};
+
+struct docx_num {
+	int num_id, abstract_id;
+	unsigned counts[9];
+};
+
+/* Text boxes nest at most this deep (a deeper one is skipped). */
+#define MAX_BOX_DEPTH 4
+
+/* The paragraph a text box interrupts, put aside while the box's own paragraphs are read. */
+struct docx_host {
+	struct tr_buf para;
+	char *style, *link_url; /* owned */
+	size_t link_start;
+	int num_id, lvl, outline, run_depth, text_depth;
+	bool has_num;
+};
+
+struct docx {
+	const struct tr_office_doc *d;
+	struct tr_office_zip *z;
+	struct tr_office_rels rels;
+	struct docx_style *styles;
+	size_t n_styles;
+	struct docx_level *levels;
+	size_t n_levels;
+	struct docx_num *nums;
+	size_t n_nums;
+	struct tr_office_rendering r; /* the rendering and its pictures */
+	struct tr_buf para;           /* the paragraph being read */
+	char *style;                  /* its pStyle, owned */
+	int num_id, lvl, outline;
+	bool has_num;
+
+	int run_depth, text_depth; /* inside w:r, inside w:t */
+	int tbl_depth;
+	struct tr_office_table table;
+	char *link_url; /* the hyperlink being read, owned */
+	size_t link_start;
+	int64_t insertions, deletions;
+	struct docx_host hosts[MAX_BOX_DEPTH]; /* the paragraphs around the open text boxes */
+	int box_depth;
+};
+
+/* The attribute name of the element x stands on (malloc'd), or NULL; as an integer, or fallback. */
+char *tr_docx_take_attr(struct tr_office_xml *x, const char *name);
+int tr_docx_attr_int(struct tr_office_xml *x, const char *name, int fallback);
+/* Fill dx->styles from the styles part, dx->levels and dx->nums from the numbering part (part
+ * borrowed). Return 0, or -1 with the failure recorded in dx->z. */
+int tr_docx_load_styles(struct docx *dx, const char *part);
+int tr_docx_load_numbering(struct docx *dx, const char *part);
+/* The style of id (borrowed from dx), or NULL. */
+const struct docx_style *tr_docx_find_style(const struct docx *dx, const char *id);
+/* The list instance num_id (borrowed from dx), or NULL. */
+struct docx_num *tr_docx_find_num(struct docx *dx, int num_id);
+/* Whether level lvl of abstract list abstract_id is a bullet list (unknown: true). */
+bool tr_docx_level_is_bullet(const struct docx *dx, int abstract_id, int lvl);
+
+/* --- office_docx, office_xlsx, office_pptx, office_odf, office_ods, office_odp --- */
 
 /* The open document every renderer reads from. */
 struct tr_office_doc {

@@ -76,7 +76,8 @@ bool tr_pdf_next_window(uint64_t last, uint64_t total, uint64_t step, struct tr_
  * final page (nothing follows; buf untouched) or buf is too small. */
 int tr_pdf_next_selector(uint64_t last, uint64_t total, uint64_t step, char *buf, size_t size);
 
-/* --- the PDF module (toolfs-pdf.so: pdf_poppler.c, pdf_render.c) --- */
+/* --- the PDF module (toolfs-pdf.so: pdf_poppler.c, pdf_page_text.c, pdf_page_render.c,
+ * pdf_render.c) --- */
 
 /* The interface table toolfs-pdf.so exports (util/module.c loads it); abi first. */
 #define TR_PDF_ABI 2
@@ -185,6 +186,79 @@ struct tr_pdf_ocr_page {
 int tr_pdf_ocr_pages(PopplerDocument *doc, const struct tr_file *file,
 		     const struct tr_options *opts, struct tr_pdf_ocr_page *pages, size_t n,
 		     bool *lang_missing, char *err, size_t err_size);
+/* --- pdf_poppler.c, pdf_page_text.c, pdf_page_render.c: one read --- */
+
+/* How far a page's text was taken (struct pdf_read.state). */
+enum page_state {
+	PAGE_PENDING = 0, /* not started */
+	PAGE_READ,        /* its text is in texts[] (NULL: it has none) */
+	PAGE_MISSING,     /* poppler could not load it */
+	PAGE_STUCK,       /* its text extraction did not return by the deadline */
+};
+
+/* Where a read is, for its finish (struct tr_watch) while a poppler call does not return. */
+enum pdf_phase {
+	PDF_OPENING, /* nothing left to the watchdog yet */
+	PDF_TEXTS,   /* taking the text of page win.first + at */
+	PDF_OCR,     /* OCR of the pages without a text layer */
+	PDF_PAGES,   /* showing the pages; rendering is the page being rendered (0: none) */
+	PDF_REGION,  /* rendering the region of page at */
+};
+
+/* One read in progress. The reader's thread owns it, and the watchdog while it finishes the
+ * read (struct tr_watch: never both). */
+struct pdf_read {
+	const struct tr_file *file;
+	const struct tr_options *opts;
+	const struct tr_selector *sel;
+	PopplerDocument *doc;
+	struct tr_result *res;
+	struct tr_blob *whole; /* the loaded file, attached by the default view (or NULL) */
+	uint64_t n_pages;
+	struct tr_pdf_window win;
+	bool render_all;   /* a page selector: every shown page is rendered */
+	uint64_t rendered; /* images added so far (at most opts->max_pdf_pages) */
+	bool cut;          /* a page's text was cut to fit opts->max_output */
+	uint64_t timeouts; /* renders stopped or skipped at file->deadline (max_render_ms) */
+	uint64_t unread;   /* pages whose text was not taken by the deadline */
+	uint64_t last;     /* the last page shown */
+	/* per page of win (n_win of them): its text (malloc'd, taken by add_page), how far it was
+	 * taken, its OCR (status TR_PDF_OCR_NONE when ocr is off) */
+	uint64_t n_win;
+	char **texts;
+	unsigned char *state; /* enum page_state */
+	struct tr_pdf_ocr_page *ocr;
+	enum pdf_phase phase;
+	uint64_t at;        /* PDF_TEXTS: the index in win; PDF_REGION: the page */
+	uint64_t rendering; /* PDF_PAGES: the page being rendered, 0 none */
+	bool finishing;     /* the watchdog finishes the read: no poppler call is made */
+};
+
+static inline const char *tr_pdf_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* The page's text (docs/SPEC.md §3): its text layer, then its form-field values and free-text
+ * annotations marked as such. Sets *text (malloc'd, NULL when the page has none). Returns 0,
+ * or -1 when out of memory. */
+int tr_pdf_page_text(PopplerPage *page, char **text);
+
+/* Appends to out the one wording of a page's timeout (docs/SPEC.md §3 "Render time"):
+ * "[page P: timeout: not DONE within max_render_ms (N ms), WHY]", followed by "; read
+ * NAME:P.tool.json to ALONE it alone" when alone is not NULL. Returns 0, or -1 when out of
+ * memory. */
+int tr_pdf_timeout_note(struct pdf_read *rd, struct tr_buf *out, uint64_t p, const char *done,
+			const char *why, const char *alone);
+/* Renders page p into images[]; a page cairo cannot render is noted in content instead.
+ * Returns 0, or -1 when out of memory. */
+int tr_pdf_add_render(struct pdf_read *rd, uint64_t p);
+/* Fails rd->res for a region render that did not succeed (rc 1 or 2 of tr_pdf_render_region). */
+void tr_pdf_fail_region_render(struct pdf_read *rd, int rc, uint64_t p, const char *err);
+/* A region selector P@WxH+X+Y: the rectangle of page P's page image drawn again at the zoom
+ * that fills the output. Returns 0, or -1 when out of memory. */
+int tr_pdf_read_region(struct pdf_read *rd, const struct tr_selector *sel, uint64_t n_pages);
+
 #endif
 
 #endif

@@ -207,6 +207,58 @@ static double region_size(const struct tr_region *r, uint32_t long_edge, uint32_
 	return zoom;
 }
 
+#if defined(TR_HAVE_VIPS)
+/* Brings the encoded page img (owned; replaced in place) within max_b64 bytes of base64 where
+ * libvips can: as JPEG, else fitted at smaller sizes. Returns 0 (img may still be over: the
+ * caller checks), 2 when deadline passed while fitting, -1 when out of memory. */
+static int shrink_to_b64(cairo_surface_t *surface, uint32_t long_edge, uint64_t max_b64,
+			 uint64_t deadline, struct tr_pdf_render *img, char *err, size_t err_size)
+{
+	int rc = 0;
+
+	/* A photo (a scan in colour) compresses badly as PNG: trade it for JPEG when the PNG would
+	 * break the provider's base64 limit. */
+	if (rc == 0 && base64_len(img->data->len) > max_b64) {
+		struct tr_blob *jpeg = NULL;
+		char jpeg_err[128];
+
+		rc = encode_jpeg(surface, max_b64, &jpeg, jpeg_err, sizeof(jpeg_err));
+		if (rc == 0) {
+			tr_blob_unref(img->data);
+			img->data = jpeg;
+			img->media_type = "image/jpeg";
+		} else if (rc == 1) {
+			rc = 0; /* keep the PNG */
+		}
+	}
+	/* Still over (a tiny image_max_b64): the fit of every other image, at smaller sizes. */
+	if (rc == 0 && base64_len(img->data->len) > max_b64) {
+		struct tr_options fit_opts;
+		struct tr_fit fit;
+		char fit_err[128];
+
+		tr_options_init(&fit_opts);
+		fit_opts.image_max_dim = long_edge;
+		fit_opts.image_max_b64 = max_b64;
+		enum tr_error fitted = tr_fit_image(img->data, &fit_opts, deadline, &fit, fit_err,
+						    sizeof(fit_err));
+
+		if (fitted == TR_OK) {
+			tr_blob_unref(img->data);
+			img->data = fit.data;
+			img->media_type = fit.media_type;
+			img->width = fit.width;
+			img->height = fit.height;
+		} else if (fitted == TR_E_TIMEOUT) {
+			snprintf(err, err_size,
+				 "its image was not fitted to image_max_b64 in time");
+			rc = 2;
+		}
+	}
+	return rc;
+}
+#endif
+
 /* tr_pdf_render_page, or with region (not NULL) tr_pdf_render_region. */
 static int render_view(PopplerPage *page, const struct tr_region *region, uint32_t long_edge,
 		       uint64_t max_b64, uint64_t deadline, struct tr_pdf_render *out, char *err,
@@ -270,44 +322,14 @@ static int render_view(PopplerPage *page, const struct tr_region *region, uint32
 	cairo_surface_flush(surface);
 	rc = encode_png(surface, &blob, err, err_size);
 #if defined(TR_HAVE_VIPS)
-	/* A photo (a scan in colour) compresses badly as PNG: trade it for JPEG when the PNG would
-	 * break the provider's base64 limit. */
-	if (rc == 0 && base64_len(blob->len) > max_b64) {
-		struct tr_blob *jpeg = NULL;
-		char jpeg_err[128];
+	if (rc == 0) {
+		struct tr_pdf_render img = {blob, media_type, width, height};
 
-		rc = encode_jpeg(surface, max_b64, &jpeg, jpeg_err, sizeof(jpeg_err));
-		if (rc == 0) {
-			tr_blob_unref(blob);
-			blob = jpeg;
-			media_type = "image/jpeg";
-		} else if (rc == 1) {
-			rc = 0; /* keep the PNG */
-		}
-	}
-	/* Still over (a tiny image_max_b64): the fit of every other image, at smaller sizes. */
-	if (rc == 0 && base64_len(blob->len) > max_b64) {
-		struct tr_options fit_opts;
-		struct tr_fit fit;
-		char fit_err[128];
-
-		tr_options_init(&fit_opts);
-		fit_opts.image_max_dim = long_edge;
-		fit_opts.image_max_b64 = max_b64;
-		enum tr_error fitted = tr_fit_image(blob, &fit_opts, deadline, &fit, fit_err,
-						    sizeof(fit_err));
-
-		if (fitted == TR_OK) {
-			tr_blob_unref(blob);
-			blob = fit.data;
-			media_type = fit.media_type;
-			width = fit.width;
-			height = fit.height;
-		} else if (fitted == TR_E_TIMEOUT) {
-			snprintf(err, err_size,
-				 "its image was not fitted to image_max_b64 in time");
-			rc = 2;
-		}
+		rc = shrink_to_b64(surface, long_edge, max_b64, deadline, &img, err, err_size);
+		blob = img.data;
+		media_type = img.media_type;
+		width = img.width;
+		height = img.height;
 	}
 #endif
 	/* Never an image past image_max_b64, whatever could not shrink it. */

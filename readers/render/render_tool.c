@@ -94,6 +94,27 @@ static void write_ocr(struct tr_json *j, const struct tr_metadata *m)
 	tr_json_end_object(j);
 }
 
+static void write_sheets(struct tr_json *j, const struct tr_metadata *m)
+{
+	tr_json_key(j, "sheets");
+	tr_json_begin_array(j);
+	for (size_t i = 0; i < m->n_sheets; i++) {
+		tr_json_begin_object(j);
+		tr_json_key(j, "name");
+		tr_json_cstring(j, m->sheets[i].name ? m->sheets[i].name : "");
+		if (m->sheets[i].range) {
+			tr_json_key(j, "range");
+			tr_json_cstring(j, m->sheets[i].range);
+		}
+		if (m->sheets[i].hidden) {
+			tr_json_key(j, "hidden");
+			tr_json_bool(j, true);
+		}
+		tr_json_end_object(j);
+	}
+	tr_json_end_array(j);
+}
+
 static void write_metadata(struct tr_json *j, const struct tr_result *res)
 {
 	const struct tr_metadata *m = &res->meta;
@@ -156,25 +177,8 @@ static void write_metadata(struct tr_json *j, const struct tr_result *res)
 		tr_json_key(j, "slideCount");
 		tr_json_int(j, m->slide_count);
 	}
-	if (m->n_sheets) {
-		tr_json_key(j, "sheets");
-		tr_json_begin_array(j);
-		for (size_t i = 0; i < m->n_sheets; i++) {
-			tr_json_begin_object(j);
-			tr_json_key(j, "name");
-			tr_json_cstring(j, m->sheets[i].name ? m->sheets[i].name : "");
-			if (m->sheets[i].range) {
-				tr_json_key(j, "range");
-				tr_json_cstring(j, m->sheets[i].range);
-			}
-			if (m->sheets[i].hidden) {
-				tr_json_key(j, "hidden");
-				tr_json_bool(j, true);
-			}
-			tr_json_end_object(j);
-		}
-		tr_json_end_array(j);
-	}
+	if (m->n_sheets)
+		write_sheets(j, m);
 	if (m->tracked_ins >= 0 && m->tracked_del >= 0) {
 		tr_json_key(j, "trackedChanges");
 		tr_json_begin_object(j);

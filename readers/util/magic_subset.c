@@ -15,7 +15,7 @@
  * (printable ASCII and the controls it calls text, or strict UTF-8 of them, without a BOM), the
  * database magic_load(NULL) loads being one .mgc of the layout read here (version 18, file
  * 5.39-5.45) and nothing else, and no kept rule able to reach an `indirect` test (which runs the
- * database again on a shifted buffer). */
+ * database again on a shifted buffer). How one rule is decided and looked at: magic_rule.c. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -28,84 +28,8 @@
 
 #include <magic.h>
 
+#include "magic_rule.h"
 #include "util.h"
-
-/* The compiled database: a header entry, then MAGIC_SETS arrays of struct magic (file.h). */
-enum {
-	ENTRY_SIZE = 376,
-	MAGIC_SETS = 2,
-	MGC_MAGIC = 0xF11E041C,
-	MGC_VERSION = 18,
-	/* struct magic's fields, as byte offsets */
-	AT_CONT_LEVEL = 0,
-	AT_FLAG = 2,
-	AT_RELN = 4,
-	AT_VALLEN = 5,
-	AT_TYPE = 6,
-	AT_MASK_OP = 9,
-	AT_OFFSET = 12,
-	AT_MASK = 24, /* uint64 num_mask; for strings, str_range then str_flags */
-	AT_STR_FLAGS = 28,
-	AT_VALUE = 32, /* 128 bytes */
-	VALUE_SIZE = 128,
-	/* flag bits that move the offset: INDIR, OFFADD, INDIROFFADD, OFFNEGATIVE */
-	OFFSET_FLAGS = 0x01 | 0x02 | 0x04 | 0x80,
-	/* str_flags that do not change an exact comparison: REGEX_OFFSET_START (where the next
-	 * offset starts), STRING_TEXTTEST, STRING_BINTEST */
-	PLAIN_STR_FLAGS = 0x10 | 0x20 | 0x40,
-	FILE_OPAND = 0, /* mask_op of `&` (or of no mask, num_mask 0) */
-	UNSIGNED_FLAG = 0x08,
-	/* types */
-	T_BYTE = 1,
-	T_SHORT = 2,
-	T_LONG = 4,
-	T_STRING = 5,
-	T_BESHORT = 7,
-	T_BELONG = 8,
-	T_LESHORT = 10,
-	T_LELONG = 11,
-	T_SEARCH = 20,
-	T_QUAD = 24,
-	T_LEQUAD = 25,
-	T_BEQUAD = 26,
-	T_REGEX = 17,
-	T_INDIRECT = 41,
-	T_NAME = 45,
-	T_USE = 46,
-	/* str_flags of a regex that keep it case-sensitive: REGEX_OFFSET_START, the text/binary
-	 * marks, REGEX_LINE_COUNT */
-	PLAIN_REGEX_FLAGS = 0x10 | 0x20 | 0x40 | 0x800,
-	CACHED_SUBSETS = 8,
-	PAIRS_SPAN = 256, /* searches of a longer span look at the byte pairs first */
-	/* A search whose string more than one head in COMMON_SHARE held, once COMMON_AFTER heads
-	 * were decided, is kept from then on without a look: the sets of rules kept then vary only
-	 * by the rare strings, and heads of one tree share a few subsets instead of one each. */
-	COMMON_AFTER = 32,
-	COMMON_SHARE = 16,
-};
-
-enum rule_kind {
-	RULE_KEEP,   /* not decided here: always in the subset */
-	RULE_EXACT,  /* value[0..len) must be the head's bytes at offset */
-	RULE_NUMBER, /* the integer at offset, masked, must compare with number by reln */
-	RULE_SEARCH, /* value[0..len) must occur within the head's bytes [offset, offset + span) */
-};
-
-/* A top-level rule: its entries, and what decides it. */
-struct rule {
-	uint32_t first, count; /* entries[first .. first + count) of the whole file */
-	uint8_t set;
-	uint8_t kind;
-	uint8_t len;
-	bool reaches_indirect; /* it or a rule it uses holds an `indirect` test */
-	uint32_t uses, n_uses; /* the named rules it uses: used[uses .. uses + n_uses) */
-	uint32_t offset, span;
-	unsigned char value[VALUE_SIZE];
-	uint64_t number, number_mask; /* RULE_NUMBER: the value and the mask (all ones: none) */
-	uint8_t width, reln;
-	bool big_endian, is_unsigned;
-	uint32_t found; /* RULE_SEARCH: heads that held the string (atomic) */
-};
 
 /* The first look at a decided rule, packed for the pass over all of them that each head makes
  * (a few thousand; most fail on one byte without reaching their struct rule). */
@@ -151,14 +75,6 @@ static unsigned long clock_hand;
 static const unsigned char *entry(uint32_t i)
 {
 	return mgc + (size_t)(i + 1) * ENTRY_SIZE;
-}
-
-static uint32_t read32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 /* A path component of MAGIC's search list is harmless when it loads no rule: absent, or a text
@@ -227,204 +143,6 @@ static bool map_database(void)
 	free(mgc_path);
 	free(copy);
 	return ok && mgc;
-}
-
-/* Fills r from the integer test e as libmagic runs it (softmagic.c, mconvert and magiccheck):
- * the head's integer of the type's width and byte order, `&` its mask truncated to that width,
- * sign-extended unless the test is unsigned, compared with the value (sign-extended when it was
- * parsed) by `=`, `<` or `>`, signed or not. False for any other integer test. */
-static bool integer_test(struct rule *r, const unsigned char *e)
-{
-	static const struct {
-		uint8_t type, width;
-		bool big_endian;
-	} types[] = {
-		{T_BYTE, 1, false},   {T_SHORT, 2, false}, {T_LESHORT, 2, false},
-		{T_BESHORT, 2, true}, {T_LONG, 4, false},  {T_LELONG, 4, false},
-		{T_BELONG, 4, true},  {T_QUAD, 8, false},  {T_LEQUAD, 8, false},
-		{T_BEQUAD, 8, true},
-	};
-	uint64_t mask;
-
-	r->width = 0;
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		if (types[i].type == e[AT_TYPE]) {
-			r->width = types[i].width;
-			r->big_endian = types[i].big_endian;
-		}
-	}
-	if (!r->width)
-		return false;
-	memcpy(&mask, e + AT_MASK, sizeof(mask));
-	if (e[AT_MASK_OP] != FILE_OPAND || !e[AT_RELN] || !strchr("=<>", e[AT_RELN]))
-		return false;
-	r->number_mask = mask ? mask : UINT64_MAX;
-	/* the database is little-endian here, as the host */
-	memcpy(&r->number, e + AT_VALUE, sizeof(r->number));
-	r->reln = e[AT_RELN];
-	r->is_unsigned = e[AT_FLAG] & UNSIGNED_FLAG;
-	return true;
-}
-
-/* Ends the current run of literal characters; keeps it in best when it is the longest yet. */
-static void end_run(const unsigned char *run, size_t *n, unsigned char *best, size_t *n_best)
-{
-	if (*n > *n_best) {
-		memcpy(best, run, *n);
-		*n_best = *n;
-	}
-	*n = 0;
-}
-
-/* The index just past the bracket expression that starts at re[i] ('['); len when unclosed. */
-static size_t skip_bracket(const unsigned char *re, size_t len, size_t i)
-{
-	size_t j = i + 1;
-
-	if (j < len && re[j] == '^')
-		j++;
-	if (j < len && re[j] == ']')
-		j++;
-	while (j < len && re[j] != ']') {
-		if (re[j] == '[' && j + 1 < len && re[j + 1] && strchr(":.=", re[j + 1])) {
-			unsigned char end = re[j + 1];
-
-			for (j += 2; j + 1 < len && !(re[j] == end && re[j + 1] == ']'); j++)
-				;
-			j += 2;
-		} else {
-			j++;
-		}
-	}
-	return j < len ? j + 1 : len;
-}
-
-/* The index of the ')' closing the group that opens at re[i]; len when it is not closed. */
-static size_t group_end(const unsigned char *re, size_t len, size_t i)
-{
-	size_t depth = 0;
-
-	while (i < len) {
-		if (re[i] == '[') {
-			i = skip_bracket(re, len, i);
-			continue;
-		}
-		if (re[i] == '(')
-			depth++;
-		else if (re[i] == ')' && --depth == 0)
-			return i;
-		i += re[i] == '\\' ? 2 : 1;
-	}
-	return len;
-}
-
-/* True when the quantifier at re[i] lets what it follows be absent: *, ?, {0...}. */
-static bool optional_after(const unsigned char *re, size_t len, size_t i)
-{
-	return i < len &&
-	       (re[i] == '*' || re[i] == '?' || (re[i] == '{' && i + 1 < len && re[i + 1] == '0'));
-}
-
-/* The longest run of characters that every match of the POSIX extended regex re[0..len) holds
- * (libmagic compiles with REG_EXTENDED | REG_NEWLINE); its length into out, 0 when there is
- * none for sure: an alternation at the top, an unclosed bracket or group. A group counts when
- * it must occur (no *, ? or {0 after it) and is not an alternation itself. */
-static size_t required_literal(const unsigned char *re, size_t len, unsigned char *out)
-{
-	unsigned char run[VALUE_SIZE], inner[VALUE_SIZE];
-	size_t n = 0, n_best = 0, i = 0;
-
-	while (i < len) {
-		unsigned char c = re[i];
-
-		if (c == '[') {
-			end_run(run, &n, out, &n_best);
-			if ((i = skip_bracket(re, len, i)) == len && re[len - 1] != ']')
-				return 0;
-		} else if (c == '(') {
-			size_t close = group_end(re, len, i), n_inner;
-
-			if (close >= len)
-				return 0;
-			end_run(run, &n, out, &n_best);
-			n_inner = optional_after(re, len, close + 1)
-					  ? 0
-					  : required_literal(re + i + 1, close - i - 1, inner);
-			end_run(inner, &n_inner, out, &n_best);
-			i = close + 1;
-		} else if (c == ')' || c == '|') {
-			return 0;
-		} else if (c == '*' || c == '?' || c == '{' || c == '+') {
-			if (c != '+' && n > 0)
-				n--; /* the character before is optional */
-			end_run(run, &n, out, &n_best);
-			while (c == '{' && i < len && re[i] != '}')
-				i++;
-			i++;
-		} else if (c == '.' || c == '^' || c == '$') {
-			end_run(run, &n, out, &n_best);
-			i++;
-		} else if (c == '\\') {
-			unsigned char next = i + 1 < len ? re[i + 1] : 0;
-
-			if (!next)
-				return 0;
-			if ((next >= '0' && next <= '9') || (next >= 'A' && next <= 'Z') ||
-			    (next >= 'a' && next <= 'z') || strchr("<>`'", next))
-				end_run(run, &n, out, &n_best); /* \w, \b, a back-reference, ... */
-			else
-				run[n++] = next;
-			i += 2;
-		} else {
-			run[n++] = c;
-			i++;
-		}
-	}
-	end_run(run, &n, out, &n_best);
-	return n_best;
-}
-
-/* Fills how rule r (its first entry e) is decided. */
-static void classify(struct rule *r, const unsigned char *e)
-{
-	uint32_t offset = read32(e + AT_OFFSET);
-
-	r->kind = RULE_KEEP;
-	if ((e[AT_FLAG] & OFFSET_FLAGS) || offset > INT32_MAX)
-		return;
-	r->offset = offset;
-	if (e[AT_RELN] != '=') {
-		if (integer_test(r, e))
-			r->kind = RULE_NUMBER;
-		return;
-	}
-	if (e[AT_TYPE] == T_REGEX) {
-		if ((read32(e + AT_STR_FLAGS) & ~(uint32_t)PLAIN_REGEX_FLAGS) ||
-		    e[AT_VALLEN] > VALUE_SIZE)
-			return;
-		r->len = (uint8_t)required_literal(e + AT_VALUE, e[AT_VALLEN], r->value);
-		r->span = UINT32_MAX;
-		r->kind = r->len ? RULE_SEARCH : RULE_KEEP;
-		return;
-	}
-	if (e[AT_TYPE] == T_STRING || e[AT_TYPE] == T_SEARCH) {
-		if ((read32(e + AT_STR_FLAGS) & ~(uint32_t)PLAIN_STR_FLAGS) || e[AT_VALLEN] == 0 ||
-		    e[AT_VALLEN] > VALUE_SIZE)
-			return;
-		r->len = e[AT_VALLEN];
-		memcpy(r->value, e + AT_VALUE, r->len);
-		if (e[AT_TYPE] == T_STRING) {
-			r->kind = RULE_EXACT;
-		} else {
-			uint32_t range = read32(e + AT_MASK);
-
-			r->kind = RULE_SEARCH;
-			r->span = range ? range + r->len : UINT32_MAX;
-		}
-		return;
-	}
-	if (integer_test(r, e))
-		r->kind = RULE_NUMBER;
 }
 
 /* The name a `use` or `name` entry carries (`use ^name` flips endianness). */
@@ -609,7 +327,7 @@ static bool index_rules(void)
 			while (i < end &&
 			       (entry(i)[AT_CONT_LEVEL] | entry(i)[AT_CONT_LEVEL + 1]) != 0);
 			r->count = i - r->first;
-			classify(r, entry(r->first));
+			tr_magic_rule_classify(r, entry(r->first));
 			if (r->kind != RULE_KEEP)
 				decided_index[n_rules - 1] = n_decided++;
 		}
@@ -663,102 +381,6 @@ static bool plain_text(const unsigned char *s, size_t len)
 	return ascii || tr_utf8_valid_len(s, len) == len;
 }
 
-/* True when the test of width bytes at offset runs past the head: mget fails such a test of a
- * byte, short, long or string ("Verify we have enough data"; a quad is read zero-padded). */
-static bool out_of_bounds(uint32_t offset, size_t width, size_t len)
-{
-	return offset > len || len - offset < width;
-}
-
-/* The integer test of r on the head s[0..len). */
-static bool number_matches(const struct rule *r, const unsigned char *s, size_t len)
-{
-	uint64_t v = 0, width_mask = r->width == 8 ? UINT64_MAX : (1ULL << (8 * r->width)) - 1;
-
-	if (!out_of_bounds(r->offset, r->width, len)) {
-		memcpy(&v, s + r->offset, r->width); /* little-endian host */
-		if (r->big_endian)
-			v = __builtin_bswap64(v) >> (64 - 8 * r->width);
-	} else if (r->width <= 4) {
-		return false;
-	} else {
-		for (unsigned int i = 0; i < r->width; i++) {
-			size_t at = (size_t)r->offset + (r->big_endian ? i : r->width - 1U - i);
-
-			v = v << 8 | (at < len ? s[at] : 0);
-		}
-	}
-	v &= r->number_mask & width_mask;
-	if (!r->is_unsigned && (v >> (8 * r->width - 1) & 1))
-		v |= ~width_mask;
-	switch (r->reln) {
-	case '=': return v == r->number;
-	case '<': return r->is_unsigned ? v < r->number : (int64_t)v < (int64_t)r->number;
-	default: return r->is_unsigned ? v > r->number : (int64_t)v > (int64_t)r->number;
-	}
-}
-
-/* The pairs of adjacent bytes a head holds, a bit each: a string none of whose pairs is missing
- * may occur in it, one with a pair missing cannot; a cheap first look before memmem, as a
- * head is searched for some 300 strings. */
-struct byte_pairs {
-	uint64_t bits[65536 / 64];
-};
-
-/* The bytes a head holds, a bit each. */
-struct byte_set {
-	uint64_t bits[4];
-};
-
-static bool byte_in(const struct byte_set *set, unsigned char c)
-{
-	return set->bits[c / 64] >> (c % 64) & 1;
-}
-
-static void pairs_fill(struct byte_pairs *pairs, const unsigned char *s, size_t len)
-{
-	memset(pairs, 0, sizeof(*pairs));
-	for (size_t i = 0; i + 1 < len; i++) {
-		unsigned int pair = (unsigned int)s[i] << 8 | s[i + 1];
-
-		pairs->bits[pair / 64] |= 1ULL << (pair % 64);
-	}
-}
-
-static bool pairs_hold(const struct byte_pairs *pairs, const unsigned char *s, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i++) {
-		unsigned int pair = (unsigned int)s[i] << 8 | s[i + 1];
-
-		if (!(pairs->bits[pair / 64] >> (pair % 64) & 1))
-			return false;
-	}
-	return true;
-}
-
-/* False when rule r's first test fails on the head s[0..len) (bytes: the bytes it holds; pairs:
- * its byte pairs, or NULL); true when it may match. */
-static bool may_match(const struct rule *r, const unsigned char *s, size_t len,
-		      const struct byte_set *bytes, const struct byte_pairs *pairs)
-{
-	if (r->kind == RULE_NUMBER)
-		return number_matches(r, s, len);
-	if (r->kind == RULE_SEARCH) {
-		size_t span;
-
-		if (r->offset >= len)
-			return false;
-		span = len - r->offset < r->span ? len - r->offset : r->span;
-		if (!byte_in(bytes, r->value[0]) || !byte_in(bytes, r->value[r->len - 1]))
-			return false;
-		if (pairs && span > PAIRS_SPAN && !pairs_hold(pairs, r->value, r->len))
-			return false;
-		return memmem(s + r->offset, span, r->value, r->len) != NULL;
-	}
-	return !out_of_bounds(r->offset, r->len, len) && s[r->offset] == r->value[0] &&
-	       memcmp(s + r->offset, r->value, r->len) == 0;
-}
-
 /* True when the probe alone shows its rule's first test fails on the head s[0..len). */
 static bool first_look_fails(const struct probe *p, const unsigned char *s, size_t len,
 			     const struct byte_set *bytes)
@@ -788,7 +410,7 @@ static bool decide_one(uint32_t d, const unsigned char *s, size_t len, const str
 
 	if (!__atomic_load_n(&p->common, __ATOMIC_RELAXED)) {
 		if (first_look_fails(p, s, len, bytes) ||
-		    !may_match(&rules[p->rule], s, len, bytes, pairs))
+		    !tr_magic_rule_may_match(&rules[p->rule], s, len, bytes, pairs))
 			return true;
 		if (p->kind == RULE_SEARCH)
 			note_found(p, seen);
@@ -809,7 +431,7 @@ static bool decide(const unsigned char *s, size_t len, uint64_t *kept, uint64_t 
 	for (size_t i = 0; i < len; i++)
 		bytes.bits[s[i] / 64] |= 1ULL << (s[i] % 64);
 	if (pairs)
-		pairs_fill(pairs, s, len);
+		tr_magic_pairs_fill(pairs, s, len);
 	memset(kept, 0, kept_words * sizeof(*kept));
 	seen = __atomic_add_fetch(&heads_decided, 1, __ATOMIC_RELAXED);
 	/* The head's first byte's run, then the probes of no run; the other runs fail on it. */

@@ -324,3 +324,57 @@ def test_every_pytest_file_is_in_a_meson_suite():
         assert registered == on_disk, f"tests/{suite}/meson.build registers {registered}"
     in_folders = {path.parent.name for path in tests.glob("*/test_*.py")}
     assert in_folders <= set(suites), f"test files outside the suites: {in_folders - set(suites)}"
+
+
+# Small files with one purpose: the C outside tests/ stays under these sizes.
+MAX_FILE_LINES = 700
+MAX_FUNCTION_LINES = 100
+MAX_LONG_FUNCTIONS = 4
+
+
+def c_functions(text: str) -> list:
+    """[(name, line of the name, line of the closing brace)] of every function defined in C
+    text: comments, literals and preprocessor lines are blanked, then a brace at file scope
+    after `name(...)` with no `=` before it opens a body."""
+    def blank(match):
+        return re.sub(r"[^\n]", " ", match.group(0))
+
+    text = re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', blank,
+                  text, flags=re.S)
+    text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", blank, text, flags=re.M)
+    found, depth, head, body = [], 0, 0, None
+    for match in re.finditer(r"[{};]", text):
+        char = match.group(0)
+        if char == "{" and depth == 0:
+            signature = text[head:match.start()]
+            call = re.search(r"(\w+)\s*\([^;{}]*\)\s*$", signature)
+            body = None
+            if call and "=" not in signature.split("(")[0]:
+                body = [call.group(1), text.count("\n", 0, head + call.start(1)) + 1]
+        depth += {"{": 1, "}": -1, ";": 0}[char]
+        if char == "}" and depth == 0 and body:
+            found.append((body[0], body[1], text.count("\n", 0, match.start()) + 1))
+            body = None
+        if depth == 0 and char in "};":
+            head = match.end()
+    return found
+
+
+def test_c_files_and_functions_stay_small():
+    """No C file outside tests/ passes MAX_FILE_LINES lines, and at most MAX_LONG_FUNCTIONS
+    functions pass MAX_FUNCTION_LINES (from the line of the name to the closing brace)."""
+    long_files, long_functions = [], []
+    for path in tracked_files():
+        rel = path.relative_to(REPO)
+        if path.suffix != ".c" or rel.parts[0] == "tests" or "node_modules" in rel.parts:
+            continue
+        text = path.read_text(errors="replace")
+        if text.count("\n") > MAX_FILE_LINES:
+            long_files.append(f"{rel} ({text.count(chr(10))} lines)")
+        for name, first, last in c_functions(text):
+            if last - first + 1 > MAX_FUNCTION_LINES:
+                long_functions.append(f"{rel}:{first} {name} ({last - first + 1} lines)")
+    assert not long_files, f"over {MAX_FILE_LINES} lines: " + ", ".join(sorted(long_files))
+    assert len(long_functions) <= MAX_LONG_FUNCTIONS, (
+        f"{len(long_functions)} functions over {MAX_FUNCTION_LINES} lines (at most "
+        f"{MAX_LONG_FUNCTIONS}): " + ", ".join(sorted(long_functions)))
