@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <fontconfig/fontconfig.h>
 #include <poppler.h>
 
 #include "core.h"
@@ -492,15 +491,7 @@ out:
 	return rc;
 }
 
-/* struct tr_module_head: fontconfig's configuration and font caches, which poppler asks for a
- * font a page names but does not embed (10 ms of every worker's first such page). */
-static void pdf_warm(void)
-{
-	(void)FcInit();
-}
-
 const struct tr_pdf_api tr_pdf_api = {
 	.abi = TR_PDF_ABI,
-	.warm = pdf_warm,
 	.read = tr_pdf_read_poppler,
 };

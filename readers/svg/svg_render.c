@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <fontconfig/fontconfig.h>
 #include <librsvg/rsvg.h>
 
 #include "image.h"
@@ -202,15 +201,7 @@ enum tr_error tr_svg_render_here(const unsigned char *svg, size_t len,
 	return code;
 }
 
-/* struct tr_module_head: fontconfig's configuration and font caches, which Pango asks for the
- * fonts of a document's text. */
-static void svg_warm(void)
-{
-	(void)FcInit();
-}
-
 const struct tr_svg_api tr_svg_api = {
 	.abi = TR_SVG_ABI,
-	.warm = svg_warm,
 	.render = tr_svg_render_here,
 };

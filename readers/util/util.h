@@ -343,8 +343,8 @@ const void *tr_module_api(struct tr_module *mod);
 
 /* The first members of every module's interface table. warm (or NULL) starts, once in a
  * process, what every read through the module would otherwise start again: the reader
- * worker's fork server calls it before it forks the workers of later reads (fontconfig's
- * configuration and caches, libvips, a Tesseract engine), never a front end. It reads no file
+ * worker's fork server calls it before it forks the workers of later reads (libvips and its
+ * plug-ins, a Tesseract engine), never a front end. It reads no file
  * a read names and starts no thread that outlives it (the server forks after it). */
 struct tr_module_head {
 	unsigned abi;
