@@ -5,7 +5,8 @@
  * plain or gzipped. Any bytes, never a crash, and results as the contract gives them.
  * The render runs in a forked child, as the reader's does in its worker: librsvg 2.54 aborts
  * on some documents (a panic it cannot unwind, on a font FreeType cannot scale) and CI's run
- * of stop 45 ended on a leak inside cairo (its stack ends there); the product answers such a read corrupt naming the signal (test_svg.py
+ * of stop 45 ended on a leak inside cairo (its stack ends there); the product answers such a
+ * read corrupt naming the signal (tests/readers/test_svg.py
  * test_a_renderer_that_aborts_is_corrupt_naming_the_signal). A child's failed check or
  * sanitizer report fails here; its abort() alone is the library's. */
 #include <errno.h>
